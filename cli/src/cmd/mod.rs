@@ -1,0 +1,10 @@
+//! One module per group of subcommands; each parses its own `Args` and calls the libraries.
+
+pub mod bench;
+pub mod coordinator;
+pub mod domino;
+pub mod exit;
+pub mod problem;
+pub mod run;
+pub mod submit;
+pub mod worker;

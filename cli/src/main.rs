@@ -1,0 +1,72 @@
+//! `dancehall`: count, solve and benchmark combinatorial search problems, locally or across
+//! machines. This binary only parses arguments and calls the library crates.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// Count, solve and benchmark combinatorial search problems at scale.
+#[derive(Parser, Debug)]
+#[command(name = "dancehall", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the solutions of a problem in this process.
+    Count(cmd::problem::CountArgs),
+    /// Estimate the search tree's size by Knuth's random-path Monte Carlo method.
+    Estimate(cmd::problem::EstimateArgs),
+    /// Write a problem in Knuth's DLX text format to stdout.
+    Export(cmd::problem::ExportArgs),
+    /// Print the per-depth profile of a search (Depth Covers Backtracks Degrees).
+    Trace(cmd::problem::TraceArgs),
+    /// Benchmarks that print throughput figures.
+    #[command(subcommand)]
+    Bench(cmd::bench::BenchCmd),
+    /// Run a job (a bench spec or a problem) on a local coordinator with local workers.
+    Run(cmd::run::RunArgs),
+    /// Start a coordinator.
+    Coordinator(cmd::coordinator::CoordinatorArgs),
+    /// Start a worker that leases units from a coordinator.
+    Worker(cmd::worker::WorkerArgs),
+    /// Submit a bench spec to a running coordinator.
+    Submit(cmd::submit::SubmitArgs),
+    /// Show a job's status and progress.
+    Status(cmd::submit::StatusArgs),
+    /// List the jobs of a coordinator.
+    Jobs(cmd::submit::JobsArgs),
+    /// The domino placement benchmark (seed 001).
+    #[command(subcommand)]
+    Domino(cmd::domino::DominoCmd),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("DANCEHALL_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = match cli.command {
+        Command::Count(a) => cmd::problem::count(a),
+        Command::Estimate(a) => cmd::problem::estimate(a),
+        Command::Export(a) => cmd::problem::export(a),
+        Command::Trace(a) => cmd::problem::trace(a),
+        Command::Bench(c) => cmd::bench::run(c),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Coordinator(a) => cmd::coordinator::run(a),
+        Command::Worker(a) => cmd::worker::run(a),
+        Command::Submit(a) => cmd::submit::submit(a),
+        Command::Status(a) => cmd::submit::status(a),
+        Command::Jobs(a) => cmd::submit::jobs(a),
+        Command::Domino(c) => cmd::domino::run(c),
+    };
+    cmd::exit::report(result)
+}

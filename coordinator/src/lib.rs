@@ -1,0 +1,1 @@
+//! coordinator crate (filled in by its issue).

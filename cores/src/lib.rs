@@ -1,0 +1,5 @@
+//! dancehall's solver cores. Plain synchronous Rust: no async runtime, no files, no network.
+//! Everything that searches lives here; the coordinator, worker and CLI only adapt it.
+
+pub mod domino;
+pub mod xcc;

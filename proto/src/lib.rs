@@ -1,0 +1,1 @@
+//! proto crate (filled in by its issue).

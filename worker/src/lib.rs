@@ -1,0 +1,1 @@
+//! worker crate (filled in by its issue).
