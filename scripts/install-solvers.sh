@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Installs the external solvers of the domino benchmark (issue 4, seed 001), idempotently and
+# without questions, then prints what is available:
+#   - Debian packages: minizinc (the MiniZinc driver), flatzinc (Gecode's fzn-gecode and its
+#     solver configuration), gringo (ships a clingo 5.4 binary);
+#   - the PyPI package clingo (a newer clingo, run as `python3 -m clingo`).
+# Chuffed is not packaged here: it is only detected (`minizinc --solvers`), never installed.
+# A missing optional piece never fails the script: the benchmark records an unavailable
+# configuration as `unavailable`. Exit status is 0 unless the script itself is broken.
+set -u
+
+log() { printf 'install-solvers: %s\n' "$*" >&2; }
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        sudo -n "$@"
+    else
+        log "not root and no password-less sudo: cannot run $*"
+        return 1
+    fi
+}
+
+# --- Debian packages -------------------------------------------------------------------------
+missing=()
+command -v minizinc >/dev/null 2>&1 || missing+=(minizinc)
+command -v fzn-gecode >/dev/null 2>&1 || missing+=(flatzinc)
+command -v clingo >/dev/null 2>&1 || missing+=(gringo)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt_install() {
+            as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1
+        }
+        # Update the package lists once, only when an install from the current lists fails.
+        if ! apt_install "${missing[@]}"; then
+            log "apt-get update (once)"
+            as_root apt-get update -q >/dev/null 2>&1 || log "apt-get update failed"
+            for pkg in "${missing[@]}"; do
+                apt_install "$pkg" || log "could not install Debian package $pkg"
+            done
+        fi
+    else
+        log "no apt-get: cannot install ${missing[*]}"
+    fi
+fi
+
+# --- clingo from PyPI (newer than Debian's) --------------------------------------------------
+if command -v python3 >/dev/null 2>&1; then
+    if ! python3 -c 'import clingo' >/dev/null 2>&1; then
+        if python3 -m pip --version >/dev/null 2>&1; then
+            python3 -m pip install -q --disable-pip-version-check clingo >/dev/null 2>&1 \
+                || python3 -m pip install -q --disable-pip-version-check \
+                    --break-system-packages clingo >/dev/null 2>&1 \
+                || log "pip install clingo failed"
+        else
+            log "python3 has no pip: skipping the PyPI clingo"
+        fi
+    fi
+else
+    log "no python3: skipping the PyPI clingo"
+fi
+
+# --- What is available -----------------------------------------------------------------------
+echo "solvers available:"
+if command -v minizinc >/dev/null 2>&1; then
+    echo "  minizinc: $(minizinc --version 2>/dev/null | head -n 1)"
+    solvers=$(minizinc --solvers 2>/dev/null)
+    for id in gecode chuffed; do
+        line=$(printf '%s\n' "$solvers" | grep -i "org\.[a-z]*\.$id[,)]" | head -n 1 | sed 's/^ *//')
+        if [ -n "$line" ]; then
+            echo "    $id: $line"
+        else
+            echo "    $id: not available"
+        fi
+    done
+else
+    echo "  minizinc: not available"
+fi
+if command -v clingo >/dev/null 2>&1; then
+    echo "  clingo (binary): $(clingo --version 2>/dev/null | head -n 1)"
+else
+    echo "  clingo (binary): not available"
+fi
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import clingo' >/dev/null 2>&1; then
+    echo "  clingo (python3 -m clingo): $(python3 -m clingo --version 2>/dev/null | head -n 1)"
+else
+    echo "  clingo (python3 -m clingo): not available"
+fi
+exit 0
