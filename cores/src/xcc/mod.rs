@@ -2,6 +2,16 @@
 //! Algorithm X / DLX2, seed 000 sections 2.3-2.4), its instrumentation and the Monte Carlo
 //! tree-size estimator.
 
+pub mod dlx;
+pub mod estimate;
 pub mod problem;
+pub mod search;
+pub mod stats;
+#[cfg(test)]
+mod tests;
 
+pub use dlx::Dlx;
+pub use estimate::{estimate, estimate_from, Estimate, MeanSe};
 pub use problem::{Colour, ItemId, OptionId, Problem, ProblemBuilder, ProblemError};
+pub use search::{Branching, Choice, Flow, Limits, Outcome, PrefixError};
+pub use stats::{LevelStats, Stats};

@@ -138,7 +138,9 @@ pub struct ProblemBuilder {
     colour_index: HashMap<String, Colour>,
     option_start: Vec<u32>,
     option_items: Vec<(ItemId, Colour)>,
+    /// Per item, the `stamp` of the last option attempt that named it.
     seen: Vec<u32>,
+    stamp: u32,
 }
 
 fn valid_name(name: &str) -> bool {
@@ -215,15 +217,21 @@ impl ProblemBuilder {
             return Err(ProblemError::EmptyOption);
         }
         let o = (self.option_start.len() - 1) as u32;
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == u32::MAX {
+            self.seen.iter_mut().for_each(|s| *s = u32::MAX);
+            self.stamp = 0;
+        }
+        let stamp = self.stamp;
         let mut has_primary = false;
         for &(item, colour) in items {
             let Some(name) = self.item_names.get(item as usize) else {
                 return Err(ProblemError::BadItemId(item));
             };
-            if self.seen[item as usize] == o {
+            if self.seen[item as usize] == stamp {
                 return Err(ProblemError::ItemTwiceInOption(name.clone()));
             }
-            self.seen[item as usize] = o;
+            self.seen[item as usize] = stamp;
             let primary = (item as usize) < self.num_primary;
             has_primary |= primary;
             if primary && colour != 0 {
@@ -236,9 +244,6 @@ impl ProblemBuilder {
         if !has_primary {
             // Knuth's programs accept such options but they can never be chosen; we refuse
             // them so that a typo does not silently vanish from the search.
-            for &(item, _) in items {
-                self.seen[item as usize] = u32::MAX;
-            }
             return Err(ProblemError::NoPrimaryInOption);
         }
         self.option_items.extend_from_slice(items);
@@ -316,7 +321,9 @@ mod tests {
             b.option_named(&["q"]),
             Err(ProblemError::UnknownItem("q".into()))
         );
-        // A failed option leaves no trace: the next one is numbered 0.
+        // A failed option leaves no trace: the next one is numbered 0, and a failure after
+        // naming `a` does not make `a` look repeated.
+        assert!(b.option_named(&["a", "x", "x"]).is_err());
         assert_eq!(b.option_named(&["a", "x:red"]), Ok(0));
         let p = b.build().unwrap();
         assert_eq!(p.num_options(), 1);

@@ -1,0 +1,753 @@
+//! The Dancing Links engine: Knuth's Algorithm X on doubly linked lists held in flat arrays,
+//! with colours on secondary items (XCC, as in Knuth's DLX2; seed 000 sections 2.3-2.4 give
+//! the cover/uncover "dance").
+//!
+//! Layout (Knuth's): node `i` for `1 <= i <= N` is the header of item `i - 1`, its `top`
+//! field holding the item's list length; then a spacer, the nodes of option 0, a spacer, the
+//! nodes of option 1, ... A spacer's `top` is `-(option index)` (<= 0), its `up` points to the
+//! first node of the option before it and its `down` to the last node of the option after it.
+//! Active items form a circular list through `items[0]` (primary) and `items[N + 1]`
+//! (secondary).
+//!
+//! Invariants: every `up`, `down`, `prev` and `next` value is a valid index into its array
+//! (set at construction and only ever copied from other links), which is what makes the
+//! unchecked indexing in the hot loops sound; after any public method returns, the links are
+//! exactly as they were after the last `apply_prefix` (the search undoes what it does, in
+//! reverse order). No allocation happens per node or per search step.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::problem::{ItemId, OptionId, Problem};
+use super::search::{Branching, Choice, Flow, Limits, Outcome, PrefixError};
+use super::stats::{LevelStats, Stats};
+
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+struct Node {
+    up: u32,
+    down: u32,
+    /// Item header index (>= 1) for option nodes, list length for headers, <= 0 for spacers.
+    top: i32,
+    /// 0: no colour; > 0: a colour; -1: already purified to the right colour.
+    colour: i32,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+struct Link {
+    prev: u32,
+    next: u32,
+}
+
+/// A solution visitor as the search loop sees it.
+type Visitor<'v> = &'v mut dyn FnMut(&[OptionId]) -> Flow;
+
+/// How often (in nodes) the search polls its limits.
+const POLL_INTERVAL: u64 = 1024;
+
+/// A Dancing Links solver for one [`Problem`], positioned at a prefix node.
+pub struct Dlx<'p> {
+    problem: &'p Problem,
+    nodes: Vec<Node>,
+    items: Vec<Link>,
+    /// Number of items N; headers are nodes 1..=N, the secondary list head is items[N + 1].
+    n: usize,
+    /// The first node index of each option (after its spacer).
+    option_first: Vec<u32>,
+    choice: Choice,
+    rng: ChaCha8Rng,
+    /// Options chosen by `apply_prefix`, in order.
+    prefix: Vec<OptionId>,
+    /// Per item: 0 free, -1 covered, c > 0 purified to colour c (prefix bookkeeping only).
+    item_state: Vec<i32>,
+    /// The search stack: chosen node per depth and the item branched on.
+    choice_node: Vec<u32>,
+    choice_item: Vec<u32>,
+    updates: u64,
+    stats: Stats,
+}
+
+impl<'p> Dlx<'p> {
+    /// A solver at the root of `problem`, choosing items by minimum remaining values.
+    pub fn new(problem: &'p Problem) -> Self {
+        Self::with_choice(problem, Choice::Mrv)
+    }
+
+    pub fn with_choice(problem: &'p Problem, choice: Choice) -> Self {
+        let n = problem.num_items();
+        let n1 = problem.num_primary();
+        let mut items = vec![Link::default(); n + 2];
+        // Primary list: 0 -> 1 -> ... -> n1 -> 0. Secondary: n+1 -> n1+1 -> ... -> n -> n+1.
+        let link_ring =
+            |items: &mut Vec<Link>, head: usize, members: std::ops::RangeInclusive<usize>| {
+                let mut prev = head;
+                for i in members {
+                    items[prev].next = i as u32;
+                    items[i].prev = prev as u32;
+                    prev = i;
+                }
+                items[prev].next = head as u32;
+                items[head].prev = prev as u32;
+            };
+        link_ring(&mut items, 0, 1..=n1);
+        link_ring(&mut items, n + 1, n1 + 1..=n);
+
+        let total = n + 1 + problem.num_options() + 1 + problem.num_incidences();
+        let mut nodes = Vec::with_capacity(total);
+        nodes.push(Node::default());
+        for i in 1..=n {
+            nodes.push(Node {
+                up: i as u32,
+                down: i as u32,
+                top: 0,
+                colour: 0,
+            });
+        }
+        let mut option_first = Vec::with_capacity(problem.num_options());
+        // First spacer.
+        let mut spacer = nodes.len();
+        nodes.push(Node {
+            up: 0,
+            down: 0,
+            top: 0,
+            colour: 0,
+        });
+        for (o, opt) in problem.options().enumerate() {
+            let first = nodes.len() as u32;
+            option_first.push(first);
+            for &(item, colour) in opt {
+                let header = item as usize + 1;
+                let x = nodes.len() as u32;
+                let last = nodes[header].up;
+                nodes.push(Node {
+                    up: last,
+                    down: header as u32,
+                    top: header as i32,
+                    colour: colour as i32,
+                });
+                nodes[last as usize].down = x;
+                nodes[header].up = x;
+                nodes[header].top += 1;
+            }
+            let last = nodes.len() as u32 - 1;
+            nodes[spacer].down = last;
+            spacer = nodes.len();
+            nodes.push(Node {
+                up: first,
+                down: 0,
+                top: -(o as i32 + 1),
+                colour: 0,
+            });
+        }
+        let depth = n1 + 2;
+        Dlx {
+            problem,
+            nodes,
+            items,
+            n,
+            option_first,
+            choice,
+            rng: ChaCha8Rng::seed_from_u64(match choice {
+                Choice::Random(seed) => seed,
+                _ => 0,
+            }),
+            prefix: Vec::new(),
+            item_state: vec![0; n + 1],
+            choice_node: vec![0; depth],
+            choice_item: vec![0; depth],
+            updates: 0,
+            stats: Stats {
+                profile: vec![LevelStats::default(); depth],
+                ..Stats::default()
+            },
+        }
+    }
+
+    pub fn problem(&self) -> &'p Problem {
+        self.problem
+    }
+
+    /// Cumulative counters since creation (prefix application excluded).
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Zeroes the counters.
+    pub fn reset_stats(&mut self) {
+        let depth = self.stats.profile.len();
+        self.stats = Stats {
+            profile: vec![LevelStats::default(); depth],
+            ..Stats::default()
+        };
+    }
+
+    /// The options chosen so far by [`Dlx::apply_prefix`].
+    pub fn prefix(&self) -> &[OptionId] {
+        &self.prefix
+    }
+
+    // ----- the dance -------------------------------------------------------------------
+
+    #[inline(always)]
+    fn nd(&self, x: u32) -> &Node {
+        debug_assert!((x as usize) < self.nodes.len());
+        // SAFETY: every link is a valid node index (module invariant).
+        unsafe { self.nodes.get_unchecked(x as usize) }
+    }
+
+    #[inline(always)]
+    fn nd_mut(&mut self, x: u32) -> &mut Node {
+        debug_assert!((x as usize) < self.nodes.len());
+        // SAFETY: as in `nd`.
+        unsafe { self.nodes.get_unchecked_mut(x as usize) }
+    }
+
+    #[inline(always)]
+    fn it(&self, i: u32) -> &Link {
+        debug_assert!((i as usize) < self.items.len());
+        // SAFETY: item links are valid indices into `items` (module invariant).
+        unsafe { self.items.get_unchecked(i as usize) }
+    }
+
+    #[inline(always)]
+    fn it_mut(&mut self, i: u32) -> &mut Link {
+        debug_assert!((i as usize) < self.items.len());
+        // SAFETY: as in `it`.
+        unsafe { self.items.get_unchecked_mut(i as usize) }
+    }
+
+    /// Removes the other nodes of `p`'s option from their item lists.
+    #[inline(always)]
+    fn hide(&mut self, p: u32) {
+        let mut q = p + 1;
+        while q != p {
+            let Node {
+                up,
+                down,
+                top,
+                colour,
+            } = *self.nd(q);
+            if top <= 0 {
+                q = up;
+            } else {
+                if colour >= 0 {
+                    self.nd_mut(up).down = down;
+                    self.nd_mut(down).up = up;
+                    self.nd_mut(top as u32).top -= 1;
+                    self.updates += 1;
+                }
+                q += 1;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn unhide(&mut self, p: u32) {
+        let mut q = p - 1;
+        while q != p {
+            let Node {
+                up,
+                down,
+                top,
+                colour,
+            } = *self.nd(q);
+            if top <= 0 {
+                q = down;
+            } else {
+                if colour >= 0 {
+                    self.nd_mut(up).down = q;
+                    self.nd_mut(down).up = q;
+                    self.nd_mut(top as u32).top += 1;
+                }
+                q -= 1;
+            }
+        }
+    }
+
+    /// Covers item header `i`: hides every option in its list, then unlinks it.
+    #[inline(always)]
+    fn cover(&mut self, i: u32) {
+        let mut p = self.nd(i).down;
+        while p != i {
+            self.hide(p);
+            p = self.nd(p).down;
+        }
+        let Link { prev, next } = *self.it(i);
+        self.it_mut(prev).next = next;
+        self.it_mut(next).prev = prev;
+        self.updates += 1;
+    }
+
+    #[inline(always)]
+    fn uncover(&mut self, i: u32) {
+        let Link { prev, next } = *self.it(i);
+        self.it_mut(prev).next = i;
+        self.it_mut(next).prev = i;
+        let mut p = self.nd(i).up;
+        while p != i {
+            self.unhide(p);
+            p = self.nd(p).up;
+        }
+    }
+
+    /// Keeps only the options that give item `top(p)` the colour of `p`.
+    fn purify(&mut self, p: u32) {
+        let c = self.nd(p).colour;
+        let i = self.nd(p).top as u32;
+        let mut q = self.nd(i).down;
+        while q != i {
+            if self.nd(q).colour == c {
+                self.nd_mut(q).colour = -1;
+            } else {
+                self.hide(q);
+            }
+            q = self.nd(q).down;
+        }
+        // An item purified to a colour leaves the active list like a covered one.
+        let Link { prev, next } = *self.it(i);
+        self.it_mut(prev).next = next;
+        self.it_mut(next).prev = prev;
+        self.updates += 1;
+    }
+
+    fn unpurify(&mut self, p: u32) {
+        let c = self.nd(p).colour;
+        let i = self.nd(p).top as u32;
+        let Link { prev, next } = *self.it(i);
+        self.it_mut(prev).next = i;
+        self.it_mut(next).prev = i;
+        let mut q = self.nd(i).up;
+        while q != i {
+            if self.nd(q).colour < 0 {
+                self.nd_mut(q).colour = c;
+            } else {
+                self.unhide(q);
+            }
+            q = self.nd(q).up;
+        }
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, p: u32) {
+        let colour = self.nd(p).colour;
+        if colour == 0 {
+            self.cover(self.nd(p).top as u32);
+        } else if colour > 0 {
+            self.purify(p);
+        }
+    }
+
+    #[inline(always)]
+    fn uncommit(&mut self, p: u32) {
+        let colour = self.nd(p).colour;
+        if colour == 0 {
+            self.uncover(self.nd(p).top as u32);
+        } else if colour > 0 {
+            self.unpurify(p);
+        }
+    }
+
+    /// Commits the items of `x`'s option other than `x`'s own (already covered) item.
+    #[inline(always)]
+    fn choose_rest(&mut self, x: u32) {
+        let mut p = x + 1;
+        while p != x {
+            let top = self.nd(p).top;
+            if top <= 0 {
+                p = self.nd(p).up;
+            } else {
+                self.commit(p);
+                p += 1;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn unchoose_rest(&mut self, x: u32) {
+        let mut p = x - 1;
+        while p != x {
+            let top = self.nd(p).top;
+            if top <= 0 {
+                p = self.nd(p).down;
+            } else {
+                self.uncommit(p);
+                p -= 1;
+            }
+        }
+    }
+
+    /// The item to branch on, or 0 when no primary item is left (a solution).
+    #[inline(always)]
+    fn choose_item(&mut self) -> u32 {
+        let first = self.it(0).next;
+        if first == 0 {
+            return 0;
+        }
+        match self.choice {
+            Choice::Mrv => {
+                let mut best = first;
+                let mut best_len = self.nd(first).top;
+                let mut k = self.it(first).next;
+                while best_len > 0 && k != 0 {
+                    let len = self.nd(k).top;
+                    if len < best_len {
+                        best = k;
+                        best_len = len;
+                    }
+                    k = self.it(k).next;
+                }
+                best
+            }
+            Choice::First => first,
+            Choice::Random(_) => {
+                let mut count = 0u32;
+                let mut k = first;
+                while k != 0 {
+                    count += 1;
+                    k = self.it(k).next;
+                }
+                let mut r = self.rng.random_range(0..count);
+                let mut k = first;
+                while r > 0 {
+                    k = self.it(k).next;
+                    r -= 1;
+                }
+                k
+            }
+        }
+    }
+
+    fn option_of_node(&self, x: u32) -> OptionId {
+        // The option whose first node is the largest one <= x.
+        (self.option_first.partition_point(|&f| f <= x) - 1) as OptionId
+    }
+
+    // ----- prefixes ----------------------------------------------------------------------
+
+    /// Chooses `prefix` (puzzle givens, or a work unit's path) before any search. Every option
+    /// must still be available: an option that clashes with an earlier one is an error, and
+    /// on error nothing is applied.
+    pub fn apply_prefix(&mut self, prefix: &[OptionId]) -> Result<(), PrefixError> {
+        let mut state = self.item_state.clone();
+        for &o in prefix {
+            if o as usize >= self.problem.num_options() {
+                return Err(PrefixError::UnknownOption(o));
+            }
+            for &(item, colour) in self.problem.option(o) {
+                let s = &mut state[item as usize];
+                let ok = match (*s, colour) {
+                    (0, 0) => {
+                        *s = -1;
+                        true
+                    }
+                    (0, c) => {
+                        *s = c as i32;
+                        true
+                    }
+                    (st, c) => c != 0 && st == c as i32,
+                };
+                if !ok {
+                    return Err(PrefixError::Clash { option: o, item });
+                }
+            }
+        }
+        for &o in prefix {
+            let first = self.option_first[o as usize];
+            let len = self.problem.option(o).len() as u32;
+            for p in first..first + len {
+                self.commit(p);
+            }
+        }
+        self.item_state = state;
+        self.prefix.extend_from_slice(prefix);
+        self.updates = 0;
+        Ok(())
+    }
+
+    /// What the search would branch on at the prefix node (always with the MRV rule's
+    /// tie-breaking when the choice rule is MRV or first-in-order).
+    pub fn branching(&mut self) -> Branching {
+        let i = self.choose_item();
+        if i == 0 {
+            return Branching::Solved;
+        }
+        let mut options = Vec::with_capacity(self.nd(i).top as usize);
+        let mut x = self.nd(i).down;
+        while x != i {
+            options.push(self.option_of_node(x));
+            x = self.nd(x).down;
+        }
+        if options.is_empty() {
+            Branching::DeadEnd
+        } else {
+            Branching::Branch {
+                item: (i - 1) as ItemId,
+                options,
+            }
+        }
+    }
+
+    // ----- search ------------------------------------------------------------------------
+
+    /// Counts all solutions below the prefix node.
+    pub fn count(&mut self) -> u128 {
+        let before = self.stats.solutions;
+        self.search(&Limits::default(), None, u128::MAX);
+        self.stats.solutions - before
+    }
+
+    /// Counts solutions, stopping at `limit` (a uniqueness check is `count_up_to(2)`).
+    pub fn count_up_to(&mut self, limit: u128) -> u128 {
+        let before = self.stats.solutions;
+        self.search(&Limits::default(), None, limit);
+        self.stats.solutions - before
+    }
+
+    /// The first solution found (prefix options included), if any.
+    pub fn first(&mut self) -> Option<Vec<OptionId>> {
+        let mut found = None;
+        let mut visit = |s: &[OptionId]| {
+            found = Some(s.to_vec());
+            Flow::Stop
+        };
+        self.search(&Limits::default(), Some(&mut visit), u128::MAX);
+        found
+    }
+
+    /// Visits solutions (prefix options first) until the visitor stops or a limit is hit.
+    pub fn run(&mut self, limits: &Limits, mut visit: impl FnMut(&[OptionId]) -> Flow) -> Outcome {
+        self.search(limits, Some(&mut visit), u128::MAX)
+    }
+
+    /// Counts solutions until a limit is hit (no visitor): a work unit's search.
+    pub fn run_count(&mut self, limits: &Limits) -> Outcome {
+        self.search(limits, None, u128::MAX)
+    }
+
+    fn limit_hit(&self, limits: &Limits, nodes_at_start: u64) -> bool {
+        if let Some(max) = limits.max_nodes {
+            if self.stats.nodes - nodes_at_start >= max {
+                return true;
+            }
+        }
+        if let Some(deadline) = limits.deadline {
+            if Instant::now() >= deadline {
+                return true;
+            }
+        }
+        if let Some(stop) = &limits.stop {
+            if stop.load(Ordering::Relaxed) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Algorithm X, iteratively (Knuth's steps X2-X8), counting into `self.stats`.
+    fn search(&mut self, limits: &Limits, mut visit: Option<Visitor<'_>>, limit: u128) -> Outcome {
+        let nodes_at_start = self.stats.nodes;
+        let polling =
+            limits.max_nodes.is_some() || limits.deadline.is_some() || limits.stop.is_some();
+        let mut next_poll =
+            nodes_at_start + POLL_INTERVAL.min(limits.max_nodes.unwrap_or(u64::MAX).max(1));
+        let mut found: u128 = 0;
+        let mut solution: Vec<OptionId> = Vec::new();
+        let mut level: usize = 0;
+        self.updates = 0;
+
+        // `enter` = true: enter a new node at `level`; false: try the next option at `level`.
+        let mut enter = true;
+        let outcome = 'search: loop {
+            if enter {
+                if polling && self.stats.nodes >= next_poll {
+                    next_poll = self.stats.nodes + POLL_INTERVAL;
+                    if self.limit_hit(limits, nodes_at_start) {
+                        let remaining = self.remaining(level);
+                        break 'search Outcome::Stopped { remaining };
+                    }
+                }
+                self.stats.nodes += 1;
+                let i = self.choose_item();
+                if i == 0 {
+                    found += 1;
+                    self.stats.solutions += 1;
+                    let mut stop = found >= limit;
+                    if let Some(v) = visit.as_mut() {
+                        solution.clear();
+                        solution.extend_from_slice(&self.prefix);
+                        for d in 0..level {
+                            solution.push(self.option_of_node(self.choice_node[d]));
+                        }
+                        stop |= matches!(v(&solution), Flow::Stop);
+                    }
+                    self.account_node(level, 0);
+                    if stop {
+                        break 'search Outcome::Halted;
+                    }
+                    enter = false;
+                    // Back up from this leaf.
+                    if level == 0 {
+                        break 'search Outcome::Complete;
+                    }
+                    self.stats.profile[level].backtracks += 1;
+                    level -= 1;
+                    self.advance(level);
+                    continue;
+                }
+                let degree = self.nd(i).top as u64;
+                self.cover(i);
+                self.account_node(level, degree);
+                self.choice_item[level] = i;
+                self.choice_node[level] = self.nd(i).down;
+            }
+            // Try the option at choice_node[level], or back up when the list is exhausted.
+            let i = self.choice_item[level];
+            let x = self.choice_node[level];
+            if x == i {
+                self.uncover(i);
+                if level == 0 {
+                    break 'search Outcome::Complete;
+                }
+                self.stats.profile[level].backtracks += 1;
+                level -= 1;
+                self.advance(level);
+                enter = false;
+                continue;
+            }
+            self.choose_rest(x);
+            level += 1;
+            enter = true;
+        };
+        if !matches!(outcome, Outcome::Complete) {
+            self.unwind(level);
+        }
+        self.stats.profile[0].backtracks += matches!(outcome, Outcome::Complete) as u64;
+        outcome
+    }
+
+    /// Adds the node just entered at `level` to the profile: its updates so far (the rest of
+    /// the option that led here, and the cover of its branching item) and its degree.
+    #[inline(always)]
+    fn account_node(&mut self, level: usize, degree: u64) {
+        let l = &mut self.stats.profile[level];
+        l.nodes += 1;
+        l.updates += self.updates;
+        l.degrees += degree;
+        self.stats.updates += self.updates;
+        self.updates = 0;
+    }
+
+    /// Undoes the option at `level` and moves to the next one in its item's list.
+    #[inline(always)]
+    fn advance(&mut self, level: usize) {
+        let x = self.choice_node[level];
+        self.unchoose_rest(x);
+        self.choice_node[level] = self.nd(x).down;
+    }
+
+    /// The unexplored subtrees when the search stops before entering a node at `level`: that
+    /// node itself, and the later siblings on the path to it, each as a full prefix.
+    fn remaining(&self, level: usize) -> Vec<Vec<OptionId>> {
+        let mut out = Vec::new();
+        let mut path: Vec<OptionId> = self.prefix.clone();
+        // Siblings first, shallow to deep, then the node itself.
+        for d in 0..level {
+            let i = self.choice_item[d];
+            let mut y = self.nd(self.choice_node[d]).down;
+            while y != i {
+                let mut p = path.clone();
+                p.push(self.option_of_node(y));
+                out.push(p);
+                y = self.nd(y).down;
+            }
+            path.push(self.option_of_node(self.choice_node[d]));
+        }
+        out.push(path);
+        out
+    }
+
+    /// Restores the links after a stop at `level` (before entering its node).
+    fn unwind(&mut self, mut level: usize) {
+        while level > 0 {
+            level -= 1;
+            let x = self.choice_node[level];
+            self.unchoose_rest(x);
+            self.uncover(self.choice_item[level]);
+        }
+        self.updates = 0;
+    }
+
+    // ----- Monte Carlo -------------------------------------------------------------------
+
+    /// One random root-to-leaf path from the prefix node (Knuth 1975): returns the unbiased
+    /// estimates (nodes, updates, solutions) of the tree below the prefix node.
+    pub(crate) fn random_path(&mut self, rng: &mut ChaCha8Rng) -> (f64, f64, f64) {
+        let mut weight = 1.0f64;
+        let mut nodes = 0.0;
+        let mut updates = 0.0;
+        let mut solutions = 0.0;
+        let mut level = 0;
+        self.updates = 0;
+        loop {
+            nodes += weight;
+            let i = self.choose_item();
+            if i == 0 {
+                updates += weight * self.updates as f64;
+                solutions = weight;
+                break;
+            }
+            let degree = self.nd(i).top as u32;
+            self.cover(i);
+            updates += weight * self.updates as f64;
+            self.updates = 0;
+            self.choice_item[level] = i;
+            if degree == 0 {
+                self.choice_node[level] = i;
+                level += 1;
+                break;
+            }
+            let mut x = self.nd(i).down;
+            for _ in 0..rng.random_range(0..degree) {
+                x = self.nd(x).down;
+            }
+            self.choice_node[level] = x;
+            self.choose_rest(x);
+            weight *= degree as f64;
+            level += 1;
+        }
+        // Undo the path.
+        while level > 0 {
+            level -= 1;
+            let x = self.choice_node[level];
+            let i = self.choice_item[level];
+            if x != i {
+                self.unchoose_rest(x);
+            }
+            self.uncover(i);
+        }
+        self.updates = 0;
+        (nodes, updates, solutions)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn links_fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for n in &self.nodes {
+            (n.up, n.down, n.top, n.colour).hash(&mut h);
+        }
+        for l in &self.items {
+            (l.prev, l.next).hash(&mut h);
+        }
+        h.finish()
+    }
+
+    #[allow(dead_code)]
+    fn num_items(&self) -> usize {
+        self.n
+    }
+}
