@@ -68,3 +68,252 @@ impl Placement {
         }
     }
 }
+
+/// The largest board side the readers accept: larger boards are no benchmark instance of seed
+/// 001's shape (hard boards are at most 14 x 14) and would only exhaust memory.
+pub const MAX_N: u32 = 64;
+
+/// A problem with one line of a batch file. The CLI adds the file name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {problem}")]
+pub struct InstanceError {
+    /// 1-based line number in the batch text.
+    pub line: usize,
+    pub problem: InstanceProblem,
+}
+
+/// What is wrong with an instance line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstanceProblem {
+    #[error("malformed JSON: {0}")]
+    Json(String),
+    #[error("expected a JSON object")]
+    NotAnObject,
+    #[error("missing field `{0}`")]
+    MissingField(&'static str),
+    #[error("field `{field}`: {expected}")]
+    BadField {
+        field: &'static str,
+        expected: &'static str,
+    },
+    #[error("n = {0}: the board side must be at least 3")]
+    BoardTooSmall(u64),
+    #[error("n = {0}: boards larger than {MAX_N} x {MAX_N} are not supported")]
+    BoardTooLarge(u64),
+    #[error("tile {index} has {len} values; a tile has exactly 3")]
+    TileArity { index: usize, len: usize },
+    #[error("tile {index} has value {value} outside 0..={k}")]
+    ValueOutOfRange { index: usize, value: u64, k: u32 },
+    #[error("duplicate id {id:?} (first on line {first_line})")]
+    DuplicateId { id: String, first_line: usize },
+}
+
+/// Reads a batch: one JSON instance per line, blank lines skipped. Unknown fields are ignored.
+pub fn parse_batch(text: &str) -> Result<Vec<Instance>, InstanceError> {
+    let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let inst = parse_line(raw).map_err(|problem| InstanceError { line, problem })?;
+        if let Some(&first_line) = seen.get(&inst.id) {
+            return Err(InstanceError {
+                line,
+                problem: InstanceProblem::DuplicateId {
+                    id: inst.id,
+                    first_line,
+                },
+            });
+        }
+        seen.insert(inst.id.clone(), line);
+        out.push(inst);
+    }
+    Ok(out)
+}
+
+/// Reads one instance from one JSON line.
+pub fn parse_line(text: &str) -> Result<Instance, InstanceProblem> {
+    use serde_json::Value;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| InstanceProblem::Json(e.to_string()))?;
+    let obj = value.as_object().ok_or(InstanceProblem::NotAnObject)?;
+    let field = |name: &'static str| obj.get(name).ok_or(InstanceProblem::MissingField(name));
+    let bad =
+        |field: &'static str, expected: &'static str| InstanceProblem::BadField { field, expected };
+
+    let id = field("id")?
+        .as_str()
+        .ok_or(bad("id", "expected a string"))?
+        .to_owned();
+    let difficulty = match field("difficulty")?.as_str() {
+        Some("easy") => Difficulty::Easy,
+        Some("medium") => Difficulty::Medium,
+        Some("hard") => Difficulty::Hard,
+        _ => {
+            return Err(bad(
+                "difficulty",
+                "expected \"easy\", \"medium\" or \"hard\"",
+            ))
+        }
+    };
+    let n = field("n")?
+        .as_u64()
+        .ok_or(bad("n", "expected a non-negative integer"))?;
+    if n < 3 {
+        return Err(InstanceProblem::BoardTooSmall(n));
+    }
+    if n > u64::from(MAX_N) {
+        return Err(InstanceProblem::BoardTooLarge(n));
+    }
+    let k = field("k")?
+        .as_u64()
+        .and_then(|k| u32::try_from(k).ok())
+        .ok_or(bad("k", "expected a non-negative 32-bit integer"))?;
+    let list = field("tiles")?
+        .as_array()
+        .ok_or(bad("tiles", "expected an array of tiles"))?;
+    let mut tiles = Vec::with_capacity(list.len());
+    for (index, tile) in list.iter().enumerate() {
+        let values = tile.as_array().ok_or(bad(
+            "tiles",
+            "expected each tile to be an array of 3 integers",
+        ))?;
+        if values.len() != 3 {
+            return Err(InstanceProblem::TileArity {
+                index,
+                len: values.len(),
+            });
+        }
+        let mut t = [0u32; 3];
+        for (slot, v) in t.iter_mut().zip(values) {
+            let v = v.as_u64().ok_or(bad(
+                "tiles",
+                "expected tile values to be non-negative integers",
+            ))?;
+            if v > u64::from(k) {
+                return Err(InstanceProblem::ValueOutOfRange { index, value: v, k });
+            }
+            *slot = v as u32;
+        }
+        tiles.push(t);
+    }
+    Ok(Instance {
+        id,
+        difficulty,
+        n: n as u32,
+        k,
+        tiles,
+    })
+}
+
+/// One JSON line (without the newline) that [`parse_batch`] reads back to the same instance.
+pub fn to_json_line(instance: &Instance) -> String {
+    serde_json::to_string(instance).expect("an Instance always serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"{"id": "b01-e1", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[1, 1, 4], [1, 2, 0]]}"#;
+
+    fn error(text: &str) -> InstanceError {
+        parse_batch(text).expect_err("should be rejected")
+    }
+
+    #[test]
+    fn reads_the_public_suite_format_skipping_blank_lines() {
+        let text = format!("{LINE}\n\n   \n{}\n", LINE.replace("b01-e1", "b01-e2"));
+        let batch = parse_batch(&text).unwrap();
+        assert_eq!(batch.len(), 2);
+        assert_eq!(
+            batch[0],
+            Instance {
+                id: "b01-e1".into(),
+                difficulty: Difficulty::Easy,
+                n: 5,
+                k: 4,
+                tiles: vec![[1, 1, 4], [1, 2, 0]],
+            }
+        );
+        assert_eq!(batch[1].id, "b01-e2");
+    }
+
+    #[test]
+    fn round_trips_through_json_lines() {
+        let batch = parse_batch(LINE).unwrap();
+        let text: String = batch.iter().map(|i| to_json_line(i) + "\n").collect();
+        assert_eq!(parse_batch(&text).unwrap(), batch);
+        assert!(!to_json_line(&batch[0]).contains('\n'));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_problem() {
+        let bad = |from: &str, to: &str| format!("{LINE}\n\n{}\n", LINE.replace(from, to));
+        let cases: Vec<(String, InstanceProblem)> = vec![
+            (
+                bad("[1, 2, 0]]", "[1, 2, 5]]"),
+                InstanceProblem::ValueOutOfRange {
+                    index: 1,
+                    value: 5,
+                    k: 4,
+                },
+            ),
+            (
+                bad("\"n\": 5", "\"n\": 2"),
+                InstanceProblem::BoardTooSmall(2),
+            ),
+            (
+                bad("\"n\": 5", "\"n\": 65"),
+                InstanceProblem::BoardTooLarge(65),
+            ),
+            (
+                bad("[1, 2, 0]]", "[1, 2]]"),
+                InstanceProblem::TileArity { index: 1, len: 2 },
+            ),
+            (
+                bad("[1, 1, 4]", "[1, 1, 4, 4]"),
+                InstanceProblem::TileArity { index: 0, len: 4 },
+            ),
+            (bad("\"k\": 4, ", ""), InstanceProblem::MissingField("k")),
+            (
+                bad("\"id\": \"b01-e1\", ", ""),
+                InstanceProblem::MissingField("id"),
+            ),
+            (
+                bad("\"easy\"", "\"tricky\""),
+                InstanceProblem::BadField {
+                    field: "difficulty",
+                    expected: "expected \"easy\", \"medium\" or \"hard\"",
+                },
+            ),
+            (
+                bad("[1, 1, 4]", "[1, -1, 4]"),
+                InstanceProblem::BadField {
+                    field: "tiles",
+                    expected: "expected tile values to be non-negative integers",
+                },
+            ),
+            (
+                format!("{LINE}\n\n{LINE}\n"),
+                InstanceProblem::DuplicateId {
+                    id: "b01-e1".into(),
+                    first_line: 1,
+                },
+            ),
+            (
+                "{LINE}\n\n[1, 2]\n".replace("{LINE}", LINE),
+                InstanceProblem::NotAnObject,
+            ),
+        ];
+        for (text, problem) in cases {
+            assert_eq!(error(&text), InstanceError { line: 3, problem }, "{text}");
+        }
+        let e = error(&format!("{LINE}\n{{\"id\": \"x\",\n"));
+        assert_eq!(e.line, 2);
+        assert!(matches!(e.problem, InstanceProblem::Json(_)));
+        assert!(e.to_string().starts_with("line 2: malformed JSON"), "{e}");
+    }
+}

@@ -1,9 +1,28 @@
 //! The domino placement benchmark of seed 001: place as many three-cell valued tiles as
 //! possible on an n x n board so that touching cells of different tiles carry equal values.
 //!
-//! `instance` holds the data types and the JSON-lines reader; the verifier, generator,
-//! exporters and the native optimiser live in sibling modules.
+//! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
+//! `generate` the seeded instance generator; `export` the MiniZinc and clingo writers; `svg` the
+//! picture; `brute` a plain exhaustive reference for tests; `native` the exact optimiser.
 
+pub mod brute;
+pub mod export;
+pub mod generate;
 pub mod instance;
+pub mod native;
+pub mod svg;
+pub mod verify;
 
-pub use instance::{Difficulty, Instance, Orientation, Placement};
+#[cfg(test)]
+mod tests;
+
+pub use brute::brute_force;
+pub use export::{to_clingo, to_dzn};
+pub use generate::generate;
+pub use instance::{
+    parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,
+    Orientation, Placement, MAX_N,
+};
+pub use native::{solve, SolveLimits, SolveOutcome, SolveStatus};
+pub use svg::to_svg;
+pub use verify::{verify, Violation};
