@@ -2,4 +2,5 @@
 //! Everything that searches lives here; the coordinator, worker and CLI only adapt it.
 
 pub mod domino;
+pub mod problems;
 pub mod xcc;

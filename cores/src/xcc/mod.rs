@@ -3,6 +3,7 @@
 //! tree-size estimator.
 
 pub mod dlx;
+pub mod dlx_format;
 pub mod estimate;
 pub mod problem;
 pub mod search;
@@ -11,6 +12,7 @@ pub mod stats;
 mod tests;
 
 pub use dlx::Dlx;
+pub use dlx_format::{parse_dlx, write_dlx, DlxParseError};
 pub use estimate::{estimate, estimate_from, Estimate, MeanSe};
 pub use problem::{Colour, ItemId, OptionId, Problem, ProblemBuilder, ProblemError};
 pub use search::{Branching, Choice, Flow, Limits, Outcome, PrefixError};
