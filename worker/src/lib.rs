@@ -1,6 +1,85 @@
 //! The dancehall worker: a stateless process that leases work units from a coordinator, runs
 //! each on a blocking thread with the Dancing Links engine, and reports what it found.
+//!
+//! A worker holds nothing that matters across its own death: a unit it was running returns to
+//! the coordinator's queue when its lease expires, and a finished result is kept (in memory)
+//! only until the coordinator acknowledges it. [`run`] is the whole life of a worker: register,
+//! then lease / run / heartbeat / report until told to stop (`shutdown`) or idle for
+//! [`Config::exit_when_idle`].
+
+use std::path::PathBuf;
+use std::time::Duration;
 
 pub mod backoff;
+pub mod client;
 pub mod cputime;
 pub mod outbox;
+mod session;
+pub mod unit;
+
+/// How a worker reaches its coordinator and how much it runs at once.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `http://host:port`, or `https://host:port` with [`Config::tls_ca`].
+    pub coordinator: String,
+    /// The coordinator's bearer token.
+    pub token: String,
+    /// Units run at once, one blocking thread each.
+    pub threads: usize,
+    /// A label for the coordinator's records (`--worker-id`).
+    pub worker_id: Option<String>,
+    /// Exit after this long with nothing to run (no unit held, none to lease).
+    pub exit_when_idle: Option<Duration>,
+    /// CA certificate (PEM) that signed the coordinator's TLS certificate.
+    pub tls_ca: Option<PathBuf>,
+}
+
+/// What a worker did, returned when it exits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The id the coordinator gave this worker (the last one, if it registered again).
+    pub worker_id: u64,
+    /// Units whose search ran to its end or to its budget.
+    pub units_run: u64,
+    /// Reports the coordinator counted.
+    pub accepted: u64,
+    /// Reports it already had (same count) or no longer wanted (stale lease).
+    pub duplicate: u64,
+    pub stale: u64,
+    /// Reports whose count disagreed with one already accepted (an alarm on the job).
+    pub mismatch: u64,
+    /// Reports the coordinator found malformed (an alarm on the job; the unit is re-queued).
+    pub rejected: u64,
+    /// Units handed back without a result.
+    pub released: u64,
+    /// Units dropped because the coordinator said their lease was gone.
+    pub abandoned: u64,
+    /// Results still unacknowledged when the worker gave up at shutdown.
+    pub unreported: u64,
+    /// Solutions in the accepted reports.
+    pub solutions: u128,
+    /// Nodes searched in all units run.
+    pub nodes: u64,
+}
+
+/// Why a worker stopped before it was told to.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("bad coordinator URL `{url}`: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("cannot read {}: {source}", path.display())]
+    ReadFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("TLS set-up failed: {0}")]
+    Tls(String),
+    #[error("the token is not printable ASCII")]
+    BadToken,
+    #[error("the coordinator refused this worker ({}): {}", .0.code(), .0.message())]
+    Refused(tonic::Status),
+    #[error("--threads must be at least 1")]
+    NoThreads,
+}
+
+pub use session::run;

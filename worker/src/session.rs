@@ -1,0 +1,542 @@
+//! One worker's life against one coordinator: register, then lease, run, heartbeat and report
+//! until told to stop or idle for long enough.
+//!
+//! Invariants:
+//! - CPU work never runs on the async runtime: each unit runs in `spawn_blocking`.
+//! - A finished result stays in the [`Outbox`] until the coordinator answers its report (any
+//!   verdict); transport failures are retried with back-off, so a coordinator restart loses
+//!   no finished work.
+//! - A unit whose lease the coordinator declares invalid (heartbeat) is stopped and its result
+//!   dropped: someone else owns that unit now.
+//! - On shutdown the worker leases nothing more, stops its running units (each hands back its
+//!   unexplored subtrees with the part it finished, or is released when it had not started),
+//!   reports, and returns; after [`DRAIN_LIMIT`] it returns anyway (leases then expire).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cores::xcc::{parse_dlx, Problem};
+use proto::v1::worker_client::WorkerClient;
+use proto::v1::{self as pb, ReportVerdict};
+use tokio::task::JoinSet;
+use tokio::time::{sleep_until, Instant};
+use tracing::{debug, info, warn};
+
+use crate::backoff::Backoff;
+use crate::client::{self, disposition, header, AuthChannel, Disposition};
+use crate::outbox::Outbox;
+use crate::unit::{run_unit, UnitRun, UnitWork};
+use crate::{Config, Error, Summary};
+
+/// How long a draining worker keeps trying to report before it gives up.
+pub const DRAIN_LIMIT: Duration = Duration::from_secs(90);
+/// Jobs whose problems are kept in memory.
+const PROBLEM_CACHE: usize = 8;
+/// Ask again for work at least this often when the coordinator had none.
+const MAX_LEASE_WAIT: Duration = Duration::from_secs(5);
+
+/// A unit being run on a blocking thread.
+struct Running {
+    unit_id: u64,
+    prefix: Vec<u32>,
+    estimate_nodes: f64,
+    stop: Arc<AtomicBool>,
+    /// The coordinator said the lease is gone: drop the result.
+    abandoned: bool,
+}
+
+type UnitDone = (String, Result<UnitRun, String>);
+
+struct Session<S> {
+    client: WorkerClient<AuthChannel>,
+    config: Config,
+    host: String,
+    worker_id: u64,
+    heartbeat_every: Duration,
+    running: HashMap<String, Running>,
+    tasks: JoinSet<UnitDone>,
+    outbox: Outbox<String, pb::ReportRequest>,
+    problems: Vec<(u64, Arc<Problem>)>,
+    lease_backoff: Backoff,
+    next_lease: Instant,
+    next_heartbeat: Instant,
+    /// Since when the worker has held nothing and found nothing to lease.
+    idle_since: Option<Instant>,
+    /// Set once shutdown was asked for: the time after which the worker gives up.
+    drain_deadline: Option<Instant>,
+    summary: Summary,
+    shutdown: S,
+}
+
+/// Runs a worker until `shutdown` completes (then drains) or it has been idle for
+/// `config.exit_when_idle`. Errors only when the coordinator refuses the worker (token,
+/// protocol version) or the configuration is unusable.
+pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<Summary, Error> {
+    if config.threads == 0 {
+        return Err(Error::NoThreads);
+    }
+    let channel = client::channel(&config.coordinator, config.tls_ca.as_deref())?;
+    let auth = client::Auth::new(&config.token)?;
+    let host = hostname::get()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+        ^ u64::from(std::process::id()).rotate_left(32);
+    let now = Instant::now();
+    let mut session = Session {
+        client: client::worker_client(channel, auth),
+        config,
+        host,
+        worker_id: 0,
+        heartbeat_every: Duration::from_secs(10),
+        running: HashMap::new(),
+        tasks: JoinSet::new(),
+        outbox: Outbox::new(seed),
+        problems: Vec::new(),
+        lease_backoff: Backoff::for_worker(seed.rotate_left(7)),
+        next_lease: now,
+        next_heartbeat: now,
+        idle_since: None,
+        drain_deadline: None,
+        summary: Summary::default(),
+        shutdown: Box::pin(shutdown),
+    };
+    session.main().await
+}
+
+impl<S: Future<Output = ()> + Unpin> Session<S> {
+    async fn main(&mut self) -> Result<Summary, Error> {
+        if !self.register().await? {
+            return Ok(self.summary.clone());
+        }
+        loop {
+            let now = Instant::now();
+            if self.drain_deadline.is_none() && self.running.len() < self.config.threads {
+                if now >= self.next_lease {
+                    self.lease().await?;
+                }
+            } else {
+                self.idle_since = None;
+            }
+            if now >= self.next_heartbeat {
+                self.heartbeat().await?;
+            }
+            self.flush().await?;
+
+            let holding = !self.running.is_empty() || !self.outbox.is_empty();
+            if let Some(deadline) = self.drain_deadline {
+                if !holding {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    warn!(
+                        "gave up draining after {DRAIN_LIMIT:?}: {} results unreported",
+                        self.outbox.len()
+                    );
+                    self.summary.unreported = self.outbox.len() as u64;
+                    break;
+                }
+            }
+            if let (Some(limit), Some(since)) = (self.config.exit_when_idle, self.idle_since) {
+                if !holding && Instant::now() >= since + limit {
+                    info!("idle for {limit:?}: exiting");
+                    break;
+                }
+            }
+
+            let wake = self.next_wake();
+            let draining = self.drain_deadline.is_some();
+            tokio::select! {
+                _ = &mut self.shutdown, if !draining => self.start_drain(),
+                Some(done) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                    match done {
+                        Ok((token, result)) => self.finished(token, result).await,
+                        Err(e) => warn!("a unit's thread failed: {e}"),
+                    }
+                }
+                _ = sleep_until(wake) => {}
+            }
+        }
+        // Nothing we still hold will be reported: hand the leases back so that others can
+        // take the units at once instead of after the lease expires.
+        let leftover: Vec<String> = self.outbox.keys().cloned().collect();
+        if !leftover.is_empty() {
+            self.release(leftover).await;
+        }
+        Ok(self.summary.clone())
+    }
+
+    /// The earliest moment something is due.
+    fn next_wake(&self) -> Instant {
+        let mut wake = Instant::now() + Duration::from_secs(60);
+        if self.drain_deadline.is_none() && self.running.len() < self.config.threads {
+            wake = wake.min(self.next_lease);
+        }
+        if !self.running.is_empty() || !self.outbox.is_empty() {
+            wake = wake.min(self.next_heartbeat);
+        }
+        if let Some(due) = self.outbox.next_due() {
+            wake = wake.min(Instant::from_std(due));
+        }
+        if let (Some(limit), Some(since)) = (self.config.exit_when_idle, self.idle_since) {
+            wake = wake.min(since + limit);
+        }
+        if let Some(deadline) = self.drain_deadline {
+            wake = wake.min(deadline);
+        }
+        wake
+    }
+
+    fn start_drain(&mut self) {
+        info!(
+            "shutting down: stopping {} running units and reporting",
+            self.running.len()
+        );
+        self.drain_deadline = Some(Instant::now() + DRAIN_LIMIT);
+        for r in self.running.values() {
+            r.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Registers (again), retrying while the coordinator is away. Returns false when shutdown
+    /// came first.
+    async fn register(&mut self) -> Result<bool, Error> {
+        let mut backoff = Backoff::for_worker(std::process::id() as u64);
+        loop {
+            let req = pb::RegisterRequest {
+                header: header(),
+                host: self.host.clone(),
+                name: self.config.worker_id.clone().unwrap_or_default(),
+                threads: self.config.threads as u32,
+                software_version: env!("CARGO_PKG_VERSION").to_string(),
+            };
+            let attempt = tokio::select! {
+                r = self.client.register(req) => r,
+                _ = &mut self.shutdown, if self.drain_deadline.is_none() => return Ok(false),
+            };
+            match attempt {
+                Ok(resp) => {
+                    let resp = resp.into_inner();
+                    self.worker_id = resp.worker_id;
+                    self.summary.worker_id = resp.worker_id;
+                    if resp.heartbeat_interval_ms > 0 {
+                        self.heartbeat_every = Duration::from_millis(resp.heartbeat_interval_ms);
+                    }
+                    info!(
+                        worker_id = resp.worker_id,
+                        "registered; heartbeat every {:?}", self.heartbeat_every
+                    );
+                    return Ok(true);
+                }
+                Err(status) => match disposition(&status) {
+                    Disposition::Fatal => return Err(Error::Refused(status)),
+                    _ => {
+                        let delay = backoff.next_delay();
+                        debug!("register failed ({status}); retrying in {delay:?}");
+                        if backoff.failures() == 3 {
+                            warn!(
+                                "cannot reach the coordinator at {} ({}); still trying",
+                                self.config.coordinator,
+                                status.message()
+                            );
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(delay) => {}
+                            _ = &mut self.shutdown, if self.drain_deadline.is_none() => return Ok(false),
+                        }
+                    }
+                },
+            }
+        }
+    }
+
+    /// Handles a failed call shared by all RPCs: returns Err for a fatal one.
+    async fn on_failure(&mut self, what: &str, status: &tonic::Status) -> Result<(), Error> {
+        match disposition(status) {
+            Disposition::Fatal => Err(Error::Refused(status.clone())),
+            Disposition::Register => {
+                info!("{what}: the coordinator does not know this worker; registering again");
+                self.register().await.map(|_| ())
+            }
+            Disposition::Retry | Disposition::Drop => {
+                debug!("{what} failed: {status}");
+                Ok(())
+            }
+        }
+    }
+
+    async fn lease(&mut self) -> Result<(), Error> {
+        let want = (self.config.threads - self.running.len()) as u32;
+        let req = pb::LeaseRequest {
+            header: header(),
+            worker_id: self.worker_id,
+            max_units: want,
+        };
+        match self.client.lease(req).await {
+            Ok(resp) => {
+                self.lease_backoff.reset();
+                let resp = resp.into_inner();
+                let now = Instant::now();
+                if resp.units.is_empty() {
+                    let wait = Duration::from_millis(resp.retry_after_ms.max(20));
+                    self.next_lease = now + wait.min(MAX_LEASE_WAIT);
+                    if self.running.is_empty() && self.outbox.is_empty() {
+                        self.idle_since.get_or_insert(now);
+                    }
+                } else {
+                    self.idle_since = None;
+                    self.next_lease = now;
+                    for unit in resp.units {
+                        self.start(unit).await?;
+                    }
+                }
+                Ok(())
+            }
+            Err(status) => {
+                let now = Instant::now();
+                self.next_lease = now + self.lease_backoff.next_delay();
+                // An unreachable coordinator counts as nothing to do.
+                if self.running.is_empty() && self.outbox.is_empty() {
+                    self.idle_since.get_or_insert(now);
+                }
+                self.on_failure("lease", &status).await
+            }
+        }
+    }
+
+    /// The job's problem, from the cache or the coordinator.
+    async fn problem(&mut self, job_id: u64) -> Result<Arc<Problem>, String> {
+        if let Some((_, p)) = self.problems.iter().find(|(j, _)| *j == job_id) {
+            return Ok(p.clone());
+        }
+        let req = pb::GetJobRequest {
+            header: header(),
+            job_id,
+        };
+        let job = self
+            .client
+            .get_job(req)
+            .await
+            .map_err(|s| format!("GetJob({job_id}): {s}"))?
+            .into_inner();
+        let problem = tokio::task::spawn_blocking(move || parse_dlx(&job.dlx))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("job {job_id}'s DLX text: {e}"))?;
+        let problem = Arc::new(problem);
+        if self.problems.len() >= PROBLEM_CACHE {
+            self.problems.remove(0);
+        }
+        self.problems.push((job_id, problem.clone()));
+        Ok(problem)
+    }
+
+    async fn start(&mut self, unit: pb::Unit) -> Result<(), Error> {
+        let problem = match self.problem(unit.job_id).await {
+            Ok(p) => p,
+            Err(e) => {
+                warn!("unit {}: cannot load its problem: {e}", unit.unit_id);
+                self.release(vec![unit.lease_token]).await;
+                return Ok(());
+            }
+        };
+        let stop = Arc::new(AtomicBool::new(self.drain_deadline.is_some()));
+        let work = UnitWork {
+            prefix: unit.prefix.clone(),
+            node_budget: unit.node_budget,
+            time_budget: Duration::from_millis(unit.time_budget_ms),
+        };
+        debug!(
+            unit = unit.unit_id,
+            attempt = unit.attempt,
+            "running prefix {:?}",
+            unit.prefix
+        );
+        let token = unit.lease_token.clone();
+        let flag = stop.clone();
+        self.tasks.spawn_blocking(move || {
+            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                run_unit(&problem, &work, flag).map_err(|e| format!("bad prefix: {e}"))
+            }))
+            .unwrap_or_else(|_| Err("the search panicked".to_string()));
+            (token, result)
+        });
+        self.running.insert(
+            unit.lease_token,
+            Running {
+                unit_id: unit.unit_id,
+                prefix: unit.prefix,
+                estimate_nodes: unit.estimate_nodes,
+                stop,
+                abandoned: false,
+            },
+        );
+        Ok(())
+    }
+
+    /// A unit's thread has returned.
+    async fn finished(&mut self, token: String, result: Result<UnitRun, String>) {
+        let Some(unit) = self.running.remove(&token) else {
+            return;
+        };
+        // A slot is free: ask for more work at once.
+        self.next_lease = Instant::now();
+        if unit.abandoned {
+            self.summary.abandoned += 1;
+            return;
+        }
+        let run = match result {
+            Ok(run) => run,
+            Err(e) => {
+                warn!("unit {}: {e}; releasing it", unit.unit_id);
+                self.release(vec![token]).await;
+                return;
+            }
+        };
+        self.summary.units_run += 1;
+        self.summary.nodes += run.nodes;
+        if run.remaining.len() == 1 && run.remaining[0] == unit.prefix {
+            // Stopped before it branched at all: hand it back whole.
+            self.release(vec![token]).await;
+            return;
+        }
+        let report = pb::ReportRequest {
+            header: header(),
+            worker_id: self.worker_id,
+            lease_token: token.clone(),
+            unit_id: unit.unit_id,
+            result: Some(pb::UnitResult {
+                solutions: run.solutions.to_string(),
+                nodes: run.nodes,
+                updates: run.updates,
+                estimate_nodes: unit.estimate_nodes,
+                wall_seconds: run.wall_seconds,
+                cpu_seconds: run.cpu_seconds.unwrap_or(0.0),
+                host: self.host.clone(),
+                remaining: run
+                    .remaining
+                    .into_iter()
+                    .map(|options| pb::Prefix { options })
+                    .collect(),
+            }),
+        };
+        self.outbox.push(token, report, Instant::now().into_std());
+    }
+
+    /// Sends every report that is due.
+    async fn flush(&mut self) -> Result<(), Error> {
+        let now = Instant::now().into_std();
+        for token in self.outbox.due(now) {
+            let Some(report) = self.outbox.get(&token) else {
+                continue;
+            };
+            let mut report = report.clone();
+            report.worker_id = self.worker_id;
+            let solutions = report
+                .result
+                .as_ref()
+                .and_then(|r| r.solutions.parse::<u128>().ok())
+                .unwrap_or(0);
+            match self.client.report(report).await {
+                Ok(resp) => {
+                    let resp = resp.into_inner();
+                    self.outbox.ack(&token);
+                    match resp.verdict() {
+                        ReportVerdict::Accepted => {
+                            self.summary.accepted += 1;
+                            self.summary.solutions += solutions;
+                        }
+                        ReportVerdict::Duplicate => self.summary.duplicate += 1,
+                        ReportVerdict::Stale => {
+                            self.summary.stale += 1;
+                            debug!("report not counted: {}", resp.message);
+                        }
+                        ReportVerdict::Mismatch => {
+                            self.summary.mismatch += 1;
+                            warn!("report disagrees with an accepted one: {}", resp.message);
+                        }
+                        ReportVerdict::Rejected => {
+                            self.summary.rejected += 1;
+                            warn!("report rejected as malformed: {}", resp.message);
+                        }
+                        ReportVerdict::Unspecified => {
+                            warn!("report answered without a verdict: {}", resp.message)
+                        }
+                    }
+                }
+                Err(status) => {
+                    if disposition(&status) == Disposition::Drop {
+                        warn!("report refused ({status}); dropping it");
+                        self.outbox.ack(&token);
+                    } else {
+                        self.outbox.failed(&token, Instant::now().into_std());
+                    }
+                    self.on_failure("report", &status).await?;
+                    if disposition(&status) == Disposition::Retry {
+                        // The coordinator is away: the other reports wait for their turn.
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn heartbeat(&mut self) -> Result<(), Error> {
+        self.next_heartbeat = Instant::now() + self.heartbeat_every;
+        let tokens: Vec<String> = self
+            .running
+            .iter()
+            .filter(|(_, r)| !r.abandoned)
+            .map(|(t, _)| t.clone())
+            .chain(self.outbox.keys().cloned())
+            .collect();
+        if tokens.is_empty() {
+            return Ok(());
+        }
+        let req = pb::HeartbeatRequest {
+            header: header(),
+            worker_id: self.worker_id,
+            lease_tokens: tokens,
+        };
+        match self.client.heartbeat(req).await {
+            Ok(resp) => {
+                for token in resp.into_inner().invalid {
+                    if let Some(r) = self.running.get_mut(&token) {
+                        info!("unit {}: lease gone; abandoning it", r.unit_id);
+                        r.abandoned = true;
+                        r.stop.store(true, Ordering::Relaxed);
+                    } else if self.outbox.ack(&token).is_some() {
+                        self.summary.stale += 1;
+                    }
+                }
+                Ok(())
+            }
+            Err(status) => self.on_failure("heartbeat", &status).await,
+        }
+    }
+
+    /// Hands leases back (best effort: if the coordinator is away they expire instead).
+    async fn release(&mut self, tokens: Vec<String>) {
+        let n = tokens.len() as u64;
+        for t in &tokens {
+            self.outbox.ack(t);
+        }
+        let req = pb::ReleaseRequest {
+            header: header(),
+            worker_id: self.worker_id,
+            lease_tokens: tokens,
+        };
+        match self.client.release(req).await {
+            Ok(_) => self.summary.released += n,
+            Err(status) => debug!("release failed ({status}); the leases will expire"),
+        }
+    }
+}

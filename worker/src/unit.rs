@@ -1,0 +1,204 @@
+//! Running one work unit: the subtree of a job's problem below the unit's prefix, counted by
+//! the Dancing Links engine on the calling (blocking) thread.
+//!
+//! Invariant: a unit's result is exact for the part it explored. When a budget (nodes, time)
+//! or the stop flag ends the search early, `solutions` counts exactly the solutions outside
+//! `remaining`, the unexplored subtrees the engine hands back (cores::xcc::Outcome::Stopped);
+//! the coordinator turns those into new units (issue 3: dynamic re-split).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
+
+use crate::cputime::CpuTimer;
+
+/// What to run: a prefix and its budgets (zero means no limit).
+#[derive(Debug, Clone, Default)]
+pub struct UnitWork {
+    pub prefix: Vec<OptionId>,
+    pub node_budget: u64,
+    pub time_budget: Duration,
+}
+
+/// What running a unit measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitRun {
+    pub solutions: u128,
+    pub nodes: u64,
+    pub updates: u64,
+    pub wall_seconds: f64,
+    pub cpu_seconds: Option<f64>,
+    /// Unexplored subtrees (full prefixes) when the search stopped early; empty when complete.
+    pub remaining: Vec<Vec<OptionId>>,
+}
+
+impl UnitRun {
+    pub fn is_complete(&self) -> bool {
+        self.remaining.is_empty()
+    }
+}
+
+/// Counts the solutions below `work.prefix`, stopping at the budgets or when `stop` is set.
+pub fn run_unit(
+    problem: &Problem,
+    work: &UnitWork,
+    stop: Arc<AtomicBool>,
+) -> Result<UnitRun, PrefixError> {
+    let wall = Instant::now();
+    let cpu = CpuTimer::start();
+    let mut dlx = Dlx::new(problem);
+    dlx.apply_prefix(&work.prefix)?;
+    let limits = Limits {
+        max_nodes: (work.node_budget > 0).then_some(work.node_budget),
+        deadline: (!work.time_budget.is_zero()).then(|| wall + work.time_budget),
+        stop: Some(stop),
+    };
+    let remaining = match dlx.run_count(&limits) {
+        Outcome::Complete | Outcome::Halted => Vec::new(),
+        Outcome::Stopped { remaining } => remaining,
+    };
+    let stats = dlx.stats();
+    Ok(UnitRun {
+        solutions: stats.solutions,
+        nodes: stats.nodes,
+        updates: stats.updates,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.elapsed_secs(),
+        remaining,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cores::xcc::ProblemBuilder;
+    use std::sync::atomic::Ordering;
+
+    /// n queens with rows and columns primary, diagonals secondary (a builder written here
+    /// so that the test shares no code with the problem library).
+    fn queens(n: u32) -> Problem {
+        let mut b = ProblemBuilder::new();
+        for i in 0..n {
+            b.primary(&format!("r{i}")).unwrap();
+        }
+        for i in 0..n {
+            b.primary(&format!("c{i}")).unwrap();
+        }
+        for d in 0..2 * n - 1 {
+            b.secondary(&format!("a{d}")).unwrap();
+            b.secondary(&format!("b{d}")).unwrap();
+        }
+        for r in 0..n {
+            for c in 0..n {
+                let words = [
+                    format!("r{r}"),
+                    format!("c{c}"),
+                    format!("a{}", r + c),
+                    format!("b{}", r + n - 1 - c),
+                ];
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                b.option_named(&words).unwrap();
+            }
+        }
+        b.build().unwrap()
+    }
+
+    fn no_stop() -> Arc<AtomicBool> {
+        Arc::new(AtomicBool::new(false))
+    }
+
+    /// Runs `work` and then, recursively, every subtree it handed back; returns the total.
+    fn total(problem: &Problem, work: UnitWork) -> (u128, usize) {
+        let run = run_unit(problem, &work, no_stop()).unwrap();
+        let mut sum = run.solutions;
+        let mut units = 1;
+        for prefix in run.remaining {
+            assert!(
+                prefix.starts_with(&work.prefix),
+                "{prefix:?} under {:?}",
+                work.prefix
+            );
+            let (s, u) = total(
+                problem,
+                UnitWork {
+                    prefix,
+                    ..work.clone()
+                },
+            );
+            sum += s;
+            units += u;
+        }
+        (sum, units)
+    }
+
+    #[test]
+    fn a_whole_unit_counts_every_solution() {
+        // OEIS A000170: 8 queens have 92 solutions.
+        let p = queens(8);
+        let run = run_unit(&p, &UnitWork::default(), no_stop()).unwrap();
+        assert_eq!(run.solutions, 92);
+        assert!(run.is_complete());
+        assert!(run.nodes > 92 && run.updates > 0);
+        assert!(run.wall_seconds >= 0.0);
+    }
+
+    #[test]
+    fn a_node_budget_splits_the_unit_without_losing_a_solution() {
+        // OEIS A000170: 8 queens have 92 solutions.
+        let p = queens(8);
+        let work = UnitWork {
+            node_budget: 50,
+            ..Default::default()
+        };
+        let first = run_unit(&p, &work, no_stop()).unwrap();
+        assert!(
+            !first.is_complete(),
+            "a budget of 50 nodes must stop 8 queens"
+        );
+        let (sum, units) = total(&p, work);
+        assert_eq!(sum, 92);
+        assert!(units > 2);
+    }
+
+    #[test]
+    fn a_raised_stop_flag_hands_the_whole_rest_back() {
+        // OEIS A000170: 6 queens have 4 solutions.
+        let p = queens(6);
+        let work = UnitWork {
+            prefix: vec![1],
+            ..Default::default()
+        };
+        let stop = no_stop();
+        stop.store(true, Ordering::Relaxed);
+        let run = run_unit(&p, &work, stop).unwrap();
+        let rest: u128 = run
+            .remaining
+            .iter()
+            .map(|prefix| {
+                let w = UnitWork {
+                    prefix: prefix.clone(),
+                    ..Default::default()
+                };
+                run_unit(&p, &w, no_stop()).unwrap().solutions
+            })
+            .sum();
+        let whole = run_unit(&p, &work, no_stop()).unwrap().solutions;
+        assert_eq!(run.solutions + rest, whole);
+    }
+
+    #[test]
+    fn a_clashing_prefix_is_an_error() {
+        let p = queens(4);
+        // Options 0 and 1 are both in row 0.
+        let work = UnitWork {
+            prefix: vec![0, 1],
+            ..Default::default()
+        };
+        assert!(matches!(
+            run_unit(&p, &work, no_stop()),
+            Err(PrefixError::Clash { .. })
+        ));
+    }
+}
