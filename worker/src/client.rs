@@ -4,7 +4,6 @@
 //! Invariant: every call made through [`Auth`] carries `authorization: Bearer <token>`, and
 //! every failure is classified once, here ([`disposition`]): transient failures are retried
 //! with back-off, a refused token or protocol version ends the worker with a clear message.
-//! The `dancehall` CLI builds its `Jobs` client with the same pieces.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,7 +13,6 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
-use proto::v1::jobs_client::JobsClient;
 use proto::v1::worker_client::WorkerClient;
 
 use crate::Error;
@@ -91,14 +89,15 @@ pub fn channel(url: &str, tls_ca: Option<&Path>) -> Result<Channel, Error> {
     Ok(endpoint.connect_lazy())
 }
 
+/// Largest message sent or accepted: the DLX text of a big problem exceeds tonic's 4 MiB
+/// default (the coordinator accepts the same).
+pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
 /// The worker service client with the token attached.
 pub fn worker_client(channel: Channel, auth: Auth) -> WorkerClient<AuthChannel> {
     WorkerClient::with_interceptor(channel, auth)
-}
-
-/// The user service client with the token attached.
-pub fn jobs_client(channel: Channel, auth: Auth) -> JobsClient<AuthChannel> {
-    JobsClient::with_interceptor(channel, auth)
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES)
 }
 
 /// The header every request starts with.
