@@ -1,0 +1,3 @@
+//! Integration tests of `cores`, one module per surface.
+
+mod counts;
