@@ -6,6 +6,7 @@ pub mod dlx;
 pub mod dlx_format;
 pub mod estimate;
 pub mod problem;
+pub mod reduce;
 pub mod search;
 pub mod stats;
 #[cfg(test)]
@@ -15,5 +16,6 @@ pub use dlx::Dlx;
 pub use dlx_format::{parse_dlx, write_dlx, DlxParseError};
 pub use estimate::{estimate, estimate_from, Estimate, MeanSe};
 pub use problem::{Colour, ItemId, OptionId, Problem, ProblemBuilder, ProblemError};
+pub use reduce::{reduce, ReduceError};
 pub use search::{Branching, Choice, Flow, Limits, Outcome, PrefixError};
 pub use stats::{LevelStats, Stats};

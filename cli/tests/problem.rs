@@ -1,0 +1,172 @@
+//! `dancehall count | estimate | export | trace` as a user runs them: known counts through the
+//! binary, JSON shape, DLX round trips, and bad input (exit status 2, file:line: problem).
+
+use std::process::{Command, Output};
+
+fn dancehall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dancehall"))
+        .args(args)
+        .output()
+        .expect("run dancehall")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let o = dancehall(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+#[test]
+fn sudoku_6x6_with_first_row_fixed_prints_39168() {
+    // 28,200,960 grids with 2x3 boxes (REFERENCES.md) / 6! = 39,168.
+    let o = dancehall(&["count", "sudoku", "--box", "2x3", "--fix-first-row"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert!(text.contains("solutions: 39168"), "{text}");
+    assert!(text.contains("x 720 = 28200960"), "{text}");
+}
+
+#[test]
+fn json_counts_are_decimal_strings_with_statistics() {
+    // Seed 000, Table 1 and section 2.4: 288 grids of size 2, 48 diagonal ones.
+    let v = json(&["count", "sudoku", "--box", "2x2", "--json"]);
+    assert_eq!(v["solutions"], "288");
+    assert!(v["nodes"].as_u64().unwrap() > 288);
+    assert!(v["updates"].as_u64().unwrap() > v["nodes"].as_u64().unwrap());
+    assert!(v["seconds"].as_f64().is_some());
+    let v = json(&[
+        "count",
+        "sudoku",
+        "--box",
+        "2x2",
+        "--variant",
+        "diagonal",
+        "--json",
+    ]);
+    assert_eq!(v["solutions"], "48");
+    // OEIS A000170.
+    assert_eq!(json(&["count", "queens", "8", "--json"])["solutions"], "92");
+    // OEIS A014552: L(2,7) has 26 pairings up to reversal.
+    let v = json(&["count", "langford", "7", "--break-symmetry", "--json"]);
+    assert_eq!(v["solutions"], "26");
+    assert_eq!(v["total_solutions"], "52");
+    // OEIS A000315: 56 reduced Latin squares of order 5.
+    assert_eq!(
+        json(&["count", "latin", "5", "--reduced", "--json"])["solutions"],
+        "56"
+    );
+}
+
+#[test]
+fn a_limit_of_two_checks_uniqueness() {
+    // First puzzle of ../shared/data/sudoku/royle_17clue_49151.txt (line 1): unique.
+    let givens =
+        "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+    let v = json(&[
+        "count", "sudoku", "--box", "3x3", "--givens", givens, "--limit", "2", "--json",
+    ]);
+    assert_eq!(v["solutions"], "1");
+    assert_eq!(v["complete"], true);
+}
+
+#[test]
+fn exported_problems_count_the_same_when_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["sudoku", "--box", "2x2", "--variant", "diagonal"][..],
+        &["langford", "7"],
+        &["latin", "4", "--reduced"],
+    ] {
+        let direct = json(&[&["count"][..], args, &["--json"]].concat());
+        let o = dancehall(&[&["export"][..], args].concat());
+        assert!(o.status.success());
+        let path = dir.path().join("p.dlx");
+        std::fs::write(&path, &o.stdout).unwrap();
+        let back = json(&["count", "--dlx", path.to_str().unwrap(), "--json"]);
+        assert_eq!(back["solutions"], direct["solutions"], "{args:?}");
+    }
+}
+
+#[test]
+fn trace_to_the_first_4x4_grid_makes_256_covers_as_in_seed_000() {
+    // Seed 000 section 2.4: the trace of the first covering of sud2.mat totals 256 covers
+    // over depths 0-15 (plus, in our table, the solution leaf at depth 16).
+    let o = dancehall(&["trace", "sudoku", "--box", "2x2", "--first"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let total = text.lines().find(|l| l.starts_with("Total")).unwrap();
+    let cols: Vec<&str> = total.split_whitespace().collect();
+    assert_eq!(cols[1], "17", "{text}");
+    assert_eq!(cols[2], "256", "{text}");
+    assert!(text.contains("Depth"));
+}
+
+#[test]
+fn estimate_prints_means_with_standard_errors() {
+    let v = json(&[
+        "estimate",
+        "queens",
+        "6",
+        "--samples",
+        "4000",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    let mean = v["solutions"]["mean"].as_f64().unwrap();
+    let se = v["solutions"]["std_err"].as_f64().unwrap();
+    // OEIS A000170: 4 solutions for n = 6; the estimator is unbiased.
+    assert!((mean - 4.0).abs() <= 4.0 * se + 1e-9, "{mean} ± {se}");
+    assert_eq!(v["samples"], 4000);
+}
+
+#[test]
+fn bad_input_names_file_line_and_problem_with_status_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str)] = &[
+        ("a b\na c\n", ":2: unknown item `c`"),
+        ("a b\na a\n", ":2:"),
+        ("| only a comment\n", "item"),
+        ("a b | x\na x:red\nb x:blue x\n", ":3:"),
+    ];
+    for (text, want) in cases {
+        let path = dir.path().join("bad.dlx");
+        std::fs::write(&path, text).unwrap();
+        let o = dancehall(&["count", "--dlx", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{text:?}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("bad.dlx") && err.contains(want),
+            "{text:?}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    let o = dancehall(&["count", "sudoku", "--box", "2x2", "--givens", "1.."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected 16"), "{}", stderr(&o));
+    let o = dancehall(&[
+        "count",
+        "sudoku",
+        "--box",
+        "2x2",
+        "--givens",
+        "11..............",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("both hold 1"), "{}", stderr(&o));
+    let o = dancehall(&["count", "sudoku", "--box", "2x2", "--variant", "zigzag"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = dancehall(&["count", "--dlx", "/nonexistent/file.dlx"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/file.dlx"));
+    let o = dancehall(&["count"]);
+    assert_eq!(o.status.code(), Some(2));
+}
