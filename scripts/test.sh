@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-solvers.sh
-cargo test --workspace --locked "$@"
+cargo test --workspace "$@"
