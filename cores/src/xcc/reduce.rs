@@ -106,11 +106,10 @@ mod tests {
         let s = b.secondary("s").unwrap();
         let red = b.colour("red").unwrap();
         let blue = b.colour("blue").unwrap();
-        for i in 0..4 {
-            for j in 0..4 {
+        for (i, &ri) in r.iter().enumerate() {
+            for (j, &cj) in c.iter().enumerate() {
                 let colour = if (i + j) % 2 == 0 { red } else { blue };
-                b.option_coloured(&[(r[i], 0), (c[j], 0), (s, colour)])
-                    .unwrap();
+                b.option_coloured(&[(ri, 0), (cj, 0), (s, colour)]).unwrap();
             }
         }
         let p = b.build().unwrap();
