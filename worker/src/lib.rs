@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod backoff;
+pub mod bench;
 pub mod client;
 pub mod cputime;
 pub mod outbox;

@@ -1,8 +1,323 @@
-//! `dancehall domino ...` (being built: see issue 4).
+//! `dancehall domino generate | solve | export | solvers`: the domino placement benchmark of
+//! seed 001 on this machine (issue 4). Instances come from batch files (one JSON instance per
+//! line); solving goes through `worker::bench`, so every answer printed here passed the
+//! verifier and carries the same record a distributed run stores.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use cores::domino::{self, Instance};
+use worker::bench::{self, RunLimits, RunRecord, Status};
+
+use super::exit::user_error;
 
 #[derive(clap::Subcommand, Debug)]
-pub enum DominoCmd {}
+pub enum DominoCmd {
+    /// Write a benchmark suite of batch files (batch01.txt, ...), deterministic for a seed.
+    Generate(GenerateArgs),
+    /// Solve every instance of a batch file with one solver configuration.
+    Solve(SolveArgs),
+    /// Write an instance as MiniZinc data (.dzn) or clingo facts (.lp) to stdout.
+    Export(ExportArgs),
+    /// List the solver configurations and whether this machine has them.
+    Solvers(SolversArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GenerateArgs {
+    /// Random seed: the same seed gives the same suite.
+    #[arg(long)]
+    pub seed: u64,
+    /// Number of batch files.
+    #[arg(long, default_value_t = 10)]
+    pub batches: usize,
+    /// Instances per batch (per 10: 4 easy, 4 medium, 2 hard).
+    #[arg(long, default_value_t = 10)]
+    pub per_batch: usize,
+    /// Directory to write the batch files into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SolveArgs {
+    /// A batch file: one JSON instance per line.
+    pub file: PathBuf,
+    /// Solver configuration (see `dancehall domino solvers`).
+    #[arg(long, default_value = "native")]
+    pub solver: String,
+    /// Wall-time limit per instance, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    pub time_limit: f64,
+    /// Memory limit per instance for external solvers, in MiB.
+    #[arg(long, value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    /// Only the instance with this id.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// One JSON object per instance on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a picture of each placement found to DIR/<id>.svg.
+    #[arg(long, value_name = "DIR")]
+    pub svg_dir: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// A batch file: one JSON instance per line.
+    pub file: PathBuf,
+    /// `dzn` (MiniZinc data, seed 001's layout) or `lp` (clingo facts tile/4, size/1).
+    #[arg(long, value_parser = ["dzn", "lp"])]
+    pub format: String,
+    /// The instance to export (needed when the file holds more than one).
+    #[arg(long)]
+    pub id: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SolversArgs {
+    /// One JSON object per configuration.
+    #[arg(long)]
+    pub json: bool,
+}
 
 pub fn run(cmd: DominoCmd) -> anyhow::Result<()> {
-    match cmd {}
+    match cmd {
+        DominoCmd::Generate(a) => generate(a),
+        DominoCmd::Solve(a) => solve(a),
+        DominoCmd::Export(a) => export(a),
+        DominoCmd::Solvers(a) => solvers(a),
+    }
+}
+
+fn generate(a: GenerateArgs) -> anyhow::Result<()> {
+    if a.batches == 0 || a.per_batch == 0 {
+        return Err(user_error("--batches and --per-batch must be at least 1"));
+    }
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    let width = a.batches.to_string().len().max(2);
+    let suite = domino::generate(a.seed, a.batches, a.per_batch);
+    let mut stdout = std::io::stdout().lock();
+    for (i, batch) in suite.iter().enumerate() {
+        let path = a.out.join(format!("batch{:0width$}.txt", i + 1));
+        let mut text = String::new();
+        for inst in batch {
+            text.push_str(&domino::to_json_line(inst));
+            text.push('\n');
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        writeln!(stdout, "{} ({} instances)", path.display(), batch.len())?;
+    }
+    Ok(())
+}
+
+/// Reads a batch file; a bad line is a user error naming file and line.
+fn read_batch(path: &Path) -> anyhow::Result<Vec<Instance>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| user_error(format!("{}: {e}", path.display())))?;
+    domino::parse_batch(&text)
+        .map_err(|e| user_error(format!("{}:{}: {}", path.display(), e.line, e.problem)))
+}
+
+fn select(
+    path: &Path,
+    instances: Vec<Instance>,
+    id: Option<&str>,
+) -> anyhow::Result<Vec<Instance>> {
+    match id {
+        None => Ok(instances),
+        Some(id) => {
+            let chosen: Vec<Instance> = instances.into_iter().filter(|i| i.id == id).collect();
+            if chosen.is_empty() {
+                return Err(user_error(format!(
+                    "{}: no instance with id `{id}`",
+                    path.display()
+                )));
+            }
+            Ok(chosen)
+        }
+    }
+}
+
+fn solve(a: SolveArgs) -> anyhow::Result<()> {
+    let Some(config) = bench::config(&a.solver) else {
+        let known: Vec<&str> = bench::CONFIGS.iter().map(|c| c.name).collect();
+        return Err(user_error(format!(
+            "unknown solver `{}` (known: {})",
+            a.solver,
+            known.join(", ")
+        )));
+    };
+    let availability = config.availability();
+    if !availability.available {
+        return Err(user_error(format!(
+            "solver `{}` is unavailable here: {} (scripts/install-solvers.sh installs what can be)",
+            a.solver,
+            availability.reason.unwrap_or_default()
+        )));
+    }
+    if !(a.time_limit.is_finite() && a.time_limit > 0.0) {
+        return Err(user_error(
+            "--time-limit must be a positive number of seconds",
+        ));
+    }
+    let instances = select(&a.file, read_batch(&a.file)?, a.id.as_deref())?;
+    if let Some(dir) = &a.svg_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let limits = RunLimits {
+        memory: a.memory_limit.map(|m| m << 20),
+        ..RunLimits::with_wall(Duration::from_secs_f64(a.time_limit))
+    };
+
+    let mut stdout = std::io::stdout().lock();
+    if !a.json {
+        writeln!(
+            stdout,
+            "{:<10} {:<6} {:>3} {:>5} {:<11} {:>9} {:>5} {:>9} {:>9}  termination",
+            "id", "diff", "n", "tiles", "status", "objective", "bound", "seconds", "cpu"
+        )?;
+    }
+    let mut wrong = 0usize;
+    for inst in &instances {
+        let record = bench::run(inst, &a.solver, &limits)?;
+        if record.status == Status::Wrong {
+            wrong += 1;
+        }
+        if let (Some(dir), false) = (&a.svg_dir, record.placement.is_empty()) {
+            if matches!(record.status, Status::Optimal | Status::Feasible) {
+                let path = dir.join(format!("{}.svg", file_safe(&inst.id)));
+                std::fs::write(&path, domino::to_svg(inst, &record.placement))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+        if a.json {
+            writeln!(stdout, "{}", json_line(&record))?;
+        } else {
+            writeln!(stdout, "{}", table_row(inst, &record))?;
+        }
+        stdout.flush()?;
+    }
+    if wrong > 0 {
+        anyhow::bail!("{wrong} answer(s) of `{}` failed the verifier", a.solver);
+    }
+    Ok(())
+}
+
+/// The `--json` line of a record: issue 4's fields first, then the measurements.
+fn json_line(r: &RunRecord) -> String {
+    serde_json::json!({
+        "id": r.instance,
+        "status": r.status,
+        "objective": r.objective,
+        "seconds": r.wall_seconds,
+        "placement": r.placement,
+        "bound": r.bound,
+        "cpu_seconds": r.cpu_seconds,
+        "peak_memory": r.peak_memory_bytes,
+        "cpu_measure": r.cpu_measure,
+        "memory_measure": r.memory_measure,
+        "solver": r.solver,
+        "version": r.solver_version,
+        "config": r.config,
+        "termination": r.termination,
+        "message": r.message,
+    })
+    .to_string()
+}
+
+fn table_row(inst: &Instance, r: &RunRecord) -> String {
+    let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
+    let difficulty = match inst.difficulty {
+        domino::Difficulty::Easy => "easy",
+        domino::Difficulty::Medium => "medium",
+        domino::Difficulty::Hard => "hard",
+    };
+    let mut row = format!(
+        "{:<10} {:<6} {:>3} {:>5} {:<11} {:>9} {:>5} {:>9.3} {:>9}  {}",
+        inst.id,
+        difficulty,
+        inst.n,
+        inst.tiles.len(),
+        r.status,
+        opt(r.objective),
+        opt(r.bound),
+        r.wall_seconds,
+        r.cpu_seconds.map_or("-".to_owned(), |c| format!("{c:.3}")),
+        r.termination
+    );
+    if let (Some(msg), Status::Wrong | Status::Error) = (&r.message, r.status) {
+        row.push_str(&format!("  ({})", msg.lines().next().unwrap_or("")));
+    }
+    row
+}
+
+/// An id usable as a file name (ids are free text in the format).
+fn file_safe(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn export(a: ExportArgs) -> anyhow::Result<()> {
+    let instances = select(&a.file, read_batch(&a.file)?, a.id.as_deref())?;
+    let inst = match instances.as_slice() {
+        [one] => one,
+        [] => {
+            return Err(user_error(format!(
+                "{}: no instance in the file",
+                a.file.display()
+            )))
+        }
+        many => {
+            return Err(user_error(format!(
+                "{}: {} instances; choose one with --id",
+                a.file.display(),
+                many.len()
+            )))
+        }
+    };
+    let text = match a.format.as_str() {
+        "dzn" => domino::to_dzn(inst),
+        _ => domino::to_clingo(inst),
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn solvers(a: SolversArgs) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    for c in bench::CONFIGS {
+        let av = c.availability();
+        if a.json {
+            let line = serde_json::json!({
+                "name": c.name,
+                "available": av.available,
+                "solver": av.solver,
+                "version": av.version,
+                "command": av.program,
+                "reason": av.reason,
+                "about": c.about,
+            });
+            writeln!(stdout, "{line}")?;
+        } else {
+            let state = if av.available {
+                av.version.clone()
+            } else {
+                format!("unavailable: {}", av.reason.unwrap_or_default())
+            };
+            writeln!(stdout, "{:<19} {:<40} {}", c.name, state, c.about)?;
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,336 @@
+//! Readers of the external solvers' standard output, fed one line at a time while the solver
+//! runs, so that the best solution printed before a kill is kept.
+//!
+//! - MiniZinc with `--json-stream --intermediate`: one JSON object per line; a `solution`
+//!   object carries our models' text output (`place T ROW COL H|V MIRRORED` lines, then
+//!   `objective N`; T is 0-based); `status` `OPTIMAL_SOLUTION` is the proof of optimality;
+//!   `error` objects carry the message.
+//! - clingo (text output): `Answer: N`, then the line of shown atoms `place(T,ROW,COL,h|v,M)`
+//!   with 1-based T (the facts of `cores::domino::to_clingo`), then `Optimization: -N`;
+//!   `OPTIMUM FOUND` is the proof.
+//!
+//! Invariant: `best` is the last solution printed in full; a solution is never mixed from two
+//! blocks. A line the reader cannot understand inside a solution is kept as `malformed`
+//! (the record becomes `error`), never silently skipped.
+
+use cores::domino::{Orientation, Placement};
+
+use super::process::LineSink;
+
+/// What a solver's output said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// The last complete solution: its placement and the objective the solver claimed.
+    pub best: Option<(Vec<Placement>, u32)>,
+    /// Solutions seen.
+    pub solutions: u32,
+    /// The solver printed its proof of optimality.
+    pub proven: bool,
+    /// The solver said the problem has no solution (never true for this benchmark).
+    pub unsatisfiable: bool,
+    /// Error messages the solver printed on standard output.
+    pub errors: Vec<String>,
+    /// The first line that could not be read.
+    pub malformed: Option<String>,
+}
+
+impl Parsed {
+    fn malformed(&mut self, line: &str) {
+        if self.malformed.is_none() {
+            self.malformed = Some(line.chars().take(200).collect());
+        }
+    }
+}
+
+/// Reads MiniZinc's `--json-stream` output.
+#[derive(Debug, Default)]
+pub struct MiniZincOutput {
+    pub parsed: Parsed,
+}
+
+impl LineSink for MiniZincOutput {
+    fn line(&mut self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            self.parsed.malformed(line);
+            return;
+        };
+        let p = &mut self.parsed;
+        match value.get("type").and_then(|t| t.as_str()) {
+            Some("solution") => {
+                let text = value
+                    .pointer("/output/default")
+                    .or_else(|| value.pointer("/output/raw"))
+                    .and_then(|t| t.as_str());
+                match text.and_then(parse_mzn_solution) {
+                    Some(sol) => {
+                        p.best = Some(sol);
+                        p.solutions += 1;
+                    }
+                    None => p.malformed(line),
+                }
+            }
+            Some("status") => match value.get("status").and_then(|s| s.as_str()) {
+                Some("OPTIMAL_SOLUTION") => p.proven = true,
+                Some("UNSATISFIABLE") => p.unsatisfiable = true,
+                Some("ERROR") => p.errors.push("MiniZinc reported status ERROR".into()),
+                _ => {}
+            },
+            Some("error") => {
+                let msg = value
+                    .get("message")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("(no message)");
+                let what = value
+                    .get("what")
+                    .and_then(|m| m.as_str())
+                    .unwrap_or("error");
+                p.errors.push(format!("{what}: {msg}"));
+            }
+            // warnings, statistics, comments, timestamps
+            _ => {}
+        }
+    }
+}
+
+/// One solution's text: `place` lines then `objective N`.
+fn parse_mzn_solution(text: &str) -> Option<(Vec<Placement>, u32)> {
+    let mut placement = Vec::new();
+    let mut objective = None;
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [] => {}
+            ["place", t, r, c, o, m] => placement.push(Placement {
+                tile: t.parse().ok()?,
+                row: r.parse().ok()?,
+                col: c.parse().ok()?,
+                orientation: orientation(o)?,
+                mirrored: flag(m)?,
+            }),
+            ["objective", v] => objective = Some(v.parse().ok()?),
+            _ => return None,
+        }
+    }
+    Some((placement, objective?))
+}
+
+/// Reads clingo's text output.
+#[derive(Debug, Default)]
+pub struct ClingoOutput {
+    pub parsed: Parsed,
+    /// The next line holds an answer's atoms.
+    expect_atoms: bool,
+}
+
+impl LineSink for ClingoOutput {
+    fn line(&mut self, line: &str) {
+        let p = &mut self.parsed;
+        if self.expect_atoms {
+            self.expect_atoms = false;
+            match parse_clingo_atoms(line) {
+                Some(placement) => {
+                    let objective = placement.len() as u32;
+                    p.best = Some((placement, objective));
+                    p.solutions += 1;
+                }
+                None => p.malformed(line),
+            }
+            return;
+        }
+        let line = line.trim();
+        if line.starts_with("Answer:") {
+            self.expect_atoms = true;
+        } else if let Some(rest) = line.strip_prefix("Optimization:") {
+            // `#maximize` is reported negated: -N for N tiles placed.
+            let claimed = rest
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<i64>().ok())
+                .and_then(|v| u32::try_from(-v).ok());
+            match (claimed, &mut p.best) {
+                (Some(c), Some((_, objective))) => *objective = c,
+                _ => p.malformed(line),
+            }
+        } else if line == "OPTIMUM FOUND" {
+            p.proven = true;
+        } else if line == "UNSATISFIABLE" {
+            p.unsatisfiable = true;
+        } else if line.starts_with("*** ERROR") {
+            p.errors.push(line.to_owned());
+        }
+    }
+}
+
+/// `place(T,R,C,O,M)` atoms separated by spaces (T 1-based); anything else is malformed.
+fn parse_clingo_atoms(line: &str) -> Option<Vec<Placement>> {
+    line.split_whitespace()
+        .map(|atom| {
+            let args = atom.strip_prefix("place(")?.strip_suffix(')')?;
+            let parts: Vec<&str> = args.split(',').collect();
+            let [t, r, c, o, m] = parts.as_slice() else {
+                return None;
+            };
+            let tile: u32 = t.parse().ok()?;
+            Some(Placement {
+                tile: tile.checked_sub(1)?,
+                row: r.parse().ok()?,
+                col: c.parse().ok()?,
+                orientation: orientation(o)?,
+                mirrored: flag(m)?,
+            })
+        })
+        .collect()
+}
+
+fn orientation(text: &str) -> Option<Orientation> {
+    match text {
+        "H" | "h" => Some(Orientation::H),
+        "V" | "v" => Some(Orientation::V),
+        _ => None,
+    }
+}
+
+fn flag(text: &str) -> Option<bool> {
+    match text {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed<S: LineSink>(text: &str) -> S {
+        let mut s = S::default();
+        for l in text.lines() {
+            s.line(l);
+        }
+        s
+    }
+
+    fn p(tile: u32, row: u32, col: u32, o: Orientation, mirrored: bool) -> Placement {
+        Placement {
+            tile,
+            row,
+            col,
+            orientation: o,
+            mirrored,
+        }
+    }
+
+    // Captured from `minizinc --json-stream --intermediate` (MiniZinc 2.6.4, Gecode 6.2.0)
+    // on b01-e1 of the public suite, shortened to two solutions.
+    const MZN: &str = r#"{"type": "warning", "message": "included file \"count.mzn\" overrides a global constraint file"}
+{"type": "solution", "output": {"default": "place 1 0 0 H 0\nobjective 1\n", "raw": "place 1 0 0 H 0\nobjective 1\n"}, "sections": ["default", "raw"]}
+{"type": "solution", "output": {"default": "place 0 1 4 V 1\nplace 1 3 0 H 0\nobjective 2\n", "raw": ""}, "sections": ["default", "raw"]}
+{"type": "status", "status": "OPTIMAL_SOLUTION"}
+"#;
+
+    #[test]
+    fn minizinc_keeps_the_last_solution_and_the_proof() {
+        let out: MiniZincOutput = feed(MZN);
+        let parsed = out.parsed;
+        assert_eq!(parsed.solutions, 2);
+        assert!(parsed.proven);
+        assert_eq!(parsed.malformed, None);
+        assert_eq!(
+            parsed.best,
+            Some((
+                vec![
+                    p(0, 1, 4, Orientation::V, true),
+                    p(1, 3, 0, Orientation::H, false)
+                ],
+                2
+            ))
+        );
+    }
+
+    #[test]
+    fn minizinc_without_status_is_unproven_and_errors_are_kept() {
+        let text = MZN.lines().take(3).collect::<Vec<_>>().join("\n")
+            + "\n{\"type\": \"error\", \"what\": \"type error\", \"message\": \"undefined identifier\"}\n";
+        let parsed = feed::<MiniZincOutput>(&text).parsed;
+        assert!(!parsed.proven);
+        assert_eq!(parsed.best.unwrap().1, 2);
+        assert_eq!(parsed.errors, vec!["type error: undefined identifier"]);
+    }
+
+    #[test]
+    fn minizinc_garbage_is_malformed() {
+        let parsed = feed::<MiniZincOutput>(
+            "{\"type\": \"solution\", \"output\": {\"default\": \"place 1 x 0 H 0\\nobjective 1\\n\"}}\n",
+        )
+        .parsed;
+        assert!(parsed.best.is_none());
+        assert!(parsed.malformed.is_some());
+        let parsed = feed::<MiniZincOutput>("not json\n").parsed;
+        assert_eq!(parsed.malformed.as_deref(), Some("not json"));
+    }
+
+    // Captured from clingo 5.4.1 on b01-e1 (facts with 1-based tile ids), shortened.
+    const CLINGO: &str = "clingo version 5.4.1
+Reading from domino.lp ...
+Solving...
+Answer: 1
+
+Optimization: 0
+Answer: 2
+place(2,1,0,v,0) place(3,0,1,h,0)
+Optimization: -2
+OPTIMUM FOUND
+
+Models       : 2
+  Optimum    : yes
+Optimization : -2
+";
+
+    #[test]
+    fn clingo_answers_are_read_with_one_based_tiles() {
+        let parsed = feed::<ClingoOutput>(CLINGO).parsed;
+        assert_eq!(parsed.solutions, 2);
+        assert!(parsed.proven);
+        assert_eq!(parsed.malformed, None);
+        assert_eq!(
+            parsed.best,
+            Some((
+                vec![
+                    p(1, 1, 0, Orientation::V, false),
+                    p(2, 0, 1, Orientation::H, false)
+                ],
+                2
+            ))
+        );
+    }
+
+    #[test]
+    fn clingo_interrupted_keeps_the_last_answer_unproven() {
+        let text = CLINGO.lines().take(8).collect::<Vec<_>>().join("\n");
+        let parsed = feed::<ClingoOutput>(&text).parsed;
+        assert!(!parsed.proven);
+        assert_eq!(parsed.best.as_ref().unwrap().0.len(), 2);
+    }
+
+    #[test]
+    fn clingo_claimed_objective_is_kept_apart_from_the_atoms() {
+        // A solver claiming 3 tiles while showing 2: the judge compares the two.
+        let parsed = feed::<ClingoOutput>(
+            "Answer: 1\nplace(1,0,0,h,0) place(2,1,0,h,1)\nOptimization: -3\n",
+        )
+        .parsed;
+        let (placement, claimed) = parsed.best.unwrap();
+        assert_eq!((placement.len(), claimed), (2, 3));
+    }
+
+    #[test]
+    fn clingo_tile_zero_is_malformed() {
+        let parsed = feed::<ClingoOutput>("Answer: 1\nplace(0,0,0,h,0)\n").parsed;
+        assert!(parsed.best.is_none());
+        assert!(parsed.malformed.is_some());
+    }
+}

@@ -1,0 +1,405 @@
+//! One run of one configuration on one instance, from the instance to a verified
+//! [`RunRecord`]: write the data and models to a temporary directory, run the solver under its
+//! limits ([`super::process`]), read its output ([`super::output`]), verify its placement
+//! (`cores::domino::verify`) and decide the status.
+//!
+//! Invariant: `optimal` and `feasible` records carry a placement that passed the verifier and
+//! whose size is the objective the solver claimed; anything else is `wrong` (a bad placement,
+//! a claimed objective that disagrees with it) or `error` (unreadable output, a crash before
+//! any solution).
+
+use std::time::{Duration, Instant};
+
+use cores::domino::{self, Instance, SolveLimits, SolveStatus};
+
+use super::config::{config, Availability, Engine, CONFIGS};
+use super::host::HostInfo;
+use super::models;
+use super::output::{ClingoOutput, MiniZincOutput, Parsed};
+use super::process::{run_process, ProcessLimits, ProcessOutcome};
+use super::record::{Measure, RunRecord, Status, Termination};
+
+/// The limits of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLimits {
+    /// Wall time (issue 4: the spec default is 300 s).
+    pub wall: Duration,
+    /// CPU time of the whole process tree (the native solver: its thread, as a deadline).
+    pub cpu: Option<Duration>,
+    /// Bytes (external solvers only).
+    pub memory: Option<u64>,
+    /// Between SIGTERM and SIGKILL at a limit.
+    pub grace: Duration,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            wall: Duration::from_secs(300),
+            cpu: None,
+            memory: None,
+            grace: Duration::from_secs(2),
+        }
+    }
+}
+
+impl RunLimits {
+    pub fn with_wall(wall: Duration) -> Self {
+        RunLimits {
+            wall,
+            ..RunLimits::default()
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("unknown solver configuration `{name}` (known: {known})")]
+    UnknownConfig { name: String, known: String },
+}
+
+/// The format of an external solver's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    MiniZinc,
+    Clingo,
+}
+
+/// An external solver invocation: everything [`run_external`] needs. Built from a
+/// configuration by [`external_for`]; tests build their own (a deliberately broken model).
+#[derive(Debug, Clone)]
+pub struct External {
+    pub solver: String,
+    pub version: String,
+    /// The program and its leading arguments (`minizinc --solver org.gecode.gecode ...`).
+    pub program: Vec<String>,
+    pub syntax: Syntax,
+    /// Model files (name, text) written next to the data and passed in this order.
+    pub models: Vec<(String, String)>,
+}
+
+/// Runs configuration `name` on `instance`.
+pub fn run(instance: &Instance, name: &str, limits: &RunLimits) -> Result<RunRecord, BenchError> {
+    let Some(cfg) = config(name) else {
+        return Err(BenchError::UnknownConfig {
+            name: name.to_owned(),
+            known: CONFIGS
+                .iter()
+                .map(|c| c.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    };
+    let availability = cfg.availability();
+    if !availability.available {
+        return Ok(unavailable(instance, name, limits, &availability));
+    }
+    Ok(match cfg.engine {
+        Engine::Native => run_native(instance, name, limits, &availability),
+        _ => {
+            let ext = external_for(cfg.engine, &availability)
+                .expect("external engines have an invocation");
+            run_external(instance, name, &ext, limits)
+        }
+    })
+}
+
+/// The invocation of an available external configuration.
+pub fn external_for(engine: Engine, availability: &Availability) -> Option<External> {
+    let model = |name: &str| {
+        let m = models::model(name).expect("configurations name embedded models");
+        (m.name.to_owned(), m.text.to_owned())
+    };
+    match engine {
+        Engine::Native => None,
+        Engine::MiniZinc { solver, files } => {
+            let mut program = availability.program.clone();
+            program.extend(
+                ["--solver", solver.id(), "--json-stream", "--intermediate"].map(String::from),
+            );
+            Some(External {
+                solver: availability.solver.clone(),
+                version: availability.version.clone(),
+                program,
+                syntax: Syntax::MiniZinc,
+                models: files.iter().map(|f| model(f)).collect(),
+            })
+        }
+        Engine::Clingo => Some(External {
+            solver: availability.solver.clone(),
+            version: availability.version.clone(),
+            program: availability.program.clone(),
+            syntax: Syntax::Clingo,
+            models: vec![model("domino.lp")],
+        }),
+    }
+}
+
+fn blank(instance: &Instance, name: &str, limits: &RunLimits) -> RunRecord {
+    RunRecord {
+        instance: instance.id.clone(),
+        config: name.to_owned(),
+        status: Status::Error,
+        termination: Termination::Normal,
+        objective: None,
+        bound: None,
+        wall_seconds: 0.0,
+        cpu_seconds: None,
+        peak_memory_bytes: None,
+        cpu_measure: Measure::None,
+        memory_measure: Measure::None,
+        time_limit_seconds: limits.wall.as_secs_f64(),
+        memory_limit_bytes: limits.memory,
+        solver: String::new(),
+        solver_version: String::new(),
+        command: vec![],
+        exit_code: None,
+        signal: None,
+        placement: vec![],
+        message: None,
+        host: HostInfo::current().clone(),
+    }
+}
+
+fn unavailable(instance: &Instance, name: &str, limits: &RunLimits, a: &Availability) -> RunRecord {
+    RunRecord {
+        status: Status::Unavailable,
+        solver: a.solver.clone(),
+        message: a.reason.clone(),
+        ..blank(instance, name, limits)
+    }
+}
+
+/// The native solver in this thread, with the limit as its deadline.
+pub fn run_native(
+    instance: &Instance,
+    name: &str,
+    limits: &RunLimits,
+    availability: &Availability,
+) -> RunRecord {
+    let (budget, limit_kind) = match limits.cpu {
+        Some(cpu) if cpu < limits.wall => (cpu, Termination::Cputime),
+        _ => (limits.wall, Termination::Walltime),
+    };
+    let timer = crate::cputime::CpuTimer::start();
+    let start = Instant::now();
+    let outcome = domino::solve(
+        instance,
+        &SolveLimits {
+            deadline: Some(start + budget),
+            stop: None,
+        },
+    );
+    let wall = start.elapsed();
+    let cpu = timer.elapsed_secs();
+    let mut record = RunRecord {
+        solver: availability.solver.clone(),
+        solver_version: availability.version.clone(),
+        wall_seconds: wall.as_secs_f64(),
+        cpu_seconds: cpu,
+        cpu_measure: if cpu.is_some() {
+            Measure::Thread
+        } else {
+            Measure::None
+        },
+        bound: Some(outcome.bound),
+        ..blank(instance, name, limits)
+    };
+    // Unproven means a limit stopped it, unless it gave up before its deadline (an instance
+    // beyond what it handles): that is a failure, not a timeout.
+    let finished = outcome.status == SolveStatus::Optimal;
+    let gave_up = !finished && wall < budget;
+    record.termination = if finished {
+        Termination::Normal
+    } else if gave_up {
+        record.message = Some("the native solver stopped before its limit".into());
+        Termination::Failed
+    } else {
+        limit_kind
+    };
+    if let Err(v) = domino::verify(instance, &outcome.placement) {
+        record.status = Status::Wrong;
+        record.message = Some(format!("the verifier rejects the placement: {v}"));
+        record.placement = outcome.placement;
+        return record;
+    }
+    if outcome.objective as usize != outcome.placement.len() {
+        record.status = Status::Wrong;
+        record.message = Some(format!(
+            "claims objective {} but places {} tiles",
+            outcome.objective,
+            outcome.placement.len()
+        ));
+        record.placement = outcome.placement;
+        return record;
+    }
+    record.status = match outcome.status {
+        SolveStatus::Optimal => Status::Optimal,
+        SolveStatus::Feasible => Status::Feasible,
+        SolveStatus::Unknown if gave_up => Status::Error,
+        SolveStatus::Unknown => Status::Timeout,
+    };
+    if matches!(record.status, Status::Optimal | Status::Feasible) {
+        record.objective = Some(outcome.objective);
+        record.placement = outcome.placement;
+    }
+    record
+}
+
+/// An external solver on `instance` under `limits`.
+pub fn run_external(
+    instance: &Instance,
+    name: &str,
+    ext: &External,
+    limits: &RunLimits,
+) -> RunRecord {
+    let mut record = RunRecord {
+        solver: ext.solver.clone(),
+        solver_version: ext.version.clone(),
+        ..blank(instance, name, limits)
+    };
+    let dir = match tempfile::Builder::new().prefix("dancehall-run-").tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            record.termination = Termination::Failed;
+            record.message = Some(format!("cannot create a temporary directory: {e}"));
+            return record;
+        }
+    };
+    let (data_name, data) = match ext.syntax {
+        Syntax::MiniZinc => ("instance.dzn", domino::to_dzn(instance)),
+        Syntax::Clingo => ("instance.lp", domino::to_clingo(instance)),
+    };
+    let mut argv = ext.program.clone();
+    for (file, text) in ext
+        .models
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .chain([(data_name, data.as_str())])
+    {
+        let path = dir.path().join(file);
+        if let Err(e) = std::fs::write(&path, text) {
+            record.termination = Termination::Failed;
+            record.message = Some(format!("cannot write {}: {e}", path.display()));
+            return record;
+        }
+        argv.push(path.display().to_string());
+    }
+    record.command = argv.clone();
+    let plimits = ProcessLimits {
+        wall: limits.wall,
+        cpu: limits.cpu,
+        memory: limits.memory,
+        grace: limits.grace,
+    };
+    let outcome = match ext.syntax {
+        Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)
+            .map(|o| o.map_sink(|s| s.parsed)),
+        Syntax::Clingo => run_process::<ClingoOutput>(&argv, dir.path(), &plimits)
+            .map(|o| o.map_sink(|s| s.parsed)),
+    };
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            let (status, termination) = if e.kind() == std::io::ErrorKind::NotFound {
+                (Status::Unavailable, Termination::Normal)
+            } else {
+                (Status::Error, Termination::Failed)
+            };
+            record.status = status;
+            record.termination = termination;
+            record.message = Some(format!("cannot start {}: {e}", argv[0]));
+            return record;
+        }
+    };
+    record.wall_seconds = outcome.wall.as_secs_f64();
+    record.cpu_seconds = outcome.cpu.map(|c| c.as_secs_f64());
+    record.peak_memory_bytes = outcome.peak_memory;
+    record.cpu_measure = outcome.cpu_measure;
+    record.memory_measure = outcome.memory_measure;
+    record.exit_code = outcome.exit_code;
+    record.signal = outcome.signal;
+    judge(instance, ext.syntax, &outcome, &mut record);
+    record
+}
+
+/// Decides status, termination, objective and bound from what the solver printed and how its
+/// process ended; verifies the placement.
+fn judge(
+    instance: &Instance,
+    syntax: Syntax,
+    outcome: &ProcessOutcome<Parsed>,
+    record: &mut RunRecord,
+) {
+    let parsed = &outcome.sink;
+    // clingo's exit code is a bit set: 10 satisfiable, 20 search space exhausted (30:
+    // optimum), 1 interrupted; 33 memory, 65 error, 128 no run. MiniZinc: 0 on success.
+    let exit_ok = match syntax {
+        Syntax::MiniZinc => outcome.exit_code == Some(0),
+        Syntax::Clingo => outcome.exit_code.is_some_and(|c| c < 32),
+    };
+    record.termination = match outcome.limit {
+        Some(limit) => limit,
+        None if outcome.signal.is_some() => Termination::Killed,
+        None if !exit_ok => Termination::Failed,
+        None => Termination::Normal,
+    };
+    let mut notes: Vec<String> = parsed.errors.clone();
+    if let Some(line) = &parsed.malformed {
+        notes.insert(0, format!("unreadable solver output: {line}"));
+    }
+    if record.termination == Termination::Failed || record.termination == Termination::Killed {
+        let tail = last_lines(&outcome.stderr_tail, 8);
+        if !tail.is_empty() {
+            notes.push(tail);
+        }
+    }
+
+    if parsed.malformed.is_some() {
+        record.status = Status::Error;
+    } else if let Some((placement, claimed)) = &parsed.best {
+        record.placement = placement.clone();
+        if let Err(v) = domino::verify(instance, placement) {
+            record.status = Status::Wrong;
+            notes.insert(0, format!("the verifier rejects the placement: {v}"));
+        } else if *claimed as usize != placement.len() {
+            record.status = Status::Wrong;
+            notes.insert(
+                0,
+                format!(
+                    "claims objective {claimed} but places {} tiles",
+                    placement.len()
+                ),
+            );
+        } else {
+            let objective = placement.len() as u32;
+            record.objective = Some(objective);
+            if parsed.proven {
+                record.status = Status::Optimal;
+                record.bound = Some(objective);
+            } else {
+                record.status = Status::Feasible;
+            }
+        }
+    } else {
+        record.status = match record.termination {
+            Termination::Walltime | Termination::Cputime => Status::Timeout,
+            _ => Status::Error,
+        };
+        if parsed.unsatisfiable {
+            notes.insert(
+                0,
+                "the solver claims no placement exists (the empty one does)".into(),
+            );
+            record.status = Status::Wrong;
+        }
+    }
+    if !notes.is_empty() {
+        record.message = Some(notes.join("\n"));
+    }
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}

@@ -1,0 +1,237 @@
+//! End-to-end runs of the real solvers (installed by `scripts/install-solvers.sh`; CI runs it).
+//! Each solver call is kept to about a second on small instances.
+
+use std::time::Duration;
+
+use cores::domino::{self, Instance};
+
+use super::*;
+
+/// Instances with their source: the first four of the public suite's batch01
+/// (../shared/data/domino/suite-public/batch01.txt), all of whose tiles fit, and three tight
+/// boards generated for these tests, where they do not (the optimum comes from
+/// `cores::domino::brute_force`, which shares no code with any solver here).
+const SMALL: &[&str] = &[
+    r#"{"id": "b01-e1", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[1, 1, 4], [1, 2, 0], [4, 3, 0], [2, 2, 1]]}"#,
+    r#"{"id": "b01-e2", "difficulty": "easy", "n": 5, "k": 2, "tiles": [[0, 1, 2], [1, 2, 1], [2, 2, 0], [2, 0, 1]]}"#,
+    r#"{"id": "b01-e3", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[0, 3, 4], [2, 0, 2], [2, 3, 4]]}"#,
+    r#"{"id": "b01-e4", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[1, 0, 0], [4, 3, 4], [2, 4, 0]]}"#,
+    r#"{"id": "tight-1", "difficulty": "easy", "n": 3, "k": 3, "tiles": [[1, 1, 3], [3, 0, 3], [3, 1, 0], [2, 2, 0], [1, 1, 3], [0, 0, 1], [1, 3, 2]]}"#,
+    r#"{"id": "tight-2", "difficulty": "easy", "n": 4, "k": 5, "tiles": [[4, 4, 1], [1, 4, 3], [5, 4, 1], [0, 3, 2], [1, 0, 4], [5, 5, 0], [4, 3, 3]]}"#,
+    r#"{"id": "tight-3", "difficulty": "easy", "n": 3, "k": 2, "tiles": [[0, 0, 0], [1, 1, 1], [2, 2, 2]]}"#,
+];
+
+/// b01-h1 of the public suite: 24 tiles on 13 x 13.
+const HARD: &str = r#"{"id": "b01-h1", "difficulty": "hard", "n": 13, "k": 7, "tiles": [[4, 3, 5], [1, 0, 7], [5, 6, 1], [6, 2, 4], [1, 5, 7], [6, 4, 0], [1, 2, 1], [7, 6, 5], [3, 0, 6], [4, 5, 7], [6, 7, 5], [6, 0, 5], [3, 6, 6], [5, 5, 4], [3, 6, 6], [2, 5, 4], [7, 2, 6], [6, 3, 0], [0, 6, 2], [0, 6, 1], [0, 0, 6], [4, 2, 1], [7, 2, 6], [5, 7, 2]]}"#;
+
+fn instance(json: &str) -> Instance {
+    domino::parse_line(json).expect("test instances are valid")
+}
+
+fn limits(seconds: u64) -> RunLimits {
+    RunLimits {
+        grace: Duration::from_millis(500),
+        ..RunLimits::with_wall(Duration::from_secs(seconds))
+    }
+}
+
+/// Fails with the install hint when a solver this test needs is missing.
+fn require(name: &str) {
+    let a = config(name).unwrap().availability();
+    assert!(
+        a.available,
+        "{name} is not available ({:?}): run scripts/install-solvers.sh",
+        a.reason
+    );
+}
+
+fn assert_optimal(r: &RunRecord, optimum: u32) {
+    assert_eq!(
+        r.status,
+        Status::Optimal,
+        "{}/{}: {r:?}",
+        r.instance,
+        r.config
+    );
+    assert_eq!(r.objective, Some(optimum), "{}/{}", r.instance, r.config);
+    assert_eq!(r.bound, Some(optimum), "{}/{}", r.instance, r.config);
+    assert_eq!(r.placement.len() as u32, optimum);
+    assert_eq!(
+        r.termination,
+        Termination::Normal,
+        "{}/{}",
+        r.instance,
+        r.config
+    );
+}
+
+#[test]
+fn placement_model_clingo_and_native_find_the_brute_force_optimum() {
+    for name in ["gecode-placement", "clingo"] {
+        require(name);
+    }
+    for json in SMALL {
+        let inst = instance(json);
+        let optimum = domino::brute_force(&inst).len() as u32;
+        let records: Vec<RunRecord> = ["native", "gecode-placement", "clingo"]
+            .iter()
+            .map(|c| run(&inst, c, &limits(60)).unwrap())
+            .collect();
+        for r in &records {
+            assert_optimal(r, optimum);
+            assert!(r.cpu_seconds.is_some());
+        }
+        assert_eq!(cross_check(&records), vec![]);
+        // The external records carry their measurement method and the exact command.
+        for r in &records[1..] {
+            assert_ne!(r.cpu_measure, Measure::None);
+            assert_ne!(r.memory_measure, Measure::None);
+            assert!(r.peak_memory_bytes.is_some_and(|m| m > 0), "{r:?}");
+            assert!(!r.command.is_empty() && !r.solver_version.is_empty());
+        }
+    }
+}
+
+#[test]
+fn the_seed_model_and_its_four_searches_find_the_optimum() {
+    require("gecode-basic");
+    // b01-e3 (everything fits) and tight-3 (only two of three tiles fit).
+    for json in [SMALL[2], SMALL[6]] {
+        let inst = instance(json);
+        let optimum = domino::brute_force(&inst).len() as u32;
+        for name in [
+            "gecode-basic",
+            "gecode-inserted",
+            "gecode-orientation",
+            "gecode-posx",
+        ] {
+            let r = run(&inst, name, &limits(60)).unwrap();
+            assert_optimal(&r, optimum);
+            assert_eq!(r.solver, "gecode");
+        }
+    }
+}
+
+#[test]
+fn a_tiny_limit_on_a_hard_instance_is_a_walltime_timeout_and_leaves_no_process() {
+    require("gecode-basic");
+    let inst = instance(HARD);
+    // MiniZinc needs seconds to compile this instance, so nothing is solved in 0.2 s.
+    let mut l = limits(1);
+    l.wall = Duration::from_millis(200);
+    let r = run(&inst, "gecode-basic", &l).unwrap();
+    assert_eq!(r.status, Status::Timeout, "{r:?}");
+    assert_eq!(r.termination, Termination::Walltime);
+    assert_eq!(r.objective, None);
+    assert!(r.placement.is_empty());
+    assert!(r.wall_seconds < 5.0, "{}", r.wall_seconds);
+    let group = process::LAST_GROUP.with(|g| g.get());
+    assert!(group > 0);
+    assert!(process::live_group_members(group).is_empty());
+}
+
+#[test]
+fn a_wrong_placement_is_recorded_wrong() {
+    require("clingo");
+    // tight-3: three tiles of different constant values on 3 x 3; two fit (rows 0 and 2).
+    // A model without the adjacency rule stacks all three, which the verifier must reject.
+    let inst = instance(SMALL[6]);
+    let model = models::model("domino.lp").unwrap().text;
+    let broken: String = model
+        .lines()
+        .filter(|l| !l.contains("V1 != V2"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(broken.len(), model.len());
+    let a = config("clingo").unwrap().availability();
+    let mut ext = external_for(Engine::Clingo, &a).unwrap();
+    ext.models = vec![("domino.lp".into(), broken)];
+    let r = run_external(&inst, "clingo-broken", &ext, &limits(60));
+    assert_eq!(r.status, Status::Wrong, "{r:?}");
+    assert_eq!(r.objective, None);
+    assert_eq!(r.placement.len(), 3);
+    assert!(r.message.as_deref().unwrap().contains("verifier"), "{r:?}");
+
+    // A MiniZinc model whose objective line overstates its placement is wrong too.
+    require("gecode-placement");
+    let a = config("gecode-placement").unwrap().availability();
+    let mut ext = external_for(config("gecode-placement").unwrap().engine, &a).unwrap();
+    let text = models::model("domino-placement.mzn").unwrap().text;
+    let lying = text.replace(
+        "\"objective \\(objective)\\n\"",
+        "\"objective \\(objective + 1)\\n\"",
+    );
+    assert_ne!(lying, text);
+    ext.models = vec![("domino-placement.mzn".into(), lying)];
+    let r = run_external(&inst, "gecode-lying", &ext, &limits(60));
+    assert_eq!(r.status, Status::Wrong, "{r:?}");
+    assert!(
+        r.message.as_deref().unwrap().contains("claims objective 3"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_broken_model_is_an_error_with_the_solver_message() {
+    require("gecode-placement");
+    let inst = instance(SMALL[0]);
+    let a = config("gecode-placement").unwrap().availability();
+    let mut ext = external_for(config("gecode-placement").unwrap().engine, &a).unwrap();
+    ext.models = vec![(
+        "domino-placement.mzn".into(),
+        "solve satisfy; constraint nosuch > 1;".into(),
+    )];
+    let r = run_external(&inst, "gecode-typo", &ext, &limits(60));
+    assert_eq!(r.status, Status::Error, "{r:?}");
+    assert_eq!(r.termination, Termination::Failed);
+    assert!(
+        r.message
+            .as_deref()
+            .unwrap()
+            .contains("undefined identifier"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn chuffed_is_unavailable_unless_installed() {
+    let inst = instance(SMALL[0]);
+    let a = config("chuffed").unwrap().availability();
+    let r = run(&inst, "chuffed", &limits(60)).unwrap();
+    assert_eq!(r.solver, "chuffed");
+    if a.available {
+        assert_optimal(&r, 4);
+    } else {
+        assert_eq!(r.status, Status::Unavailable, "{r:?}");
+        assert_eq!(r.termination, Termination::Normal);
+        assert!(r.message.is_some() && r.command.is_empty());
+    }
+}
+
+#[test]
+fn an_unknown_configuration_is_an_error() {
+    let inst = instance(SMALL[0]);
+    let e = run(&inst, "cplex", &limits(1)).unwrap_err();
+    assert!(e.to_string().contains("gecode-placement"), "{e}");
+}
+
+#[test]
+fn a_record_round_trips_through_json() {
+    let inst = instance(SMALL[2]);
+    let r = run(&inst, "native", &limits(10)).unwrap();
+    assert_optimal(&r, 3);
+    assert_eq!(r.cpu_measure, Measure::Thread);
+    assert_eq!(r.host.dancehall_version, env!("CARGO_PKG_VERSION"));
+    let text = serde_json::to_string(&r).unwrap();
+    let back: RunRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["status"], "optimal");
+    assert_eq!(v["termination"], "none");
+    assert_eq!(
+        v["placement"][0]["orientation"]
+            .as_str()
+            .map(|o| o == "H" || o == "V"),
+        Some(true)
+    );
+}
