@@ -60,8 +60,12 @@ pub struct SolveOutcome {
 /// Cell codes: values are remapped to `0..values`; these two are never values.
 const FREE: u8 = 0xFF;
 const EMPTY: u8 = 0xFE;
-/// Value codes must stay below this for the table's key encoding (`0x80 | value`).
-const MAX_VALUE_CODES: usize = 0x7E;
+/// The code of every value that only one tile shows; it matches nothing, not even itself.
+const PRIVATE: u8 = 0x7D;
+/// Value codes stay below PRIVATE, so that the table's key can tag them (`0x80 | code`).
+const MAX_SHARED_VALUES: usize = PRIVATE as usize;
+/// Size of the per-code arrays.
+const CODES: usize = PRIVATE as usize + 1;
 /// Transposition-table entries kept before the table is cleared (bounds its memory).
 const TABLE_CAPACITY: usize = 1 << 21;
 /// Nodes between two looks at the clock and the stop flag.
@@ -87,7 +91,16 @@ pub fn solve(instance: &Instance, limits: &SolveLimits) -> SolveOutcome {
             nodes: 0,
         };
     }
-    let model = Model::new(instance);
+    let Some(model) = Model::new(instance) else {
+        // More than 125 distinct values shared between tiles: beyond this optimiser.
+        return SolveOutcome {
+            status: SolveStatus::Unknown,
+            placement: Vec::new(),
+            objective: 0,
+            bound: area_bound,
+            nodes: 0,
+        };
+    };
     let mut search = Search::new(&model, limits);
     search.run()
 }
@@ -117,17 +130,38 @@ struct TileType {
     members: Vec<u32>,
     /// The distinct value sequences (one for a palindrome, else two), as codes and as values.
     variants: Vec<([u8; 3], [u32; 3])>,
+    /// Every `(first cell, vertical, variant)` inside the board, by first cell.
+    spots: Vec<(u16, bool, u8)>,
 }
 
 impl<'a> Model<'a> {
-    fn new(instance: &'a Instance) -> Self {
+    /// `None` when the instance has more shared values than the cell codes can hold.
+    fn new(instance: &'a Instance) -> Option<Self> {
         let n = instance.n as usize;
         let cells = n * n;
-        let mut values: Vec<u32> = instance.tiles.iter().flatten().copied().collect();
-        values.sort_unstable();
-        values.dedup();
-        let table_ok = values.len() <= MAX_VALUE_CODES;
-        let code = |v: u32| values.binary_search(&v).unwrap_or(0).min(0xFD) as u8;
+        // A value shown by one tile only can never be matched by another tile: all such values
+        // share the code PRIVATE, which matches nothing; the others are numbered from 0.
+        let mut holders: Vec<(u32, usize)> = Vec::new();
+        for (i, t) in instance.tiles.iter().enumerate() {
+            for &v in t {
+                holders.push((v, i));
+            }
+        }
+        holders.sort_unstable();
+        holders.dedup();
+        let mut shared: Vec<u32> = Vec::new();
+        for w in holders.windows(2) {
+            if w[0].0 == w[1].0 && shared.last() != Some(&w[0].0) {
+                shared.push(w[0].0);
+            }
+        }
+        if shared.len() > MAX_SHARED_VALUES {
+            return None;
+        }
+        let code = |v: u32| match shared.binary_search(&v) {
+            Ok(i) => i as u8,
+            Err(_) => PRIVATE,
+        };
 
         let mut types: Vec<TileType> = Vec::new();
         let mut canon: Vec<[u32; 3]> = Vec::new();
@@ -145,13 +179,30 @@ impl<'a> Model<'a> {
                     types.push(TileType {
                         members: vec![i as u32],
                         variants,
+                        spots: Vec::new(),
                     });
                 }
             }
         }
-        let table_ok = table_ok && types.iter().all(|t| t.members.len() < 256);
+        let table_ok = types.iter().all(|t| t.members.len() < 256);
+        for t in &mut types {
+            for p in 0..cells {
+                for vertical in [false, true] {
+                    let inside = if vertical {
+                        p / n + 2 < n
+                    } else {
+                        p % n + 2 < n
+                    };
+                    for variant in 0..t.variants.len() {
+                        if inside {
+                            t.spots.push((p as u16, vertical, variant as u8));
+                        }
+                    }
+                }
+            }
+        }
 
-        let mut by_first = vec![Vec::new(); values.len()];
+        let mut by_first = vec![Vec::new(); CODES];
         let mut all = Vec::new();
         for (ty, t) in types.iter().enumerate() {
             for (v, (codes, _)) in t.variants.iter().enumerate() {
@@ -175,7 +226,7 @@ impl<'a> Model<'a> {
             left.push(at(r, c - 1));
             right.push(at(r, c + 1));
         }
-        Model {
+        Some(Model {
             instance,
             n,
             cells,
@@ -188,19 +239,17 @@ impl<'a> Model<'a> {
             left,
             right,
             table_ok,
-        }
+        })
     }
 }
 
-/// A limit stopped the search.
-struct Halt;
-
-/// What the transposition table says about a node.
-enum Probe {
-    /// A proven bound says the node cannot reach its target.
-    Unreachable,
-    /// Nothing useful known; the key to store the node's result under.
-    Unknown(Vec<u8>),
+/// Why a search stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Halt {
+    /// The caller's deadline or stop flag.
+    Limit,
+    /// The node budget of a heuristic probe.
+    Budget,
 }
 
 #[derive(Clone, Copy)]
@@ -211,6 +260,12 @@ struct Placed {
     variant: u8,
 }
 
+/// The per-tile check runs when at most this many unplaced tiles may stay unplaced.
+const SPOT_CHECK_SLACK: u32 = 0;
+
+/// Nodes the first probe (all tiles on the whole board, depth first) may spend.
+const PROBE_BUDGET: u64 = 200_000;
+
 struct Search<'m, 'a> {
     model: &'m Model<'a>,
     limits: &'m SolveLimits,
@@ -219,13 +274,21 @@ struct Search<'m, 'a> {
     /// FREE cells on the board.
     free: usize,
     used: Vec<u8>,
+    /// Per value code: how many cells of the unplaced tiles show it.
+    supply: Vec<u32>,
+    /// Scratch for the look-ahead: per value code, free cells that must show it.
+    demand: Vec<u32>,
     placed: u32,
     stack: Vec<Placed>,
-    /// `best[p]` for the finished levels (`best[cells] = 0`).
+    /// `best[p]` for the finished levels (`best[cells] = 0`); before a level is finished it
+    /// holds the trivial bound.
     best: Vec<u32>,
     table: HashMap<Box<[u8]>, u8, BuildHasherDefault<FxHasher>>,
+    key: Vec<u8>,
     nodes: u64,
     next_poll: u64,
+    budget: u64,
+    /// The largest legal partial placement seen.
     solution: Vec<Placed>,
 }
 
@@ -233,96 +296,135 @@ impl<'m, 'a> Search<'m, 'a> {
     fn new(model: &'m Model<'a>, limits: &'m SolveLimits) -> Self {
         let mut board = vec![FREE; model.cells + 1];
         board[model.cells] = EMPTY;
+        let mut supply = vec![0u32; CODES];
+        for t in &model.types {
+            for &c in &t.variants[0].0 {
+                supply[c as usize] += t.members.len() as u32;
+            }
+        }
+        let cap = (model.cells / 3) as u32;
+        let best = (0..=model.cells)
+            .map(|p| model.tiles.min(((model.cells - p) / 3) as u32).min(cap))
+            .collect();
         Search {
             model,
             limits,
             board,
             free: model.cells,
             used: vec![0; model.types.len()],
+            demand: vec![0; CODES],
+            supply,
             placed: 0,
             stack: Vec::new(),
-            best: vec![0; model.cells + 1],
+            best,
             table: HashMap::default(),
+            key: Vec::new(),
             nodes: 0,
             next_poll: POLL_EVERY,
+            budget: u64::MAX,
             solution: Vec::new(),
         }
     }
 
+    /// Clears the board: cells before `p` are EMPTY (outside the region), the rest FREE.
+    fn reset(&mut self, p: usize) {
+        debug_assert!(self.stack.is_empty());
+        let cells = self.model.cells;
+        for q in 0..cells {
+            self.board[q] = if q < p { EMPTY } else { FREE };
+        }
+        self.free = cells - p;
+    }
+
     fn run(&mut self) -> SolveOutcome {
         let cells = self.model.cells;
-        let m = self.model.tiles;
+        let top = self.best[0];
+
+        // Probe: most instances take every tile, and then depth first finds it fast.
+        self.reset(0);
+        self.budget = self.nodes + PROBE_BUDGET;
+        let probe = self.dfs(0, top);
+        self.budget = u64::MAX;
+        match probe {
+            Ok(true) => return self.outcome(SolveStatus::Optimal, top),
+            Ok(false) => self.best[0] = top - 1,
+            Err(Halt::Budget) => {}
+            Err(Halt::Limit) => return self.stopped(cells),
+        }
+
+        // Russian-doll levels, from the last cell back to the first.
         let mut level = cells;
-        let mut halted = false;
         while level > 0 {
             let p = level - 1;
-            if self.best[level] >= m {
-                self.best[p] = m;
+            let below = self.best[level];
+            if below >= self.best[0] {
+                // The global bound is reached: this is the optimum.
+                self.best[0] = below;
+                break;
+            }
+            if below >= self.best[p] {
+                // Suffix p cannot hold more than suffix p + 1 (too few cells).
+                self.best[p] = below;
                 level = p;
                 continue;
             }
-            // Cells before p are outside this level's region.
-            for q in 0..cells {
-                self.board[q] = if q < p { EMPTY } else { FREE };
-            }
-            self.free = cells - p;
-            let target = self.best[level] + 1;
-            match self.start_at(p, target) {
-                Ok(true) => self.best[p] = target,
-                Ok(false) => self.best[p] = self.best[level],
-                Err(Halt) => {
-                    halted = true;
-                    break;
-                }
+            self.reset(p);
+            let found = self.start_at(p, below + 1);
+            match found {
+                Ok(true) => self.best[p] = below + 1,
+                Ok(false) => self.best[p] = below,
+                Err(_) => return self.stopped(level),
             }
             level = p;
         }
-        let objective = self.solution.len() as u32;
-        let (status, bound) = if halted {
-            // Tiles within suffix `level`, plus those starting before it: each of those covers
-            // three cells below `level + 2n`.
-            let before = ((level + 2 * self.model.n) / 3) as u32;
-            let bound = (self.best[level] + before)
-                .min(m)
-                .min((cells / 3) as u32)
-                .max(objective);
-            let status = if objective == bound {
-                SolveStatus::Optimal
-            } else if objective > 0 {
-                SolveStatus::Feasible
-            } else {
-                SolveStatus::Unknown
-            };
-            (status, bound)
-        } else {
-            debug_assert_eq!(self.best[0], objective);
-            (SolveStatus::Optimal, self.best[0])
-        };
+        let optimum = self.best[0];
+        debug_assert_eq!(self.solution.len() as u32, optimum);
+        self.outcome(SolveStatus::Optimal, optimum)
+    }
+
+    fn outcome(&self, status: SolveStatus, bound: u32) -> SolveOutcome {
         SolveOutcome {
             status,
             placement: self.placements(),
-            objective,
+            objective: self.solution.len() as u32,
             bound,
             nodes: self.nodes,
         }
     }
 
+    /// The outcome when a limit stopped level `level - 1`: levels `level..` are finished.
+    fn stopped(&self, level: usize) -> SolveOutcome {
+        let objective = self.solution.len() as u32;
+        // Tiles inside suffix `level`, plus those starting before it, each of which covers
+        // three cells before `level + 2n`.
+        let before = ((level + 2 * self.model.n).min(self.model.cells) / 3) as u32;
+        let bound = (self.best[level].saturating_add(before))
+            .min(self.best[0])
+            .max(objective);
+        let status = if objective == bound {
+            SolveStatus::Optimal
+        } else if objective > 0 {
+            SolveStatus::Feasible
+        } else {
+            SolveStatus::Unknown
+        };
+        self.outcome(status, bound)
+    }
+
     /// Level `p`: a tile starts at `p` and `target` tiles fit in suffix `p`?
     fn start_at(&mut self, p: usize, target: u32) -> Result<bool, Halt> {
         self.tick()?;
-        let options = self.options(p);
-        for (ty, variant, vertical) in options {
-            if self.used[ty as usize] as usize >= self.model.types[ty as usize].members.len() {
-                continue;
-            }
-            if !self.fits(p, ty, variant, vertical) {
-                continue;
-            }
-            self.place(p, ty, variant, vertical);
-            let found = self.dfs(p + 1, target - 1);
-            self.unplace();
-            if found? {
-                return Ok(true);
+        let m = self.model;
+        let list = match self.required(p) {
+            Required::Any => &m.all[..],
+            Required::Value(v) => &m.by_first[v as usize][..],
+            Required::Dead => return Ok(false),
+        };
+        for &(ty, variant) in list {
+            for vertical in [false, true] {
+                if self.try_tile(p, ty, variant, vertical, target - 1)? {
+                    return Ok(true);
+                }
             }
         }
         Ok(false)
@@ -331,42 +433,47 @@ impl<'m, 'a> Search<'m, 'a> {
     /// Can `need` more tiles be placed from cell `j` on?
     fn dfs(&mut self, mut j: usize, need: u32) -> Result<bool, Halt> {
         if need == 0 {
-            self.solution = self.stack.clone();
             return Ok(true);
         }
-        let cells = self.model.cells;
-        while j < cells && self.board[j] != FREE {
+        let m = self.model;
+        while j < m.cells && self.board[j] != FREE {
             j += 1;
         }
-        if j == cells
-            || need > self.model.tiles - self.placed
+        if j == m.cells
+            || need > m.tiles - self.placed
             || need > self.best[j]
             || 3 * need as usize > self.free
         {
             return Ok(false);
         }
         self.tick()?;
-        let key = if self.model.table_ok {
-            match self.probe(j, need) {
-                Probe::Unreachable => return Ok(false),
-                Probe::Unknown(key) => Some(key),
+        if !self.look_ahead(j, need) {
+            return Ok(false);
+        }
+        let slack = m.tiles - self.placed - need;
+        if slack <= SPOT_CHECK_SLACK && !self.enough_placeable(j, slack) {
+            return Ok(false);
+        }
+        let keyed = m.table_ok;
+        if keyed {
+            self.build_key(j);
+            if let Some(&bound) = self.table.get(self.key.as_slice()) {
+                if u32::from(bound) < need {
+                    return Ok(false);
+                }
             }
-        } else {
-            None
-        };
+        }
 
-        for (ty, variant, vertical) in self.options(j) {
-            if self.used[ty as usize] as usize >= self.model.types[ty as usize].members.len() {
-                continue;
-            }
-            if !self.fits(j, ty, variant, vertical) {
-                continue;
-            }
-            self.place(j, ty, variant, vertical);
-            let found = self.dfs(j + 1, need - 1);
-            self.unplace();
-            if found? {
-                return Ok(true);
+        let list = match self.required(j) {
+            Required::Any => &m.all[..],
+            Required::Value(v) => &m.by_first[v as usize][..],
+            Required::Dead => &[][..],
+        };
+        for &(ty, variant) in list {
+            for vertical in [false, true] {
+                if self.try_tile(j, ty, variant, vertical, need - 1)? {
+                    return Ok(true);
+                }
             }
         }
         self.board[j] = EMPTY;
@@ -377,34 +484,117 @@ impl<'m, 'a> Search<'m, 'a> {
         if found? {
             return Ok(true);
         }
-        if let Some(key) = key {
-            self.store(key, need - 1);
+        if keyed {
+            self.build_key(j);
+            self.store(need - 1);
         }
         Ok(false)
     }
 
-    /// The `(type, variant, vertical)` candidates at free cell `j`, before the fit check:
-    /// the first value must equal a valued neighbour above or to the left.
-    fn options(&self, j: usize) -> Vec<(u16, u8, bool)> {
+    /// Places the tile at `j` if it fits and searches on for `need` more.
+    fn try_tile(
+        &mut self,
+        j: usize,
+        ty: u16,
+        variant: u8,
+        vertical: bool,
+        need: u32,
+    ) -> Result<bool, Halt> {
+        let m = self.model;
+        if self.used[ty as usize] as usize >= m.types[ty as usize].members.len()
+            || !self.fits(j, ty, variant, vertical)
+        {
+            return Ok(false);
+        }
+        self.place(j, ty, variant, vertical);
+        let found = self.dfs(j + 1, need);
+        self.unplace();
+        found
+    }
+
+    /// The value a tile covering free cell `j` must show there, from the valued cells above
+    /// and to the left (the only decided neighbours).
+    fn required(&self, j: usize) -> Required {
         let m = self.model;
         let up = self.board[m.up[j]];
         let left = self.board[m.left[j]];
-        let required = match (up < EMPTY, left < EMPTY) {
-            (true, true) if up != left => return Vec::new(),
-            (true, _) => Some(up),
-            (_, true) => Some(left),
-            _ => None,
-        };
-        let list = match required {
-            Some(v) => &m.by_first[v as usize],
-            None => &m.all,
-        };
-        let mut out = Vec::with_capacity(list.len() * 2);
-        for &(ty, variant) in list {
-            out.push((ty, variant, false));
-            out.push((ty, variant, true));
+        match (up < EMPTY, left < EMPTY) {
+            _ if up == PRIVATE || left == PRIVATE => Required::Dead,
+            (true, true) if up != left => Required::Dead,
+            (true, _) => Required::Value(up),
+            (_, true) => Required::Value(left),
+            _ => Required::Any,
         }
-        out
+    }
+
+    /// Cheap necessary condition for `need` more tiles from `j` on: free cells next to valued
+    /// cells of two different values can never be covered, nor can more cells that must show
+    /// value `v` than the unplaced tiles have cells showing `v`.
+    fn look_ahead(&mut self, j: usize, need: u32) -> bool {
+        let m = self.model;
+        let b = &self.board;
+        let end = (j + 3 * m.n).min(m.cells);
+        let mut lost = 0usize;
+        let mut touched: u128 = 0;
+        for x in j..end {
+            if b[x] != FREE {
+                continue;
+            }
+            let mut req = FREE;
+            let mut dead = false;
+            for w in [m.up[x], m.down[x], m.left[x], m.right[x]] {
+                let c = b[w];
+                if c < EMPTY {
+                    if c == PRIVATE {
+                        dead = true;
+                        break;
+                    }
+                    if req == FREE {
+                        req = c;
+                    } else if req != c {
+                        dead = true;
+                        break;
+                    }
+                }
+            }
+            if dead {
+                lost += 1;
+            } else if req != FREE {
+                self.demand[req as usize] += 1;
+                touched |= 1 << req;
+            }
+        }
+        while touched != 0 {
+            let v = touched.trailing_zeros() as usize;
+            touched &= touched - 1;
+            lost += self.demand[v].saturating_sub(self.supply[v]) as usize;
+            self.demand[v] = 0;
+        }
+        3 * need as usize + lost <= self.free
+    }
+
+    /// Whether at most `slack` unplaced tiles have no spot left that fits from `j` on.
+    fn enough_placeable(&self, j: usize, slack: u32) -> bool {
+        let m = self.model;
+        let mut stuck = 0u32;
+        for (ty, t) in m.types.iter().enumerate() {
+            let left = (t.members.len() - self.used[ty] as usize) as u32;
+            if left == 0 {
+                continue;
+            }
+            let from = t.spots.partition_point(|s| (s.0 as usize) < j);
+            let fits = t.spots[from..].iter().any(|&(p, vertical, variant)| {
+                self.board[p as usize] == FREE
+                    && self.fits(p as usize, ty as u16, variant, vertical)
+            });
+            if !fits {
+                stuck += left;
+                if stuck > slack {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Whether the tile fits at `j`: cells free and inside, every touching value equal.
@@ -415,7 +605,7 @@ impl<'m, 'a> Search<'m, 'a> {
         let b = &self.board;
         let ok = |cell: usize, value: u8| {
             let w = b[cell];
-            w >= EMPTY || w == value
+            w >= EMPTY || (w == value && w != PRIVATE)
         };
         if vertical {
             if j / n + 2 >= n {
@@ -456,6 +646,7 @@ impl<'m, 'a> Search<'m, 'a> {
         let step = if vertical { n } else { 1 };
         for (i, value) in v.into_iter().enumerate() {
             self.board[j + i * step] = value;
+            self.supply[value as usize] -= 1;
         }
         self.free -= 3;
         self.used[ty as usize] += 1;
@@ -466,24 +657,30 @@ impl<'m, 'a> Search<'m, 'a> {
             ty,
             variant,
         });
+        if self.stack.len() > self.solution.len() {
+            self.solution = self.stack.clone();
+        }
     }
 
     fn unplace(&mut self) {
         let p = self.stack.pop().expect("unplace after place");
         let step = if p.vertical { self.model.n } else { 1 };
         for i in 0..3 {
-            self.board[p.cell + i * step] = FREE;
+            let cell = p.cell + i * step;
+            self.supply[self.board[cell] as usize] += 1;
+            self.board[cell] = FREE;
         }
         self.free += 3;
         self.used[p.ty as usize] -= 1;
         self.placed -= 1;
     }
 
-    /// The frontier key of cell `j`, unless the table already proves `need` unreachable.
-    fn probe(&self, j: usize, need: u32) -> Probe {
+    /// The frontier key of cell `j` into `self.key`.
+    fn build_key(&mut self, j: usize) {
         let m = self.model;
         let n = m.n;
-        let mut key = Vec::with_capacity(3 + 2 * n + self.used.len());
+        let key = &mut self.key;
+        key.clear();
         key.extend_from_slice(&(j as u16).to_le_bytes());
         // Row band j..j+n: a free cell shows the decided value above it; a covered one its own.
         for p in j..(j + n).min(m.cells) {
@@ -500,23 +697,27 @@ impl<'m, 'a> Search<'m, 'a> {
             key.push(self.board[p]);
         }
         key.extend_from_slice(&self.used);
-        match self.table.get(key.as_slice()) {
-            Some(&bound) if u32::from(bound) < need => Probe::Unreachable,
-            _ => Probe::Unknown(key),
-        }
     }
 
-    fn store(&mut self, key: Vec<u8>, bound: u32) {
+    /// Records that the node keyed in `self.key` can take at most `bound` more tiles.
+    fn store(&mut self, bound: u32) {
+        let bound = bound.min(255) as u8;
+        if let Some(entry) = self.table.get_mut(self.key.as_slice()) {
+            *entry = (*entry).min(bound);
+            return;
+        }
         if self.table.len() >= TABLE_CAPACITY {
             self.table.clear();
         }
-        let bound = bound.min(255) as u8;
-        let entry = self.table.entry(key.into_boxed_slice()).or_insert(bound);
-        *entry = (*entry).min(bound);
+        self.table
+            .insert(self.key.clone().into_boxed_slice(), bound);
     }
 
     fn tick(&mut self) -> Result<(), Halt> {
         self.nodes += 1;
+        if self.nodes >= self.budget {
+            return Err(Halt::Budget);
+        }
         if self.nodes >= self.next_poll {
             self.next_poll = self.nodes + POLL_EVERY;
             let stop = self
@@ -526,7 +727,7 @@ impl<'m, 'a> Search<'m, 'a> {
                 .is_some_and(|s| s.load(Ordering::Relaxed));
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             if stop || late {
-                return Err(Halt);
+                return Err(Halt::Limit);
             }
         }
         Ok(())
@@ -558,6 +759,14 @@ impl<'m, 'a> Search<'m, 'a> {
             })
             .collect()
     }
+}
+
+/// What a free cell's decided neighbours demand of a tile covering it.
+enum Required {
+    Any,
+    Value(u8),
+    /// Two different values: the cell must stay empty.
+    Dead,
 }
 
 /// The Firefox hasher (rustc's FxHash): fast, fine for table keys that are not adversarial.
