@@ -77,7 +77,7 @@ pub enum Error {
     Tls(String),
     #[error("the token is not printable ASCII")]
     BadToken,
-    #[error("the coordinator refused this worker ({}): {}", .0.code(), .0.message())]
+    #[error("the coordinator refused this worker ({:?}): {}", .0.code(), .0.message())]
     Refused(tonic::Status),
     #[error("--threads must be at least 1")]
     NoThreads,
