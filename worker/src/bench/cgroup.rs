@@ -39,6 +39,7 @@ impl RunCgroup {
     /// the memory controller is there (see [`RunCgroup::limits_memory`]).
     pub fn create(memory_limit: Option<u64>) -> Option<RunCgroup> {
         let parent = own_cgroup_dir()?;
+        remove_stale(&parent);
         let name = format!(
             "dancehall-run-{}-{}",
             std::process::id(),
@@ -170,6 +171,26 @@ pub fn join_from_child(fd: libc::c_int) -> std::io::Result<()> {
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Removes the empty run groups left behind by dancehall processes that died before their
+/// drop ran (`dancehall-run-PID-N` whose PID is gone); populated ones are left alone.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("dancehall-run-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next() else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = fs::remove_dir(entry.path());
+        }
     }
 }
 
