@@ -9,9 +9,16 @@
 //! Active items form a circular list through `items[0]` (primary) and `items[N + 1]`
 //! (secondary).
 //!
+//! Every option node also knows the span `first..=last` of its option (`spans`, fixed at
+//! construction), so that the loops over "the other nodes of this option" (`hide`, `unhide`,
+//! `choose_rest`, `unchoose_rest`) are counted loops with a branch-free wrap-around instead of
+//! a walk that finds the option's end at a spacer: the trip count is the same for every
+//! option of equal length, so the loop exit is predictable (measured by `cargo bench -p cores
+//! --bench dlx`). The spacers stay, as in Knuth's layout, but the search no longer reads them.
+//!
 //! Invariants: every `up`, `down`, `prev` and `next` value is a valid index into its array
-//! (set at construction and only ever copied from other links), which is what makes the
-//! unchecked indexing in the hot loops sound; after any public method returns, the links are
+//! (set at construction and only ever copied from other links), and every span lies inside
+//! `nodes`, which is what makes the unchecked indexing in the hot loops sound; after any public method returns, the links are
 //! exactly as they were after the last `apply_prefix` (the search undoes what it does, in
 //! reverse order). No allocation happens per node or per search step.
 
@@ -36,6 +43,14 @@ struct Node {
     colour: i32,
 }
 
+/// The nodes of the option that an option node belongs to: `first..=last`.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+struct Span {
+    first: u32,
+    last: u32,
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C)]
 struct Link {
@@ -53,6 +68,8 @@ const POLL_INTERVAL: u64 = 1024;
 pub struct Dlx<'p> {
     problem: &'p Problem,
     nodes: Vec<Node>,
+    /// Per node, the span of its option (option nodes only; zero elsewhere).
+    spans: Vec<Span>,
     items: Vec<Link>,
     /// Number of items N; headers are nodes 1..=N, the secondary list head is items[N + 1].
     n: usize,
@@ -67,7 +84,9 @@ pub struct Dlx<'p> {
     /// The search stack: chosen node per depth and the item branched on.
     choice_node: Vec<u32>,
     choice_item: Vec<u32>,
-    updates: u64,
+    /// Whether some option gives an item a colour; if not, the search runs the colour-blind
+    /// instance of the dance (`COLOURS = false`), which skips the colour tests.
+    coloured: bool,
     stats: Stats,
 }
 
@@ -108,6 +127,7 @@ impl<'p> Dlx<'p> {
             });
         }
         let mut option_first = Vec::with_capacity(problem.num_options());
+        let mut spans = Vec::with_capacity(total);
         // First spacer.
         let mut spacer = nodes.len();
         nodes.push(Node {
@@ -134,6 +154,8 @@ impl<'p> Dlx<'p> {
                 nodes[header].top += 1;
             }
             let last = nodes.len() as u32 - 1;
+            spans.resize(first as usize, Span::default());
+            spans.resize(last as usize + 1, Span { first, last });
             nodes[spacer].down = last;
             spacer = nodes.len();
             nodes.push(Node {
@@ -143,10 +165,12 @@ impl<'p> Dlx<'p> {
                 colour: 0,
             });
         }
+        spans.resize(nodes.len(), Span::default());
         let depth = n1 + 2;
         Dlx {
             problem,
             nodes,
+            spans,
             items,
             n,
             option_first,
@@ -159,7 +183,7 @@ impl<'p> Dlx<'p> {
             item_state: vec![0; n + 1],
             choice_node: vec![0; depth],
             choice_item: vec![0; depth],
-            updates: 0,
+            coloured: problem.options().any(|o| o.iter().any(|&(_, c)| c != 0)),
             stats: Stats {
                 profile: vec![LevelStats::default(); depth],
                 ..Stats::default()
@@ -207,6 +231,13 @@ impl<'p> Dlx<'p> {
     }
 
     #[inline(always)]
+    fn span(&self, x: u32) -> Span {
+        debug_assert!((x as usize) < self.spans.len());
+        // SAFETY: `spans` has one entry per node (module invariant).
+        unsafe { *self.spans.get_unchecked(x as usize) }
+    }
+
+    #[inline(always)]
     fn it(&self, i: u32) -> &Link {
         debug_assert!((i as usize) < self.items.len());
         // SAFETY: item links are valid indices into `items` (module invariant).
@@ -220,82 +251,84 @@ impl<'p> Dlx<'p> {
         unsafe { self.items.get_unchecked_mut(i as usize) }
     }
 
-    /// Removes the other nodes of `p`'s option from their item lists.
+    /// Removes the other nodes of `p`'s option from their item lists, counting the removals
+    /// in `updates` (a local of the caller, so that it stays in a register).
+    ///
+    /// The dance is generic over `COLOURS`: `false` is sound only when no node has a colour
+    /// (then every `colour` is 0, purification never happens, and the colour tests below and
+    /// in `commit` are always true); `search` picks the instance from `self.coloured`.
     #[inline(always)]
-    fn hide(&mut self, p: u32) {
-        let mut q = p + 1;
-        while q != p {
+    fn hide<const COLOURS: bool>(&mut self, p: u32, updates: &mut u64) {
+        // The other nodes of the option, cyclically to the right of `p`: a counted loop (its
+        // exit is predictable when options have equal lengths) with a branch-free wrap.
+        let Span { first, last } = self.span(p);
+        let mut q = p;
+        for _ in first..last {
+            q = if q == last { first } else { q + 1 };
             let Node {
                 up,
                 down,
                 top,
                 colour,
             } = *self.nd(q);
-            if top <= 0 {
-                q = up;
-            } else {
-                if colour >= 0 {
-                    self.nd_mut(up).down = down;
-                    self.nd_mut(down).up = up;
-                    self.nd_mut(top as u32).top -= 1;
-                    self.updates += 1;
-                }
-                q += 1;
+            if !COLOURS || colour >= 0 {
+                self.nd_mut(up).down = down;
+                self.nd_mut(down).up = up;
+                self.nd_mut(top as u32).top -= 1;
+                *updates += 1;
             }
         }
     }
 
+    /// Undoes `hide(p)`, visiting the nodes in the opposite order (cyclically to the left).
     #[inline(always)]
-    fn unhide(&mut self, p: u32) {
-        let mut q = p - 1;
-        while q != p {
+    fn unhide<const COLOURS: bool>(&mut self, p: u32) {
+        let Span { first, last } = self.span(p);
+        let mut q = p;
+        for _ in first..last {
+            q = if q == first { last } else { q - 1 };
             let Node {
                 up,
                 down,
                 top,
                 colour,
             } = *self.nd(q);
-            if top <= 0 {
-                q = down;
-            } else {
-                if colour >= 0 {
-                    self.nd_mut(up).down = q;
-                    self.nd_mut(down).up = q;
-                    self.nd_mut(top as u32).top += 1;
-                }
-                q -= 1;
+            if !COLOURS || colour >= 0 {
+                self.nd_mut(up).down = q;
+                self.nd_mut(down).up = q;
+                self.nd_mut(top as u32).top += 1;
             }
         }
     }
 
     /// Covers item header `i`: hides every option in its list, then unlinks it.
     #[inline(always)]
-    fn cover(&mut self, i: u32) {
+    fn cover<const COLOURS: bool>(&mut self, i: u32, updates: &mut u64) {
         let mut p = self.nd(i).down;
         while p != i {
-            self.hide(p);
+            self.hide::<COLOURS>(p, updates);
             p = self.nd(p).down;
         }
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = next;
         self.it_mut(next).prev = prev;
-        self.updates += 1;
+        *updates += 1;
     }
 
     #[inline(always)]
-    fn uncover(&mut self, i: u32) {
+    fn uncover<const COLOURS: bool>(&mut self, i: u32) {
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = i;
         self.it_mut(next).prev = i;
         let mut p = self.nd(i).up;
         while p != i {
-            self.unhide(p);
+            self.unhide::<COLOURS>(p);
             p = self.nd(p).up;
         }
     }
 
     /// Keeps only the options that give item `top(p)` the colour of `p`.
-    fn purify(&mut self, p: u32) {
+    fn purify(&mut self, p: u32, updates: &mut u64) {
         let c = self.nd(p).colour;
         let i = self.nd(p).top as u32;
         let mut q = self.nd(i).down;
@@ -303,7 +336,7 @@ impl<'p> Dlx<'p> {
             if self.nd(q).colour == c {
                 self.nd_mut(q).colour = -1;
             } else {
-                self.hide(q);
+                self.hide::<true>(q, updates);
             }
             q = self.nd(q).down;
         }
@@ -311,7 +344,7 @@ impl<'p> Dlx<'p> {
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = next;
         self.it_mut(next).prev = prev;
-        self.updates += 1;
+        *updates += 1;
     }
 
     fn unpurify(&mut self, p: u32) {
@@ -325,27 +358,27 @@ impl<'p> Dlx<'p> {
             if self.nd(q).colour < 0 {
                 self.nd_mut(q).colour = c;
             } else {
-                self.unhide(q);
+                self.unhide::<true>(q);
             }
             q = self.nd(q).up;
         }
     }
 
     #[inline(always)]
-    fn commit(&mut self, p: u32) {
-        let colour = self.nd(p).colour;
+    fn commit<const COLOURS: bool>(&mut self, p: u32, updates: &mut u64) {
+        let colour = if COLOURS { self.nd(p).colour } else { 0 };
         if colour == 0 {
-            self.cover(self.nd(p).top as u32);
+            self.cover::<COLOURS>(self.nd(p).top as u32, updates);
         } else if colour > 0 {
-            self.purify(p);
+            self.purify(p, updates);
         }
     }
 
     #[inline(always)]
-    fn uncommit(&mut self, p: u32) {
-        let colour = self.nd(p).colour;
+    fn uncommit<const COLOURS: bool>(&mut self, p: u32) {
+        let colour = if COLOURS { self.nd(p).colour } else { 0 };
         if colour == 0 {
-            self.uncover(self.nd(p).top as u32);
+            self.uncover::<COLOURS>(self.nd(p).top as u32);
         } else if colour > 0 {
             self.unpurify(p);
         }
@@ -353,30 +386,24 @@ impl<'p> Dlx<'p> {
 
     /// Commits the items of `x`'s option other than `x`'s own (already covered) item.
     #[inline(always)]
-    fn choose_rest(&mut self, x: u32) {
-        let mut p = x + 1;
-        while p != x {
-            let top = self.nd(p).top;
-            if top <= 0 {
-                p = self.nd(p).up;
-            } else {
-                self.commit(p);
-                p += 1;
-            }
+    fn choose_rest<const COLOURS: bool>(&mut self, x: u32, updates: &mut u64) {
+        // Cyclically to the right of `x`, as in `hide`.
+        let Span { first, last } = self.span(x);
+        let mut p = x;
+        for _ in first..last {
+            p = if p == last { first } else { p + 1 };
+            self.commit::<COLOURS>(p, updates);
         }
     }
 
+    /// Undoes `choose_rest(x)`, cyclically to the left of `x`.
     #[inline(always)]
-    fn unchoose_rest(&mut self, x: u32) {
-        let mut p = x - 1;
-        while p != x {
-            let top = self.nd(p).top;
-            if top <= 0 {
-                p = self.nd(p).down;
-            } else {
-                self.uncommit(p);
-                p -= 1;
-            }
+    fn unchoose_rest<const COLOURS: bool>(&mut self, x: u32) {
+        let Span { first, last } = self.span(x);
+        let mut p = x;
+        for _ in first..last {
+            p = if p == first { last } else { p - 1 };
+            self.uncommit::<COLOURS>(p);
         }
     }
 
@@ -459,12 +486,12 @@ impl<'p> Dlx<'p> {
             let first = self.option_first[o as usize];
             let len = self.problem.option(o).len() as u32;
             for p in first..first + len {
-                self.commit(p);
+                // Prefix updates are not search updates (see `stats`).
+                self.commit::<true>(p, &mut 0);
             }
         }
         self.item_state = state;
         self.prefix.extend_from_slice(prefix);
-        self.updates = 0;
         Ok(())
     }
 
@@ -548,7 +575,21 @@ impl<'p> Dlx<'p> {
     }
 
     /// Algorithm X, iteratively (Knuth's steps X2-X8), counting into `self.stats`.
-    fn search(&mut self, limits: &Limits, mut visit: Option<Visitor<'_>>, limit: u128) -> Outcome {
+    fn search(&mut self, limits: &Limits, visit: Option<Visitor<'_>>, limit: u128) -> Outcome {
+        if self.coloured {
+            self.search_in::<true>(limits, visit, limit)
+        } else {
+            self.search_in::<false>(limits, visit, limit)
+        }
+    }
+
+    /// `search` with the dance's colour tests compiled in or out (see `hide`).
+    fn search_in<const COLOURS: bool>(
+        &mut self,
+        limits: &Limits,
+        mut visit: Option<Visitor<'_>>,
+        limit: u128,
+    ) -> Outcome {
         let nodes_at_start = self.stats.nodes;
         let polling =
             limits.max_nodes.is_some() || limits.deadline.is_some() || limits.stop.is_some();
@@ -557,7 +598,8 @@ impl<'p> Dlx<'p> {
         let mut found: u128 = 0;
         let mut solution: Vec<OptionId> = Vec::new();
         let mut level: usize = 0;
-        self.updates = 0;
+        // Updates made since the last node was accounted for.
+        let mut updates: u64 = 0;
 
         // `enter` = true: enter a new node at `level`; false: try the next option at `level`.
         let mut enter = true;
@@ -584,7 +626,7 @@ impl<'p> Dlx<'p> {
                         }
                         stop |= matches!(v(&solution), Flow::Stop);
                     }
-                    self.account_node(level, 0);
+                    self.account_node(level, 0, &mut updates);
                     if stop {
                         break 'search Outcome::Halted;
                     }
@@ -595,12 +637,12 @@ impl<'p> Dlx<'p> {
                     }
                     self.stats.profile[level].backtracks += 1;
                     level -= 1;
-                    self.advance(level);
+                    self.advance::<COLOURS>(level);
                     continue;
                 }
                 let degree = self.nd(i).top as u64;
-                self.cover(i);
-                self.account_node(level, degree);
+                self.cover::<COLOURS>(i, &mut updates);
+                self.account_node(level, degree, &mut updates);
                 self.choice_item[level] = i;
                 self.choice_node[level] = self.nd(i).down;
             }
@@ -608,17 +650,17 @@ impl<'p> Dlx<'p> {
             let i = self.choice_item[level];
             let x = self.choice_node[level];
             if x == i {
-                self.uncover(i);
+                self.uncover::<COLOURS>(i);
                 if level == 0 {
                     break 'search Outcome::Complete;
                 }
                 self.stats.profile[level].backtracks += 1;
                 level -= 1;
-                self.advance(level);
+                self.advance::<COLOURS>(level);
                 enter = false;
                 continue;
             }
-            self.choose_rest(x);
+            self.choose_rest::<COLOURS>(x, &mut updates);
             level += 1;
             enter = true;
         };
@@ -632,20 +674,20 @@ impl<'p> Dlx<'p> {
     /// Adds the node just entered at `level` to the profile: its updates so far (the rest of
     /// the option that led here, and the cover of its branching item) and its degree.
     #[inline(always)]
-    fn account_node(&mut self, level: usize, degree: u64) {
+    fn account_node(&mut self, level: usize, degree: u64, updates: &mut u64) {
         let l = &mut self.stats.profile[level];
         l.nodes += 1;
-        l.updates += self.updates;
+        l.updates += *updates;
         l.degrees += degree;
-        self.stats.updates += self.updates;
-        self.updates = 0;
+        self.stats.updates += *updates;
+        *updates = 0;
     }
 
     /// Undoes the option at `level` and moves to the next one in its item's list.
     #[inline(always)]
-    fn advance(&mut self, level: usize) {
+    fn advance<const COLOURS: bool>(&mut self, level: usize) {
         let x = self.choice_node[level];
-        self.unchoose_rest(x);
+        self.unchoose_rest::<COLOURS>(x);
         self.choice_node[level] = self.nd(x).down;
     }
 
@@ -675,10 +717,10 @@ impl<'p> Dlx<'p> {
         while level > 0 {
             level -= 1;
             let x = self.choice_node[level];
-            self.unchoose_rest(x);
-            self.uncover(self.choice_item[level]);
+            // The coloured instance undoes either kind of dance.
+            self.unchoose_rest::<true>(x);
+            self.uncover::<true>(self.choice_item[level]);
         }
-        self.updates = 0;
     }
 
     // ----- Monte Carlo -------------------------------------------------------------------
@@ -691,19 +733,20 @@ impl<'p> Dlx<'p> {
         let mut updates = 0.0;
         let mut solutions = 0.0;
         let mut level = 0;
-        self.updates = 0;
+        // Updates since the last node (the coloured instance of the dance serves every problem).
+        let mut made: u64 = 0;
         loop {
             nodes += weight;
             let i = self.choose_item();
             if i == 0 {
-                updates += weight * self.updates as f64;
+                updates += weight * made as f64;
                 solutions = weight;
                 break;
             }
             let degree = self.nd(i).top as u32;
-            self.cover(i);
-            updates += weight * self.updates as f64;
-            self.updates = 0;
+            self.cover::<true>(i, &mut made);
+            updates += weight * made as f64;
+            made = 0;
             self.choice_item[level] = i;
             if degree == 0 {
                 self.choice_node[level] = i;
@@ -715,7 +758,7 @@ impl<'p> Dlx<'p> {
                 x = self.nd(x).down;
             }
             self.choice_node[level] = x;
-            self.choose_rest(x);
+            self.choose_rest::<true>(x, &mut made);
             weight *= degree as f64;
             level += 1;
         }
@@ -725,11 +768,10 @@ impl<'p> Dlx<'p> {
             let x = self.choice_node[level];
             let i = self.choice_item[level];
             if x != i {
-                self.unchoose_rest(x);
+                self.unchoose_rest::<true>(x);
             }
-            self.uncover(i);
+            self.uncover::<true>(i);
         }
-        self.updates = 0;
         (nodes, updates, solutions)
     }
 
