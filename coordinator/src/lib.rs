@@ -1,1 +1,24 @@
-//! coordinator crate (filled in by its issue).
+//! dancehall's coordinator: hands out the units of counting jobs to stateless workers over
+//! gRPC and keeps every result in SQLite.
+//!
+//! Layers, each testable without the next: [`job`] (domain types), [`scheduler`] (a plain
+//! state machine for leases and exactly-once accounting), [`store`] (SQLite through sqlx),
+//! [`partition`] (cuts a job into units with Monte Carlo estimates), and [`server`] (a thin
+//! tonic adapter; entry point [`serve`]). [`client`] connects to a coordinator with the
+//! bearer token.
+//!
+//! The default listen address is [`config::DEFAULT_LISTEN_ADDR`] (loopback); [`serve`] takes
+//! an already bound listener, so the CLI decides and must be asked for anything else.
+
+pub mod client;
+pub mod config;
+mod error;
+pub mod job;
+pub mod partition;
+pub mod scheduler;
+pub mod server;
+pub mod store;
+
+pub use config::{generate_token, load_token, Clock, Config, PartitionDefaults, TlsConfig};
+pub use error::Error;
+pub use server::serve;

@@ -1,0 +1,272 @@
+//! Domain types of the coordinator: jobs, units, leases, results, alarms. Plain data; the
+//! gRPC edge converts `proto` messages to and from these by hand (`server::convert`), and
+//! the store maps them to rows (`store`).
+//!
+//! Invariant: a unit's prefix is the full list of option ids applied to its job's problem
+//! (it starts with the job's own prefix); the units of a job with an accepted result cover
+//! disjoint subtrees whose union is the job's whole tree, so the job's count is the u128 sum
+//! of their accepted `solutions`.
+
+use std::fmt;
+
+pub type JobId = u64;
+pub type UnitId = u64;
+pub type WorkerId = u64;
+/// Milliseconds since the Unix epoch (deadlines survive a restart, so they are wall-clock).
+pub type Millis = u64;
+/// Option ids, as in `cores::xcc::OptionId`.
+pub type Prefix = Vec<u32>;
+
+/// The secret that names one lease (unguessable: 128 random bits, hex).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LeaseToken(pub String);
+
+impl fmt::Debug for LeaseToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Enough to tell tokens apart in logs without printing the secret.
+        let short: String = self.0.chars().take(6).collect();
+        write!(f, "LeaseToken({short}..)")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobState {
+    Running,
+    Done,
+    Cancelled,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobState> {
+        Some(match s {
+            "running" => JobState::Running,
+            "done" => JobState::Done,
+            "cancelled" => JobState::Cancelled,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitState {
+    Queued,
+    Leased,
+    /// Finished: its accepted result covers its whole subtree.
+    Done,
+    /// Stopped at its budget: its accepted result covers the part outside its children.
+    Split,
+    Cancelled,
+}
+
+impl UnitState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitState::Queued => "queued",
+            UnitState::Leased => "leased",
+            UnitState::Done => "done",
+            UnitState::Split => "split",
+            UnitState::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<UnitState> {
+        Some(match s {
+            "queued" => UnitState::Queued,
+            "leased" => UnitState::Leased,
+            "done" => UnitState::Done,
+            "split" => UnitState::Split,
+            "cancelled" => UnitState::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// Whether the unit has an accepted result.
+    pub fn has_result(self) -> bool {
+        matches!(self, UnitState::Done | UnitState::Split)
+    }
+}
+
+/// How a job runs; fixed at submission.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSettings {
+    /// Workers stop a unit after this many nodes and hand back the rest (`None`: no limit).
+    pub unit_node_limit: Option<u64>,
+    /// Workers stop a unit after this long and hand back the rest (`None`: no limit).
+    pub unit_time_budget_ms: Option<u64>,
+    /// Share of finished units re-run on another worker and compared (0.0 ..= 1.0).
+    pub audit_share: f64,
+    /// Seed of the partition's estimates and of the audit choice.
+    pub seed: u64,
+}
+
+/// A job as the scheduler keeps it (the DLX and spec texts live only in the store).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub id: JobId,
+    pub name: String,
+    pub state: JobState,
+    pub prefix: Prefix,
+    pub symmetry_factor: u128,
+    pub settings: JobSettings,
+    pub created_at: Millis,
+    pub finished_at: Option<Millis>,
+}
+
+/// A live lease on a unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub token: LeaseToken,
+    pub worker: WorkerId,
+    pub attempt: u32,
+    pub granted_at: Millis,
+    pub deadline: Millis,
+}
+
+/// The Monte Carlo estimate of a unit's subtree (means of Knuth's estimator).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UnitEstimate {
+    pub nodes: f64,
+    pub nodes_std_err: f64,
+    pub updates: f64,
+    pub solutions: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    pub id: UnitId,
+    pub job: JobId,
+    /// The unit this one was split from (dynamic re-split), or audits (`audit_of`).
+    pub parent: Option<UnitId>,
+    /// For an audit re-run: the unit whose accepted result it checks.
+    pub audit_of: Option<UnitId>,
+    pub prefix: Prefix,
+    pub estimate: Option<UnitEstimate>,
+    pub state: UnitState,
+    /// Leases granted so far.
+    pub attempts: u32,
+    pub lease: Option<Lease>,
+    pub created_at: Millis,
+}
+
+/// What a worker measured on a unit (or what the partitioner counted directly).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitResult {
+    pub solutions: u128,
+    pub nodes: u64,
+    pub updates: u64,
+    /// The unit's estimate as the worker saw it (echo).
+    pub estimate_nodes: f64,
+    pub wall_seconds: f64,
+    pub cpu_seconds: f64,
+    pub host: String,
+    /// Unexplored subtrees handed back (each a full prefix extending the unit's).
+    pub remaining: Vec<Prefix>,
+}
+
+/// The accepted result of a unit, with who produced it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Accepted {
+    pub unit: UnitId,
+    pub job: JobId,
+    /// `None` when the coordinator counted the unit itself at partition time.
+    pub worker: Option<WorkerId>,
+    pub result: UnitResult,
+    pub accepted_at: Millis,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Accepted,
+    Duplicate,
+    Stale,
+    Mismatch,
+    Rejected,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::Duplicate => "duplicate",
+            Verdict::Stale => "stale",
+            Verdict::Mismatch => "mismatch",
+            Verdict::Rejected => "rejected",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alarm {
+    pub id: u64,
+    pub job: JobId,
+    pub unit: Option<UnitId>,
+    /// `mismatch`, `audit-mismatch`, `rejected`, `attempts`.
+    pub kind: String,
+    pub message: String,
+    pub raised_at: Millis,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub id: WorkerId,
+    pub name: String,
+    pub host: String,
+    pub threads: u32,
+    pub software_version: String,
+    pub registered_at: Millis,
+    pub last_seen: Millis,
+}
+
+/// Renders a list of prefixes canonically (`"1 5 9;1 5 10"`), for the store and to compare
+/// two reports of the same unit.
+pub fn prefixes_text(prefixes: &[Prefix]) -> String {
+    let mut parts: Vec<String> = prefixes.iter().map(|p| prefix_text(p)).collect();
+    parts.sort();
+    parts.join(";")
+}
+
+/// `"1 5 9"`.
+pub fn prefix_text(prefix: &[u32]) -> String {
+    let words: Vec<String> = prefix.iter().map(u32::to_string).collect();
+    words.join(" ")
+}
+
+/// Inverse of [`prefix_text`].
+pub fn parse_prefix(text: &str) -> Option<Prefix> {
+    text.split_whitespace().map(|w| w.parse().ok()).collect()
+}
+
+/// Inverse of [`prefixes_text`] (up to order).
+pub fn parse_prefixes(text: &str) -> Option<Vec<Prefix>> {
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    text.split(';').map(parse_prefix).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_text_round_trips() {
+        let ps = vec![vec![1, 5, 10], vec![1, 5, 9], vec![]];
+        let t = prefixes_text(&ps);
+        assert_eq!(t, ";1 5 10;1 5 9");
+        let mut back = parse_prefixes(&t).unwrap();
+        back.sort();
+        let mut want = ps.clone();
+        want.sort();
+        assert_eq!(back, want);
+        assert_eq!(parse_prefixes(""), Some(vec![]));
+        assert_eq!(parse_prefix("1 x"), None);
+    }
+}

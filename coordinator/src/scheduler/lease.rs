@@ -1,0 +1,223 @@
+//! Leases: grant (oldest queued unit first), heartbeat (extend), expire (requeue), release.
+//!
+//! Invariant: a unit is leased by at most one live lease; a lease is live from its grant
+//! until `now > deadline`, release, report or cancellation, and its token is never valid
+//! again afterwards. Every operation first expires the leases whose deadline has passed, so
+//! that validity never depends on how often the server's expiry timer runs.
+
+use super::{LeaseRecord, SchedError, Scheduler};
+use crate::job::{JobState, Lease, LeaseToken, Millis, Unit, UnitState, WorkerId};
+
+/// One unit handed to a worker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Granted {
+    pub unit: Unit,
+    pub lease: Lease,
+    /// Stop after this many nodes (from the job's settings; `None` for audits).
+    pub node_limit: Option<u64>,
+    /// Stop after this long (from the job's settings; `None` for audits).
+    pub time_budget_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaseOutcome {
+    pub units: Vec<Granted>,
+    /// No unit is queued or leased anywhere (after this call).
+    pub idle: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeartbeatOutcome {
+    pub extended: Vec<LeaseToken>,
+    pub invalid: Vec<LeaseToken>,
+}
+
+impl Scheduler {
+    fn touch_worker(&mut self, now: Millis, worker: WorkerId) -> Result<(), SchedError> {
+        let w = self
+            .workers
+            .get_mut(&worker)
+            .ok_or(SchedError::UnknownWorker(worker))?;
+        w.last_seen = now;
+        self.dirty.workers.insert(worker);
+        Ok(())
+    }
+
+    /// Grants up to `max` queued units to `worker`, oldest first (by job, then unit id).
+    /// An audit unit is never given to the worker whose result it checks.
+    pub fn lease(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        max: u32,
+    ) -> Result<LeaseOutcome, SchedError> {
+        self.touch_worker(now, worker)?;
+        self.expire(now);
+        let max = max.min(self.config.max_units_per_lease) as usize;
+        let mut picked = Vec::new();
+        for &(job, uid) in &self.queue {
+            if picked.len() >= max {
+                break;
+            }
+            if self.jobs[&job].state == JobState::Cancelled {
+                continue;
+            }
+            let unit = &self.units[&uid];
+            if let Some(of) = unit.audit_of {
+                if self.accepted.get(&of).and_then(|a| a.worker) == Some(worker) {
+                    continue;
+                }
+            }
+            picked.push(uid);
+        }
+        let mut units = Vec::with_capacity(picked.len());
+        for uid in picked {
+            let token = (self.tokens)();
+            self.set_unit_state(uid, UnitState::Leased);
+            let unit = self.units.get_mut(&uid).expect("queued unit");
+            unit.attempts += 1;
+            let lease = Lease {
+                token: token.clone(),
+                worker,
+                attempt: unit.attempts,
+                granted_at: now,
+                deadline: now + self.config.lease_duration_ms,
+            };
+            unit.lease = Some(lease.clone());
+            let (job, attempt, audit) = (unit.job, unit.attempts, unit.audit_of.is_some());
+            let unit = unit.clone();
+            self.live.insert(token.clone(), uid);
+            self.history.insert(
+                token.clone(),
+                LeaseRecord {
+                    token: token.clone(),
+                    unit: uid,
+                    job,
+                    attempt,
+                    worker,
+                    granted_at: now,
+                    ended: None,
+                },
+            );
+            self.dirty.leases.insert(token);
+            if self.config.attempts_alarm > 0 && attempt == self.config.attempts_alarm {
+                self.alarm(
+                    now,
+                    job,
+                    Some(uid),
+                    "attempts",
+                    format!("unit {uid} leased {attempt} times without a result"),
+                );
+            }
+            let settings = &self.jobs[&job].settings;
+            let (node_limit, time_budget_ms) = if audit {
+                (None, None)
+            } else {
+                (settings.unit_node_limit, settings.unit_time_budget_ms)
+            };
+            units.push(Granted {
+                unit,
+                lease,
+                node_limit,
+                time_budget_ms,
+            });
+        }
+        let idle = self.live.is_empty() && !self.has_leasable();
+        Ok(LeaseOutcome { units, idle })
+    }
+
+    fn has_leasable(&self) -> bool {
+        self.queue
+            .iter()
+            .any(|(job, _)| self.jobs[job].state != JobState::Cancelled)
+    }
+
+    /// Extends the live leases among `tokens` that `worker` holds; lists the others.
+    pub fn heartbeat(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        tokens: &[LeaseToken],
+    ) -> Result<HeartbeatOutcome, SchedError> {
+        self.touch_worker(now, worker)?;
+        self.expire(now);
+        let mut out = HeartbeatOutcome::default();
+        for t in tokens {
+            let held = self
+                .live
+                .get(t)
+                .copied()
+                .filter(|uid| self.units[uid].lease.as_ref().map(|l| l.worker) == Some(worker));
+            match held {
+                Some(uid) => {
+                    let unit = self.units.get_mut(&uid).expect("leased unit");
+                    let lease = unit.lease.as_mut().expect("leased unit has a lease");
+                    lease.deadline = now + self.config.lease_duration_ms;
+                    self.dirty.units.insert(uid);
+                    out.extended.push(t.clone());
+                }
+                None => out.invalid.push(t.clone()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Returns every unit whose lease deadline has passed (`deadline < now`) to the queue;
+    /// their tokens stop being valid. Returns how many.
+    pub fn expire(&mut self, now: Millis) -> usize {
+        let mut expired: Vec<_> = self
+            .live
+            .values()
+            .copied()
+            .filter(|uid| {
+                self.units[uid]
+                    .lease
+                    .as_ref()
+                    .is_some_and(|l| l.deadline < now)
+            })
+            .collect();
+        expired.sort_unstable();
+        for &uid in &expired {
+            let job = self.units[&uid].job;
+            self.end_lease(now, uid, "expired");
+            self.set_unit_state(uid, UnitState::Queued);
+            self.event(now, Some(job), Some(uid), "lease-expired", String::new());
+        }
+        expired.len()
+    }
+
+    /// Hands back the live leases among `tokens` that `worker` holds; their units are queued
+    /// again. Returns how many were released.
+    pub fn release(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        tokens: &[LeaseToken],
+    ) -> Result<u32, SchedError> {
+        self.touch_worker(now, worker)?;
+        self.expire(now);
+        let mut n = 0;
+        for t in tokens {
+            let Some(&uid) = self.live.get(t) else {
+                continue;
+            };
+            if self.units[&uid].lease.as_ref().map(|l| l.worker) != Some(worker) {
+                continue;
+            }
+            let job = self.units[&uid].job;
+            self.end_lease(now, uid, "released");
+            self.set_unit_state(uid, UnitState::Queued);
+            self.event(now, Some(job), Some(uid), "lease-released", String::new());
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// The earliest deadline of a live lease (for the server's expiry timer).
+    pub fn next_deadline(&self) -> Option<Millis> {
+        self.live
+            .values()
+            .filter_map(|uid| self.units[uid].lease.as_ref().map(|l| l.deadline))
+            .min()
+    }
+}

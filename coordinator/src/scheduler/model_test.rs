@@ -1,0 +1,617 @@
+//! Seeded random model test of the scheduler (matklad, "Properly Testing Concurrent Data
+//! Structures"): random operations (lease, heartbeat, clock advance, expire, report,
+//! re-split report, duplicate and wrong late reports, unknown tokens, release, restart) are
+//! applied both to the scheduler and to a small model written independently here; after each
+//! step the verdicts, granted units and counts must agree, and at the end every job's total
+//! must be the true count of the synthetic tree, each unit accepted exactly once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{NewJob, NewUnit, Scheduler, SchedulerConfig};
+use crate::job::{
+    prefixes_text, JobSettings, JobState, LeaseToken, Millis, Prefix, UnitId, UnitResult,
+    UnitState, Verdict, WorkerId,
+};
+
+const DEPTH: usize = 4;
+const FANOUT: u32 = 3;
+const LEASE_MS: u64 = 1_000;
+
+/// The synthetic search tree: every prefix shorter than DEPTH has FANOUT children; a leaf's
+/// solutions are a fixed pseudo-random function of its path.
+fn count(prefix: &[u32]) -> u128 {
+    if prefix.len() == DEPTH {
+        let h = prefix.iter().fold(0x9E37u64, |h, &x| {
+            h.wrapping_mul(31).wrapping_add(u64::from(x) + 7)
+        });
+        // Large values, so that a job's total needs more than 64 bits.
+        return u128::from(h % 5) << 70;
+    }
+    (0..FANOUT)
+        .map(|c| {
+            let mut p = prefix.to_vec();
+            p.push(c);
+            count(&p)
+        })
+        .sum()
+}
+
+fn token_gen(counter: Arc<AtomicU64>) -> impl FnMut() -> LeaseToken + Send + 'static {
+    move || LeaseToken(format!("tok{:08}", counter.fetch_add(1, Ordering::Relaxed)))
+}
+
+fn result(solutions: u128, remaining: Vec<Prefix>) -> UnitResult {
+    UnitResult {
+        solutions,
+        nodes: 10,
+        updates: 20,
+        estimate_nodes: 0.0,
+        wall_seconds: 0.5,
+        cpu_seconds: 0.25,
+        host: "model".into(),
+        remaining,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum MState {
+    Queued,
+    Leased {
+        token: LeaseToken,
+        worker: WorkerId,
+        deadline: Millis,
+    },
+    Accepted {
+        solutions: u128,
+        remaining: String,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct MUnit {
+    prefix: Prefix,
+    state: MState,
+}
+
+/// The model: one job, units by id, leases by token.
+struct Model {
+    units: BTreeMap<UnitId, MUnit>,
+    next_unit: UnitId,
+    /// Every token ever granted, with its unit.
+    tokens: BTreeMap<LeaseToken, UnitId>,
+    accepted_verdicts: BTreeMap<UnitId, u32>,
+    alarms: usize,
+}
+
+impl Model {
+    fn expire(&mut self, now: Millis) -> usize {
+        let mut n = 0;
+        for u in self.units.values_mut() {
+            if let MState::Leased { deadline, .. } = u.state {
+                if deadline < now {
+                    u.state = MState::Queued;
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    fn live(&self, token: &LeaseToken) -> Option<(UnitId, WorkerId)> {
+        let uid = *self.tokens.get(token)?;
+        match &self.units[&uid].state {
+            MState::Leased {
+                token: t, worker, ..
+            } if t == token => Some((uid, *worker)),
+            _ => None,
+        }
+    }
+
+    fn accepted_total(&self) -> u128 {
+        self.units
+            .values()
+            .map(|u| match u.state {
+                MState::Accepted { solutions, .. } => solutions,
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// The verdict a report should get (after expiry), applying it to the model.
+    fn report(&mut self, token: &LeaseToken, solutions: u128, remaining: &[Prefix]) -> Verdict {
+        if let Some((uid, _)) = self.live(token) {
+            self.units.get_mut(&uid).unwrap().state = MState::Accepted {
+                solutions,
+                remaining: prefixes_text(remaining),
+            };
+            *self.accepted_verdicts.entry(uid).or_default() += 1;
+            for r in remaining {
+                self.units.insert(
+                    self.next_unit,
+                    MUnit {
+                        prefix: r.clone(),
+                        state: MState::Queued,
+                    },
+                );
+                self.next_unit += 1;
+            }
+            return Verdict::Accepted;
+        }
+        let Some(uid) = self.tokens.get(token) else {
+            return Verdict::Stale;
+        };
+        match &self.units[uid].state {
+            MState::Accepted {
+                solutions: s,
+                remaining: r,
+            } => {
+                if *r != prefixes_text(remaining) || *s == solutions {
+                    Verdict::Duplicate
+                } else {
+                    self.alarms += 1;
+                    Verdict::Mismatch
+                }
+            }
+            _ => Verdict::Stale,
+        }
+    }
+}
+
+fn pick<'a, T>(rng: &mut ChaCha8Rng, v: &'a [T]) -> Option<&'a T> {
+    if v.is_empty() {
+        None
+    } else {
+        Some(&v[rng.random_range(0..v.len())])
+    }
+}
+
+/// Runs one seeded sequence; returns how often each verdict was seen (and restarts).
+fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let counter = Arc::new(AtomicU64::new(0));
+    let config = SchedulerConfig {
+        lease_duration_ms: LEASE_MS,
+        attempts_alarm: 0,
+        max_units_per_lease: 4,
+        retry_after_ms: 10,
+    };
+    let mut s = Scheduler::new(config.clone(), token_gen(counter.clone()));
+    let mut now: Millis = 1_000_000;
+    let workers: Vec<WorkerId> = (0..3)
+        .map(|i| s.register(now, &format!("w{i}"), "h", 1, "t"))
+        .collect();
+    // Units: the root's children, and one counted directly (as the partitioner does).
+    let units: Vec<NewUnit> = (0..FANOUT)
+        .map(|c| NewUnit {
+            prefix: vec![c],
+            estimate: None,
+            counted: None,
+        })
+        .collect();
+    let job = s.add_job(
+        now,
+        NewJob {
+            name: "model".into(),
+            prefix: vec![],
+            symmetry_factor: 1,
+            settings: JobSettings {
+                unit_node_limit: None,
+                unit_time_budget_ms: None,
+                audit_share: 0.0,
+                seed: 0,
+            },
+            dlx: String::new(),
+            spec: String::new(),
+            units,
+        },
+    );
+    let mut m = Model {
+        units: (0..FANOUT)
+            .map(|c| {
+                (
+                    u64::from(c) + 1,
+                    MUnit {
+                        prefix: vec![c],
+                        state: MState::Queued,
+                    },
+                )
+            })
+            .collect(),
+        next_unit: u64::from(FANOUT) + 1,
+        tokens: BTreeMap::new(),
+        accepted_verdicts: BTreeMap::new(),
+        alarms: 0,
+    };
+    let mut past: Vec<(WorkerId, LeaseToken, UnitId, UnitResult)> = Vec::new();
+    let mut alarms_seen = 0;
+
+    for step in 0..steps {
+        let op = rng.random_range(0..100);
+        let ctx = format!("seed {seed} step {step} op {op}");
+        match op {
+            0..=24 => {
+                let w = *pick(&mut rng, &workers).unwrap();
+                let n = rng.random_range(1..6u32);
+                m.expire(now);
+                let want: Vec<UnitId> = m
+                    .units
+                    .iter()
+                    .filter(|(_, u)| u.state == MState::Queued)
+                    .map(|(&id, _)| id)
+                    .take(n.min(config.max_units_per_lease) as usize)
+                    .collect();
+                let got = s.lease(now, w, n).unwrap();
+                let ids: Vec<UnitId> = got.units.iter().map(|g| g.unit.id).collect();
+                assert_eq!(ids, want, "{ctx}: granted units");
+                for g in got.units {
+                    assert_eq!(g.unit.prefix, m.units[&g.unit.id].prefix, "{ctx}");
+                    assert_eq!(g.lease.deadline, now + LEASE_MS);
+                    assert!(m.tokens.insert(g.lease.token.clone(), g.unit.id).is_none());
+                    m.units.get_mut(&g.unit.id).unwrap().state = MState::Leased {
+                        token: g.lease.token,
+                        worker: w,
+                        deadline: now + LEASE_MS,
+                    };
+                }
+            }
+            25..=34 => {
+                let w = *pick(&mut rng, &workers).unwrap();
+                let all: Vec<LeaseToken> = m.tokens.keys().cloned().collect();
+                let mut ask: Vec<LeaseToken> = (0..rng.random_range(0..4))
+                    .filter_map(|_| pick(&mut rng, &all).cloned())
+                    .collect();
+                ask.sort();
+                ask.dedup();
+                m.expire(now);
+                let got = s.heartbeat(now, w, &ask).unwrap();
+                let mut want_ext = Vec::new();
+                let mut want_inv = Vec::new();
+                for t in &ask {
+                    match m.live(t) {
+                        Some((uid, holder)) if holder == w => {
+                            want_ext.push(t.clone());
+                            if let MState::Leased { deadline, .. } =
+                                &mut m.units.get_mut(&uid).unwrap().state
+                            {
+                                *deadline = now + LEASE_MS;
+                            }
+                        }
+                        _ => want_inv.push(t.clone()),
+                    }
+                }
+                assert_eq!(got.extended, want_ext, "{ctx}: extended");
+                assert_eq!(got.invalid, want_inv, "{ctx}: invalid");
+            }
+            35..=44 => {
+                now += rng.random_range(0..LEASE_MS * 3 / 2);
+            }
+            45..=49 => {
+                assert_eq!(s.expire(now), m.expire(now), "{ctx}: expired");
+            }
+            50..=74 => {
+                // A truthful report through a live or ended token, sometimes stopped early.
+                let live: Vec<LeaseToken> = m
+                    .tokens
+                    .keys()
+                    .filter(|t| m.live(t).is_some())
+                    .cloned()
+                    .collect();
+                let all: Vec<LeaseToken> = m.tokens.keys().cloned().collect();
+                let t = if rng.random_bool(0.8) {
+                    pick(&mut rng, &live)
+                } else {
+                    pick(&mut rng, &all)
+                };
+                let Some(t) = t.cloned() else { continue };
+                let uid = m.tokens[&t];
+                let prefix = m.units[&uid].prefix.clone();
+                let mut remaining = Vec::new();
+                if prefix.len() < DEPTH && rng.random_bool(0.3) {
+                    for c in 0..FANOUT {
+                        if rng.random_bool(0.5) {
+                            let mut p = prefix.clone();
+                            p.push(c);
+                            remaining.push(p);
+                        }
+                    }
+                }
+                let solutions = count(&prefix) - remaining.iter().map(|r| count(r)).sum::<u128>();
+                let res = result(solutions, remaining.clone());
+                let w = m.live(&t).map(|(_, w)| w).unwrap_or(workers[0]);
+                m.expire(now);
+                let want = m.report(&t, solutions, &remaining);
+                let got = s.report(now, w, &t, uid, res.clone());
+                assert_eq!(got.verdict, want, "{ctx}: verdict ({})", got.message);
+                assert_eq!(got.unit, Some(uid));
+                *seen.entry(format!("{:?}", got.verdict)).or_default() += 1;
+                if got.verdict == Verdict::Accepted && !remaining.is_empty() {
+                    *seen.entry("split".into()).or_default() += 1;
+                }
+                past.push((w, t, uid, res));
+            }
+            75..=82 => {
+                // Resend an earlier report unchanged, or with a wrong count.
+                let Some((w, t, uid, res)) = pick(&mut rng, &past).cloned() else {
+                    continue;
+                };
+                let mut res = res;
+                if rng.random_bool(0.3) {
+                    res.solutions += 1;
+                }
+                m.expire(now);
+                let want = m.report(&t, res.solutions, &res.remaining);
+                let got = s.report(now, w, &t, uid, res);
+                assert_eq!(
+                    got.verdict, want,
+                    "{ctx}: repeated report ({})",
+                    got.message
+                );
+                *seen.entry(format!("{:?}", got.verdict)).or_default() += 1;
+            }
+            83..=85 => {
+                let t = LeaseToken(format!("forged{step}"));
+                m.expire(now);
+                let got = s.report(now, workers[1], &t, 1, result(5, vec![]));
+                assert_eq!(got.verdict, Verdict::Stale, "{ctx}");
+                assert_eq!(got.unit, None);
+            }
+            86..=93 => {
+                let w = *pick(&mut rng, &workers).unwrap();
+                let all: Vec<LeaseToken> = m.tokens.keys().cloned().collect();
+                let ask: BTreeSet<LeaseToken> = (0..rng.random_range(0..4))
+                    .filter_map(|_| pick(&mut rng, &all).cloned())
+                    .collect();
+                let ask: Vec<LeaseToken> = ask.into_iter().collect();
+                m.expire(now);
+                let mut want = 0;
+                for t in &ask {
+                    if let Some((uid, holder)) = m.live(t) {
+                        if holder == w {
+                            m.units.get_mut(&uid).unwrap().state = MState::Queued;
+                            want += 1;
+                        }
+                    }
+                }
+                assert_eq!(s.release(now, w, &ask).unwrap(), want, "{ctx}: released");
+            }
+            _ => {
+                // Restart from the persisted state.
+                let snap = s.snapshot();
+                s = Scheduler::restore(config.clone(), snap.clone(), token_gen(counter.clone()));
+                *seen.entry("restart".into()).or_default() += 1;
+                assert_eq!(s.snapshot(), snap, "{ctx}: restore is lossless");
+            }
+        }
+        s.check_invariants();
+        let st = s.status(job).unwrap();
+        assert_eq!(st.solutions, m.accepted_total(), "{ctx}: running total");
+        alarms_seen += s.take_changes().alarms.len();
+        assert_eq!(alarms_seen, m.alarms, "{ctx}: alarms");
+        for (uid, n) in &m.accepted_verdicts {
+            assert_eq!(*n, 1, "{ctx}: unit {uid} accepted {n} times");
+        }
+        for (uid, u) in &m.units {
+            let st = s.unit(*uid).unwrap().state;
+            let ok = match u.state {
+                MState::Queued => st == UnitState::Queued,
+                MState::Leased { .. } => st == UnitState::Leased,
+                MState::Accepted { ref remaining, .. } => {
+                    st == if remaining.is_empty() {
+                        UnitState::Done
+                    } else {
+                        UnitState::Split
+                    }
+                }
+            };
+            assert!(ok, "{ctx}: unit {uid} is {st:?}, model {:?}", u.state);
+        }
+    }
+
+    // Drain: lease everything and report truthfully until the job is done.
+    let mut rounds = 0;
+    while s.job(job).unwrap().state == JobState::Running {
+        rounds += 1;
+        assert!(rounds < 10_000, "seed {seed}: the job never finishes");
+        now += 1;
+        let g = s.lease(now, workers[2], 4).unwrap();
+        for g in g.units {
+            let v = s.report(
+                now,
+                workers[2],
+                &g.lease.token,
+                g.unit.id,
+                result(count(&g.unit.prefix), vec![]),
+            );
+            assert_eq!(v.verdict, Verdict::Accepted);
+        }
+    }
+    let st = s.status(job).unwrap();
+    assert_eq!(st.solutions, count(&[]), "seed {seed}: exact total");
+    assert!(
+        st.solutions > u128::from(u64::MAX),
+        "the total needs more than 64 bits"
+    );
+    assert_eq!(st.units_queued + st.units_leased, 0);
+    assert_eq!(st.units_done, st.units_total);
+    s.check_invariants();
+    seen
+}
+
+#[test]
+fn scheduler_agrees_with_the_model() {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for seed in 0..40 {
+        for (k, n) in run_model(seed, 400) {
+            *seen.entry(k).or_default() += n;
+        }
+    }
+    // The random operations reach every case.
+    for k in [
+        "Accepted",
+        "Duplicate",
+        "Stale",
+        "Mismatch",
+        "split",
+        "restart",
+    ] {
+        assert!(
+            seen.get(k).copied().unwrap_or(0) >= 10,
+            "{k} seen too rarely: {seen:?}"
+        );
+    }
+}
+
+fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, u64) {
+    let counter = Arc::new(AtomicU64::new(0));
+    let mut s = Scheduler::new(SchedulerConfig::default(), token_gen(counter));
+    let ws = vec![
+        s.register(0, "a", "h", 1, "t"),
+        s.register(0, "b", "h", 1, "t"),
+    ];
+    let job = s.add_job(
+        0,
+        NewJob {
+            name: "audit".into(),
+            prefix: vec![],
+            symmetry_factor: 1,
+            settings: JobSettings {
+                unit_node_limit: None,
+                unit_time_budget_ms: None,
+                audit_share,
+                seed: 7,
+            },
+            dlx: String::new(),
+            spec: String::new(),
+            units: (0..units as u32)
+                .map(|c| NewUnit {
+                    prefix: vec![c],
+                    estimate: None,
+                    counted: None,
+                })
+                .collect(),
+        },
+    );
+    (s, ws, job)
+}
+
+#[test]
+fn audits_run_on_another_worker_and_flag_a_mismatch() {
+    let (mut s, ws, job) = two_worker_job(1.0, 3);
+    // Worker a does all three units.
+    let g = s.lease(1, ws[0], 10).unwrap();
+    assert_eq!(g.units.len(), 3);
+    for g in &g.units {
+        let r = s.report(
+            2,
+            ws[0],
+            &g.lease.token,
+            g.unit.id,
+            result(u128::from(g.unit.prefix[0]) + 10, vec![]),
+        );
+        assert_eq!(r.verdict, Verdict::Accepted);
+    }
+    let st = s.status(job).unwrap();
+    assert_eq!(
+        st.job.state,
+        JobState::Done,
+        "audits do not hold a job open"
+    );
+    assert_eq!((st.audits_total, st.audits_done), (3, 0));
+    assert_eq!(st.solutions, 10 + 11 + 12);
+    // Worker a may not audit its own units.
+    assert!(s.lease(3, ws[0], 10).unwrap().units.is_empty());
+    let g = s.lease(3, ws[1], 10).unwrap();
+    assert_eq!(g.units.len(), 3);
+    assert!(g
+        .units
+        .iter()
+        .all(|g| g.node_limit.is_none() && g.time_budget_ms.is_none()));
+    let mut verdicts = Vec::new();
+    for (i, g) in g.units.iter().enumerate() {
+        let of = g.unit.audit_of.unwrap();
+        let truth = u128::from(s.unit(of).unwrap().prefix[0]) + 10;
+        let claimed = if i == 1 { truth + 1 } else { truth };
+        verdicts.push(
+            s.report(4, ws[1], &g.lease.token, g.unit.id, result(claimed, vec![]))
+                .verdict,
+        );
+    }
+    assert_eq!(
+        verdicts,
+        vec![Verdict::Accepted, Verdict::Mismatch, Verdict::Accepted]
+    );
+    let st = s.status(job).unwrap();
+    assert_eq!(st.solutions, 10 + 11 + 12, "audits are never added");
+    assert_eq!((st.audits_total, st.audits_done), (3, 3));
+    assert_eq!(st.alarms.len(), 1);
+    assert_eq!(st.alarms[0].kind, "audit-mismatch");
+    s.check_invariants();
+}
+
+#[test]
+fn audit_share_picks_about_that_share() {
+    let n = (1..=10_000u64)
+        .filter(|&u| super::audit_selected(3, u, 0.1))
+        .count();
+    assert!((800..1200).contains(&n), "{n}");
+    assert!(!super::audit_selected(3, 5, 0.0));
+}
+
+#[test]
+fn cancel_ends_leases_and_queues() {
+    let (mut s, ws, job) = two_worker_job(0.0, 4);
+    let g = s.lease(1, ws[0], 1).unwrap();
+    let t = g.units[0].lease.token.clone();
+    s.cancel(2, job).unwrap();
+    let st = s.status(job).unwrap();
+    assert_eq!(st.job.state, JobState::Cancelled);
+    assert_eq!((st.units_queued, st.units_leased), (0, 0));
+    let hb = s.heartbeat(3, ws[0], std::slice::from_ref(&t)).unwrap();
+    assert_eq!(hb.invalid, vec![t.clone()]);
+    assert_eq!(
+        s.report(3, ws[0], &t, 1, result(1, vec![])).verdict,
+        Verdict::Stale
+    );
+    let l = s.lease(4, ws[1], 4).unwrap();
+    assert!(l.units.is_empty());
+    assert!(l.idle);
+    s.check_invariants();
+}
+
+#[test]
+fn malformed_remaining_is_rejected_and_requeued() {
+    let (mut s, ws, job) = two_worker_job(0.0, 1);
+    let g = s.lease(1, ws[0], 1).unwrap();
+    let u = &g.units[0];
+    let r = s.report(
+        2,
+        ws[0],
+        &u.lease.token,
+        u.unit.id,
+        result(1, vec![vec![9, 9]]),
+    );
+    assert_eq!(r.verdict, Verdict::Rejected);
+    assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
+    assert_eq!(s.status(job).unwrap().alarms[0].kind, "rejected");
+    assert_eq!(s.status(job).unwrap().solutions, 0);
+    s.check_invariants();
+}
+
+#[test]
+fn attempts_alarm_is_raised_once() {
+    let (mut s, ws, job) = two_worker_job(0.0, 1);
+    let mut now = 0;
+    for _ in 0..7 {
+        now += SchedulerConfig::default().lease_duration_ms + 1;
+        assert_eq!(s.lease(now, ws[0], 1).unwrap().units.len(), 1);
+    }
+    let alarms = s.status(job).unwrap().alarms;
+    assert_eq!(alarms.len(), 1);
+    assert_eq!(alarms[0].kind, "attempts");
+}

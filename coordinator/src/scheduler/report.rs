@@ -1,0 +1,278 @@
+//! Reports: the one place where a result is counted.
+//!
+//! Invariant (exactly once): a result is accepted only through a live lease of a unit that
+//! has none yet, and accepting ends that lease; so each unit gains at most one accepted
+//! result. A report through a lease that has ended is classified and logged, never added:
+//! `duplicate` (the unit's accepted result agrees), `mismatch` (it disagrees: an alarm),
+//! `stale` (the unit has no accepted result: it was requeued), or `stale` for an unknown
+//! token. A stopped unit's report counts its finished part and turns each `remaining`
+//! subtree into a new queued unit (dynamic re-split, after Paracooba's `--resplit`); the
+//! subtrees must strictly extend the unit's prefix and none may contain another, or the
+//! report is `rejected`. An audit re-run is compared with the result it checks and never
+//! added.
+
+use super::{audit_selected, ReportRecord, Scheduler};
+use crate::job::{
+    prefixes_text, Accepted, LeaseToken, Millis, Prefix, UnitId, UnitResult, UnitState, Verdict,
+    WorkerId,
+};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportOutcome {
+    pub verdict: Verdict,
+    pub message: String,
+    /// The unit the token belongs to, if known.
+    pub unit: Option<UnitId>,
+}
+
+/// Checks a stopped unit's subtrees: each strictly extends `prefix`, none contains another.
+fn check_remaining(prefix: &[u32], remaining: &[Prefix]) -> Result<(), String> {
+    for r in remaining {
+        if r.len() <= prefix.len() || !r.starts_with(prefix) {
+            return Err(format!(
+                "remaining subtree [{}] does not extend the unit's prefix [{}]",
+                crate::job::prefix_text(r),
+                crate::job::prefix_text(prefix)
+            ));
+        }
+    }
+    let mut sorted: Vec<&Prefix> = remaining.iter().collect();
+    sorted.sort();
+    // In lexicographic order, a prefix that contains others is directly followed by one.
+    for w in sorted.windows(2) {
+        if w[1].starts_with(w[0]) {
+            return Err(format!(
+                "remaining subtrees [{}] and [{}] overlap",
+                crate::job::prefix_text(w[0]),
+                crate::job::prefix_text(w[1])
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Scheduler {
+    /// Takes a worker's result for the lease `token`. `claimed_unit` is only logged.
+    pub fn report(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        token: &LeaseToken,
+        claimed_unit: UnitId,
+        result: UnitResult,
+    ) -> ReportOutcome {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.last_seen = now;
+            self.dirty.workers.insert(worker);
+        }
+        self.expire(now);
+        let outcome = match self.live.get(token).copied() {
+            Some(uid) => self.report_live(now, worker, uid, &result),
+            None => self.report_ended(now, token, &result),
+        };
+        let job = outcome.unit.map(|u| self.units[&u].job);
+        tracing::debug!(
+            ?token,
+            unit = outcome.unit,
+            verdict = outcome.verdict.as_str(),
+            "report"
+        );
+        self.dirty.reports.push(ReportRecord {
+            at: now,
+            worker,
+            token: token.clone(),
+            unit: outcome.unit,
+            job,
+            claimed_unit,
+            verdict: outcome.verdict,
+            reason: outcome.message.clone(),
+            result,
+        });
+        outcome
+    }
+
+    fn report_live(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        uid: UnitId,
+        result: &UnitResult,
+    ) -> ReportOutcome {
+        let unit = &self.units[&uid];
+        let job = unit.job;
+        if let Err(why) = check_remaining(&unit.prefix, &result.remaining) {
+            self.end_lease(now, uid, "rejected");
+            self.set_unit_state(uid, UnitState::Queued);
+            self.alarm(now, job, Some(uid), "rejected", why.clone());
+            return ReportOutcome {
+                verdict: Verdict::Rejected,
+                message: why,
+                unit: Some(uid),
+            };
+        }
+        if let Some(of) = unit.audit_of {
+            return self.accept_audit(now, worker, uid, of, result);
+        }
+        self.end_lease(now, uid, "reported");
+        let split = !result.remaining.is_empty();
+        self.set_unit_state(
+            uid,
+            if split {
+                UnitState::Split
+            } else {
+                UnitState::Done
+            },
+        );
+        self.accepted.insert(
+            uid,
+            Accepted {
+                unit: uid,
+                job,
+                worker: Some(worker),
+                result: result.clone(),
+                accepted_at: now,
+            },
+        );
+        self.dirty.results.push(uid);
+        let mut message = "accepted".to_string();
+        if split {
+            for r in &result.remaining {
+                self.new_unit(now, job, Some(uid), None, r.clone(), None);
+            }
+            message = format!(
+                "accepted; {} subtrees queued as new units",
+                result.remaining.len()
+            );
+            self.event(now, Some(job), Some(uid), "unit-split", message.clone());
+        } else {
+            let settings = &self.jobs[&job].settings;
+            if audit_selected(settings.seed, uid, settings.audit_share) {
+                let prefix = self.units[&uid].prefix.clone();
+                let estimate = self.units[&uid].estimate;
+                self.new_unit(now, job, Some(uid), Some(uid), prefix, estimate);
+            }
+        }
+        self.check_done(now, job);
+        ReportOutcome {
+            verdict: Verdict::Accepted,
+            message,
+            unit: Some(uid),
+        }
+    }
+
+    fn accept_audit(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        uid: UnitId,
+        of: UnitId,
+        result: &UnitResult,
+    ) -> ReportOutcome {
+        let job = self.units[&uid].job;
+        self.end_lease(now, uid, "reported");
+        self.set_unit_state(uid, UnitState::Done);
+        self.accepted.insert(
+            uid,
+            Accepted {
+                unit: uid,
+                job,
+                worker: Some(worker),
+                result: result.clone(),
+                accepted_at: now,
+            },
+        );
+        self.dirty.results.push(uid);
+        let original = self.accepted[&of].result.solutions;
+        let (verdict, message) = if !result.remaining.is_empty() {
+            (
+                Verdict::Accepted,
+                "audit stopped early; not compared".to_string(),
+            )
+        } else if result.solutions == original {
+            (Verdict::Accepted, format!("audit of unit {of} agrees"))
+        } else {
+            let msg = format!(
+                "audit of unit {of} counted {} solutions, the accepted result says {original}",
+                result.solutions
+            );
+            self.alarm(now, job, Some(of), "audit-mismatch", msg.clone());
+            (Verdict::Mismatch, msg)
+        };
+        self.event(now, Some(job), Some(uid), "audit-done", message.clone());
+        ReportOutcome {
+            verdict,
+            message,
+            unit: Some(uid),
+        }
+    }
+
+    fn report_ended(
+        &mut self,
+        now: Millis,
+        token: &LeaseToken,
+        result: &UnitResult,
+    ) -> ReportOutcome {
+        let Some(rec) = self.history.get(token) else {
+            return ReportOutcome {
+                verdict: Verdict::Stale,
+                message: "unknown lease token".to_string(),
+                unit: None,
+            };
+        };
+        let uid = rec.unit;
+        let ended = rec
+            .ended
+            .as_ref()
+            .map(|(_, why)| why.clone())
+            .unwrap_or_default();
+        let Some(acc) = self.accepted.get(&uid) else {
+            return ReportOutcome {
+                verdict: Verdict::Stale,
+                message: format!("lease {ended}; the unit was queued again"),
+                unit: Some(uid),
+            };
+        };
+        if prefixes_text(&acc.result.remaining) != prefixes_text(&result.remaining) {
+            return ReportOutcome {
+                verdict: Verdict::Duplicate,
+                message: "unit already accepted (stopped at another point; not compared)"
+                    .to_string(),
+                unit: Some(uid),
+            };
+        }
+        if acc.result.solutions == result.solutions {
+            return ReportOutcome {
+                verdict: Verdict::Duplicate,
+                message: "unit already accepted with the same count".to_string(),
+                unit: Some(uid),
+            };
+        }
+        let msg = format!(
+            "late report of unit {uid} counts {} solutions, the accepted result says {}",
+            result.solutions, acc.result.solutions
+        );
+        let job = self.units[&uid].job;
+        self.alarm(now, job, Some(uid), "mismatch", msg.clone());
+        ReportOutcome {
+            verdict: Verdict::Mismatch,
+            message: msg,
+            unit: Some(uid),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_remaining;
+
+    #[test]
+    fn remaining_must_extend_the_prefix_and_not_overlap() {
+        assert!(check_remaining(&[1, 2], &[vec![1, 2, 3], vec![1, 2, 4, 5]]).is_ok());
+        assert!(check_remaining(&[1, 2], &[]).is_ok());
+        assert!(check_remaining(&[1, 2], &[vec![1, 2]]).is_err());
+        assert!(check_remaining(&[1, 2], &[vec![1, 3, 4]]).is_err());
+        assert!(check_remaining(&[1], &[vec![1, 2], vec![1, 2, 5]]).is_err());
+        assert!(check_remaining(&[1], &[vec![1, 2], vec![1, 2]]).is_err());
+        assert!(check_remaining(&[1], &[vec![1, 2, 7], vec![1, 3], vec![1, 2]]).is_err());
+    }
+}

@@ -1,0 +1,238 @@
+//! Conversions between `proto` messages and domain types, written by hand at the edge
+//! (domain types never derive prost), and the protocol-version check.
+//!
+//! Invariant: everything a client sends is checked here before the scheduler sees it: the
+//! protocol version, decimal counts (u128, digits only), counters that fit the store
+//! (at most i64::MAX), prefixes and lease tokens.
+
+use proto::v1 as pb;
+use tonic::Status;
+
+use crate::job::{Alarm, JobState, LeaseToken, Millis, Unit, UnitResult, UnitState, Verdict};
+use crate::scheduler::{Granted, JobStatus};
+use crate::Error;
+
+/// Refuses a request of another protocol version (or without a header).
+pub fn check_header(header: Option<&pb::RequestHeader>) -> Result<(), Status> {
+    let theirs = header.map_or(0, |h| h.protocol_version);
+    if theirs == proto::PROTOCOL_VERSION {
+        return Ok(());
+    }
+    let theirs = if header.is_none() {
+        "none (no request header)".to_string()
+    } else {
+        theirs.to_string()
+    };
+    Err(Status::failed_precondition(format!(
+        "protocol version mismatch: this coordinator speaks dancehall protocol version {}, \
+         the request carries version {theirs}; run the same dancehall release on both sides",
+        proto::PROTOCOL_VERSION
+    )))
+}
+
+/// Parses a decimal u128 (digits only, no sign, no spaces).
+pub fn parse_count(s: &str, what: &str) -> Result<u128, Error> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::InvalidArgument(format!(
+            "{what} must be a decimal number, got {s:?}"
+        )));
+    }
+    s.parse()
+        .map_err(|_| Error::InvalidArgument(format!("{what} {s} exceeds 2^128 - 1")))
+}
+
+fn counter(v: u64, what: &str) -> Result<u64, Error> {
+    if v > i64::MAX as u64 {
+        return Err(Error::InvalidArgument(format!("{what} {v} is too large")));
+    }
+    Ok(v)
+}
+
+fn seconds(v: f64, what: &str) -> Result<f64, Error> {
+    if !v.is_finite() || v < 0.0 {
+        return Err(Error::InvalidArgument(format!(
+            "{what} must be a finite number >= 0"
+        )));
+    }
+    Ok(v)
+}
+
+pub fn token(s: &str) -> Result<LeaseToken, Error> {
+    if s.is_empty() || s.len() > 256 {
+        return Err(Error::InvalidArgument("bad lease token".to_string()));
+    }
+    Ok(LeaseToken(s.to_string()))
+}
+
+pub fn tokens(v: &[String]) -> Result<Vec<LeaseToken>, Error> {
+    v.iter().map(|s| token(s)).collect()
+}
+
+pub fn unit_result(r: Option<pb::UnitResult>) -> Result<UnitResult, Error> {
+    let r = r.ok_or_else(|| Error::InvalidArgument("the report has no result".to_string()))?;
+    Ok(UnitResult {
+        solutions: parse_count(&r.solutions, "solutions")?,
+        nodes: counter(r.nodes, "nodes")?,
+        updates: counter(r.updates, "updates")?,
+        estimate_nodes: if r.estimate_nodes.is_finite() {
+            r.estimate_nodes
+        } else {
+            0.0
+        },
+        wall_seconds: seconds(r.wall_seconds, "wall_seconds")?,
+        cpu_seconds: seconds(r.cpu_seconds, "cpu_seconds")?,
+        host: r.host.chars().take(256).collect(),
+        remaining: r.remaining.into_iter().map(|p| p.options).collect(),
+    })
+}
+
+pub fn verdict(v: Verdict) -> pb::ReportVerdict {
+    match v {
+        Verdict::Accepted => pb::ReportVerdict::Accepted,
+        Verdict::Duplicate => pb::ReportVerdict::Duplicate,
+        Verdict::Stale => pb::ReportVerdict::Stale,
+        Verdict::Mismatch => pb::ReportVerdict::Mismatch,
+        Verdict::Rejected => pb::ReportVerdict::Rejected,
+    }
+}
+
+pub fn granted(g: Granted, lease_duration_ms: u64) -> pb::Unit {
+    pb::Unit {
+        unit_id: g.unit.id,
+        attempt: g.lease.attempt,
+        lease_token: g.lease.token.0,
+        job_id: g.unit.job,
+        prefix: g.unit.prefix,
+        estimate_nodes: g.unit.estimate.map_or(0.0, |e| e.nodes),
+        node_budget: g.node_limit.unwrap_or(0),
+        time_budget_ms: g.time_budget_ms.unwrap_or(0),
+        lease_duration_ms,
+        audit: g.unit.audit_of.is_some(),
+    }
+}
+
+pub fn job_state(s: JobState) -> pb::JobState {
+    match s {
+        JobState::Running => pb::JobState::Running,
+        JobState::Done => pb::JobState::Done,
+        JobState::Cancelled => pb::JobState::Cancelled,
+    }
+}
+
+pub fn unit_state(s: UnitState) -> pb::UnitState {
+    match s {
+        UnitState::Queued => pb::UnitState::Queued,
+        UnitState::Leased => pb::UnitState::Leased,
+        UnitState::Done => pb::UnitState::Done,
+        UnitState::Split => pb::UnitState::Split,
+        UnitState::Cancelled => pb::UnitState::Cancelled,
+    }
+}
+
+fn alarm(a: Alarm) -> pb::Alarm {
+    pb::Alarm {
+        alarm_id: a.id,
+        unit_id: a.unit.unwrap_or(0),
+        kind: a.kind,
+        message: a.message,
+        raised_at_ms: a.raised_at,
+    }
+}
+
+pub fn job_info(st: JobStatus, now: Millis, with_alarms: bool) -> pb::JobInfo {
+    let j = st.job;
+    let end = j.finished_at.unwrap_or(now);
+    pb::JobInfo {
+        job_id: j.id,
+        name: j.name,
+        state: job_state(j.state) as i32,
+        units_total: st.units_total,
+        units_done: st.units_done,
+        units_leased: st.units_leased,
+        units_queued: st.units_queued,
+        solutions: st.solutions.to_string(),
+        symmetry_factor: j.symmetry_factor.to_string(),
+        solutions_times_symmetry: st
+            .solutions
+            .checked_mul(j.symmetry_factor)
+            .map_or_else(|| "overflow".to_string(), |v| v.to_string()),
+        nodes: st.nodes,
+        updates: st.updates,
+        elapsed_seconds: end.saturating_sub(j.created_at) as f64 / 1000.0,
+        unit_wall_seconds: st.unit_wall_seconds,
+        unit_cpu_seconds: st.unit_cpu_seconds,
+        audits_total: st.audits_total,
+        audits_done: st.audits_done,
+        alarms: if with_alarms {
+            st.alarms.into_iter().map(alarm).collect()
+        } else {
+            Vec::new()
+        },
+        created_at_ms: j.created_at,
+        finished_at_ms: j.finished_at.unwrap_or(0),
+        workers: st.workers,
+    }
+}
+
+pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>) -> pb::UnitInfo {
+    let r = acc.map(|a| &a.result);
+    pb::UnitInfo {
+        unit_id: u.id,
+        parent_id: u.parent.unwrap_or(0),
+        state: unit_state(u.state) as i32,
+        prefix: u.prefix.clone(),
+        estimate_nodes: u.estimate.map_or(0.0, |e| e.nodes),
+        attempts: u.attempts,
+        solutions: r.map_or_else(String::new, |r| r.solutions.to_string()),
+        nodes: r.map_or(0, |r| r.nodes),
+        updates: r.map_or(0, |r| r.updates),
+        wall_seconds: r.map_or(0.0, |r| r.wall_seconds),
+        cpu_seconds: r.map_or(0.0, |r| r.cpu_seconds),
+        host: r.map_or_else(String::new, |r| r.host.clone()),
+        worker_id: acc.and_then(|a| a.worker).unwrap_or(0),
+        has_result: acc.is_some(),
+        audit: u.audit_of.is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_plain_decimals_up_to_u128() {
+        assert_eq!(parse_count("0", "x").unwrap(), 0);
+        let max = u128::MAX.to_string();
+        assert_eq!(parse_count(&max, "x").unwrap(), u128::MAX);
+        for bad in [
+            "",
+            "-1",
+            "+1",
+            " 1",
+            "1e3",
+            "0x10",
+            "340282366920938463463374607431768211456",
+        ] {
+            assert!(parse_count(bad, "x").is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_foreign_protocol_version_is_named_in_the_refusal() {
+        assert!(check_header(Some(&pb::RequestHeader {
+            protocol_version: proto::PROTOCOL_VERSION
+        }))
+        .is_ok());
+        let e = check_header(Some(&pb::RequestHeader {
+            protocol_version: 99,
+        }))
+        .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+        assert!(e.message().contains("version 99"), "{}", e.message());
+        assert!(e
+            .message()
+            .contains(&format!("version {}", proto::PROTOCOL_VERSION)));
+        let e = check_header(None).unwrap_err();
+        assert!(e.message().contains("no request header"));
+    }
+}

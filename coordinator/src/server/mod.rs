@@ -1,0 +1,185 @@
+//! The gRPC server: a thin tonic adapter over the [`Scheduler`] and the store.
+//!
+//! Start-up: open the database (creating it), run the migrations, rebuild the scheduler from
+//! the stored state, and only then serve (the health service reports SERVING from then on).
+//! Each handler checks the protocol version, converts the request (`convert`), makes one
+//! call into the scheduler under its lock, writes the resulting change set to the database in
+//! one transaction, and only then answers: a client never hears of a change that is not on
+//! disk. The scheduler call and the write run in a spawned task, so a client that hangs up
+//! cannot leave memory and database apart; if a write fails, the scheduler is rebuilt from
+//! the database (the authority) and the client gets INTERNAL and may retry.
+//!
+//! Restart rule: leases survive a restart until their deadline (a worker that finished while
+//! the coordinator was down can still report); then their units are queued again.
+
+mod auth;
+mod convert;
+mod jobs;
+mod worker;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::rngs::StdRng;
+use rand::{RngCore, SeedableRng};
+use sqlx::SqlitePool;
+use tokio::net::TcpListener;
+use tokio::sync::Mutex;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+
+use proto::v1::jobs_server::JobsServer;
+use proto::v1::worker_server::WorkerServer;
+
+use crate::job::{LeaseToken, Millis};
+use crate::scheduler::{Scheduler, SchedulerConfig};
+use crate::{store, Config, Error};
+
+pub use auth::{BearerAuth, BearerToken};
+
+/// Largest message accepted or sent (DLX texts of big problems exceed tonic's 4 MiB default).
+pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// Random lease tokens: 128 bits from a CSPRNG seeded by the operating system.
+fn random_tokens() -> impl FnMut() -> LeaseToken + Send + 'static {
+    let mut rng = StdRng::from_os_rng();
+    move || {
+        let mut b = [0u8; 16];
+        rng.fill_bytes(&mut b);
+        LeaseToken(hex::encode(b))
+    }
+}
+
+fn scheduler_config(c: &Config) -> SchedulerConfig {
+    SchedulerConfig {
+        lease_duration_ms: c.lease_duration.as_millis() as u64,
+        attempts_alarm: c.attempts_alarm,
+        max_units_per_lease: c.max_units_per_lease,
+        retry_after_ms: c.retry_after.as_millis() as u64,
+    }
+}
+
+/// State shared by the services.
+struct Shared {
+    sched: Mutex<Scheduler>,
+    pool: SqlitePool,
+    config: Config,
+}
+
+impl Shared {
+    fn now(&self) -> Millis {
+        self.config.clock.now()
+    }
+
+    /// Runs `f` on the scheduler and writes what it changed, as one unit that a dropped
+    /// request cannot cut in half.
+    async fn mutate<T, F>(self: &Arc<Self>, f: F) -> Result<T, Error>
+    where
+        F: FnOnce(&mut Scheduler, Millis) -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut s = me.sched.lock().await;
+            let out = f(&mut s, me.now());
+            let changes = s.take_changes();
+            if let Err(e) = store::apply(&me.pool, &changes).await {
+                tracing::error!("writing to the database failed: {e}; reloading the state");
+                match store::load(&me.pool).await {
+                    Ok(snap) => {
+                        *s = Scheduler::restore(scheduler_config(&me.config), snap, random_tokens())
+                    }
+                    Err(e2) => tracing::error!("reloading the state failed too: {e2}"),
+                }
+                return Err(Error::Store(e));
+            }
+            Ok(out)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("scheduler task failed: {e}")))?
+    }
+}
+
+/// Serves the coordinator on `listener` until `shutdown` completes (the CLI binds the
+/// listener, on 127.0.0.1 unless told otherwise). Runs the migrations before serving.
+pub async fn serve(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), Error> {
+    if config.token.is_empty() {
+        return Err(Error::Token(
+            "the coordinator needs a non-empty token".to_string(),
+        ));
+    }
+    let pool = store::open(&config.db_path).await?;
+    let snapshot = store::load(&pool).await?;
+    let sched = Scheduler::restore(scheduler_config(&config), snapshot, random_tokens());
+    let shared = Arc::new(Shared {
+        sched: Mutex::new(sched),
+        pool: pool.clone(),
+        config: config.clone(),
+    });
+    // Catch up with leases that expired while the coordinator was down.
+    shared.mutate(|s, now| s.expire(now)).await?;
+
+    let mut builder = Server::builder();
+    if let Some(tls) = &config.tls {
+        let read = |p: &std::path::Path| {
+            std::fs::read(p).map_err(|e| Error::Tls(format!("cannot read {}: {e}", p.display())))
+        };
+        let identity = Identity::from_pem(read(&tls.cert)?, read(&tls.key)?);
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(identity))
+            .map_err(|e| Error::Tls(e.to_string()))?;
+    }
+    let auth = BearerAuth::new(&config.token);
+    let worker_svc = WorkerServer::new(worker::WorkerService(Arc::clone(&shared)))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let jobs_svc = JobsServer::new(jobs::JobsService(Arc::clone(&shared)))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let (health, health_svc) = tonic_health::server::health_reporter();
+    health
+        .set_serving::<WorkerServer<worker::WorkerService>>()
+        .await;
+    health.set_serving::<JobsServer<jobs::JobsService>>().await;
+
+    // Expire leases in the background too, so that status and the database stay current
+    // when no worker calls (every operation also expires first).
+    let tick = (config.lease_duration / 4).clamp(Duration::from_millis(50), Duration::from_secs(5));
+    let expiry = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(tick);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                interval.tick().await;
+                if let Err(e) = shared.mutate(|s, now| s.expire(now)).await {
+                    tracing::error!("lease expiry failed: {e}");
+                }
+            }
+        })
+    };
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(%addr, tls = config.tls.is_some(), db = %config.db_path.display(), "coordinator serving");
+    }
+    let result = builder
+        .add_service(health_svc)
+        .add_service(tonic::service::interceptor::InterceptedService::new(
+            worker_svc,
+            auth.clone(),
+        ))
+        .add_service(tonic::service::interceptor::InterceptedService::new(
+            jobs_svc, auth,
+        ))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    expiry.abort();
+    // Let a write in flight finish before the pool closes.
+    drop(shared.sched.lock().await);
+    pool.close().await;
+    result.map_err(Error::from)
+}

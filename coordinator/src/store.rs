@@ -1,0 +1,490 @@
+//! The store: one SQLite file (default `results/dancehall.db`) through sqlx, WAL mode,
+//! foreign keys on, schema in `coordinator/migrations/` embedded with `sqlx::migrate!()`.
+//! Queries are runtime `sqlx::query` calls in free functions taking a `&SqlitePool` (no
+//! offline query data needed).
+//!
+//! Invariant: the database is the authority. Each scheduler [`ChangeSet`] is written by
+//! [`apply`] in one transaction (so accepting a result, finishing its unit and queueing the
+//! subtrees it handed back happen together or not at all), and [`load`] reads back exactly
+//! the [`Snapshot`] the scheduler had. `unit_results.unit_id` is a primary key and results
+//! are only ever inserted, so a second accepted result for a unit cannot be written even by a
+//! faulty scheduler. Counts are decimal TEXT and are summed in Rust as u128 ([`job_total`]).
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::Row;
+
+use crate::job::{
+    parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, Job, JobId,
+    JobSettings, JobState, Lease, LeaseToken, UnitEstimate, UnitResult, UnitState, WorkerInfo,
+};
+use crate::scheduler::{ChangeSet, LeaseRecord, Snapshot};
+
+/// The default database file, relative to the working directory.
+pub const DEFAULT_DB_PATH: &str = "results/dancehall.db";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot create the directory of {path}: {source}")]
+    CreateDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("database error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("corrupt value in the database: {0}")]
+    Corrupt(String),
+    #[error("value out of range for the database: {0}")]
+    Range(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Opens (creating it and its directory if needed) the database at `path` and runs the
+/// migrations.
+pub async fn open(path: &Path) -> Result<SqlitePool> {
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: path.display().to_string(),
+                source,
+            })?;
+        }
+    }
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        // WAL + NORMAL survives a killed process (not a power cut between checkpoints).
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(10));
+    let pool = SqlitePoolOptions::new()
+        .max_connections(4)
+        .connect_with(options)
+        .await?;
+    sqlx::migrate!().run(&pool).await?;
+    Ok(pool)
+}
+
+fn int(v: u64, what: &str) -> Result<i64> {
+    i64::try_from(v).map_err(|_| StoreError::Range(format!("{what} = {v}")))
+}
+
+fn uint(v: i64, what: &str) -> Result<u64> {
+    u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("{what} = {v}")))
+}
+
+fn opt_int(v: Option<u64>, what: &str) -> Result<Option<i64>> {
+    v.map(|v| int(v, what)).transpose()
+}
+
+fn parse<T: FromStr>(s: &str, what: &str) -> Result<T> {
+    s.parse()
+        .map_err(|_| StoreError::Corrupt(format!("{what} = {s:?}")))
+}
+
+/// Lowercase hex SHA-256 of a text (the `dlx_sha256` column).
+pub fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// Writes one change set in one transaction.
+pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
+    if c.is_empty() {
+        return Ok(());
+    }
+    let mut tx = pool.begin().await?;
+    for job in &c.jobs {
+        let texts = c.job_texts.iter().find(|t| t.job == job.id);
+        let (dlx, spec) = texts.map_or(("", ""), |t| (t.dlx.as_str(), t.spec.as_str()));
+        sqlx::query(
+            "INSERT INTO jobs (id, name, state, prefix, symmetry_factor, unit_node_limit,
+                 unit_time_budget_ms, audit_share, seed, dlx, dlx_sha256, spec, created_at,
+                 finished_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET state = excluded.state,
+                 finished_at = excluded.finished_at",
+        )
+        .bind(int(job.id, "job id")?)
+        .bind(&job.name)
+        .bind(job.state.as_str())
+        .bind(prefix_text(&job.prefix))
+        .bind(job.symmetry_factor.to_string())
+        .bind(opt_int(job.settings.unit_node_limit, "unit node limit")?)
+        .bind(opt_int(
+            job.settings.unit_time_budget_ms,
+            "unit time budget",
+        )?)
+        .bind(job.settings.audit_share)
+        .bind(job.settings.seed.to_string())
+        .bind(dlx)
+        .bind(sha256_hex(dlx))
+        .bind(spec)
+        .bind(int(job.created_at, "time")?)
+        .bind(opt_int(job.finished_at, "time")?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    for w in &c.workers {
+        sqlx::query(
+            "INSERT INTO workers (id, name, host, threads, software_version, registered_at,
+                 last_seen)
+             VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
+        )
+        .bind(int(w.id, "worker id")?)
+        .bind(&w.name)
+        .bind(&w.host)
+        .bind(i64::from(w.threads))
+        .bind(&w.software_version)
+        .bind(int(w.registered_at, "time")?)
+        .bind(int(w.last_seen, "time")?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    // Ids grow with creation, so parents are written before their children.
+    for u in &c.units {
+        let e = u.estimate;
+        let l = u.lease.as_ref();
+        sqlx::query(
+            "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
+                 est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
+                 lease_granted_at, lease_deadline, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET state = excluded.state,
+                 attempts = excluded.attempts, lease_worker = excluded.lease_worker,
+                 lease_token = excluded.lease_token,
+                 lease_granted_at = excluded.lease_granted_at,
+                 lease_deadline = excluded.lease_deadline",
+        )
+        .bind(int(u.id, "unit id")?)
+        .bind(int(u.job, "job id")?)
+        .bind(opt_int(u.parent, "unit id")?)
+        .bind(opt_int(u.audit_of, "unit id")?)
+        .bind(prefix_text(&u.prefix))
+        .bind(u.state.as_str())
+        .bind(e.map(|e| e.nodes))
+        .bind(e.map(|e| e.nodes_std_err))
+        .bind(e.map(|e| e.updates))
+        .bind(e.map(|e| e.solutions))
+        .bind(i64::from(u.attempts))
+        .bind(opt_int(l.map(|l| l.worker), "worker id")?)
+        .bind(l.map(|l| l.token.0.as_str()))
+        .bind(opt_int(l.map(|l| l.granted_at), "time")?)
+        .bind(opt_int(l.map(|l| l.deadline), "time")?)
+        .bind(int(u.created_at, "time")?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    for l in &c.leases {
+        let (ended_at, reason) = match &l.ended {
+            Some((at, why)) => (Some(int(*at, "time")?), Some(why.as_str())),
+            None => (None, None),
+        };
+        sqlx::query(
+            "INSERT INTO leases (token, unit_id, job_id, attempt, worker_id, granted_at,
+                 ended_at, end_reason)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (token) DO UPDATE SET ended_at = excluded.ended_at,
+                 end_reason = excluded.end_reason",
+        )
+        .bind(&l.token.0)
+        .bind(int(l.unit, "unit id")?)
+        .bind(int(l.job, "job id")?)
+        .bind(i64::from(l.attempt))
+        .bind(int(l.worker, "worker id")?)
+        .bind(int(l.granted_at, "time")?)
+        .bind(ended_at)
+        .bind(reason)
+        .execute(&mut *tx)
+        .await?;
+    }
+    for a in &c.results {
+        let r = &a.result;
+        // A plain INSERT: a second result for the same unit fails the whole transaction.
+        sqlx::query(
+            "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
+                 estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(int(a.unit, "unit id")?)
+        .bind(int(a.job, "job id")?)
+        .bind(opt_int(a.worker, "worker id")?)
+        .bind(r.solutions.to_string())
+        .bind(int(r.nodes, "nodes")?)
+        .bind(int(r.updates, "updates")?)
+        .bind(r.estimate_nodes)
+        .bind(r.wall_seconds)
+        .bind(r.cpu_seconds)
+        .bind(&r.host)
+        .bind(prefixes_text(&r.remaining))
+        .bind(int(a.accepted_at, "time")?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    for rep in &c.reports {
+        let r = &rep.result;
+        sqlx::query(
+            "INSERT INTO report_audit (at, worker_id, lease_token, unit_id, job_id,
+                 claimed_unit_id, verdict, reason, solutions, nodes, updates, wall_seconds,
+                 cpu_seconds, host, remaining)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(int(rep.at, "time")?)
+        .bind(int(rep.worker, "worker id")?)
+        .bind(&rep.token.0)
+        .bind(opt_int(rep.unit, "unit id")?)
+        .bind(opt_int(rep.job, "job id")?)
+        .bind(int(rep.claimed_unit, "unit id")?)
+        .bind(rep.verdict.as_str())
+        .bind(&rep.reason)
+        .bind(r.solutions.to_string())
+        .bind(int(r.nodes, "nodes")?)
+        .bind(int(r.updates, "updates")?)
+        .bind(r.wall_seconds)
+        .bind(r.cpu_seconds)
+        .bind(&r.host)
+        .bind(prefixes_text(&r.remaining))
+        .execute(&mut *tx)
+        .await?;
+    }
+    for e in &c.events {
+        sqlx::query(
+            "INSERT INTO events (at, job_id, unit_id, kind, message) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(int(e.at, "time")?)
+        .bind(opt_int(e.job, "job id")?)
+        .bind(opt_int(e.unit, "unit id")?)
+        .bind(e.kind)
+        .bind(&e.message)
+        .execute(&mut *tx)
+        .await?;
+    }
+    for a in &c.alarms {
+        sqlx::query(
+            "INSERT INTO alarms (id, job_id, unit_id, kind, message, raised_at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(int(a.id, "alarm id")?)
+        .bind(int(a.job, "job id")?)
+        .bind(opt_int(a.unit, "unit id")?)
+        .bind(&a.kind)
+        .bind(&a.message)
+        .bind(int(a.raised_at, "time")?)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+fn get_u64(row: &SqliteRow, col: &str) -> Result<u64> {
+    uint(row.try_get::<i64, _>(col)?, col)
+}
+
+fn get_opt_u64(row: &SqliteRow, col: &str) -> Result<Option<u64>> {
+    row.try_get::<Option<i64>, _>(col)?
+        .map(|v| uint(v, col))
+        .transpose()
+}
+
+fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
+    let s: String = row.try_get(col)?;
+    parse_prefix(&s).ok_or_else(|| StoreError::Corrupt(format!("{col} = {s:?}")))
+}
+
+fn job_from_row(row: &SqliteRow) -> Result<Job> {
+    let state: String = row.try_get("state")?;
+    Ok(Job {
+        id: get_u64(row, "id")?,
+        name: row.try_get("name")?,
+        state: JobState::parse(&state)
+            .ok_or_else(|| StoreError::Corrupt(format!("job state {state:?}")))?,
+        prefix: get_prefix(row, "prefix")?,
+        symmetry_factor: parse(
+            &row.try_get::<String, _>("symmetry_factor")?,
+            "symmetry_factor",
+        )?,
+        settings: JobSettings {
+            unit_node_limit: get_opt_u64(row, "unit_node_limit")?,
+            unit_time_budget_ms: get_opt_u64(row, "unit_time_budget_ms")?,
+            audit_share: row.try_get("audit_share")?,
+            seed: parse(&row.try_get::<String, _>("seed")?, "seed")?,
+        },
+        created_at: get_u64(row, "created_at")?,
+        finished_at: get_opt_u64(row, "finished_at")?,
+    })
+}
+
+fn result_from_row(row: &SqliteRow) -> Result<UnitResult> {
+    let remaining: String = row.try_get("remaining")?;
+    Ok(UnitResult {
+        solutions: parse(&row.try_get::<String, _>("solutions")?, "solutions")?,
+        nodes: get_u64(row, "nodes")?,
+        updates: get_u64(row, "updates")?,
+        estimate_nodes: row.try_get("estimate_nodes")?,
+        wall_seconds: row.try_get("wall_seconds")?,
+        cpu_seconds: row.try_get("cpu_seconds")?,
+        host: row.try_get("host")?,
+        remaining: parse_prefixes(&remaining)
+            .ok_or_else(|| StoreError::Corrupt(format!("remaining = {remaining:?}")))?,
+    })
+}
+
+/// Reads the whole scheduler state back (for a restart).
+pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
+    let mut snap = Snapshot::default();
+    for row in sqlx::query("SELECT * FROM jobs").fetch_all(pool).await? {
+        snap.jobs.push(job_from_row(&row)?);
+    }
+    for row in sqlx::query("SELECT * FROM units").fetch_all(pool).await? {
+        let state: String = row.try_get("state")?;
+        let estimate = match row.try_get::<Option<f64>, _>("est_nodes")? {
+            Some(nodes) => Some(UnitEstimate {
+                nodes,
+                nodes_std_err: row
+                    .try_get::<Option<f64>, _>("est_nodes_se")?
+                    .unwrap_or(0.0),
+                updates: row.try_get::<Option<f64>, _>("est_updates")?.unwrap_or(0.0),
+                solutions: row
+                    .try_get::<Option<f64>, _>("est_solutions")?
+                    .unwrap_or(0.0),
+            }),
+            None => None,
+        };
+        let lease = match row.try_get::<Option<String>, _>("lease_token")? {
+            Some(token) => Some(Lease {
+                token: LeaseToken(token),
+                worker: get_u64(&row, "lease_worker")?,
+                attempt: uint(row.try_get("attempts")?, "attempts")? as u32,
+                granted_at: get_u64(&row, "lease_granted_at")?,
+                deadline: get_u64(&row, "lease_deadline")?,
+            }),
+            None => None,
+        };
+        snap.units.push(crate::job::Unit {
+            id: get_u64(&row, "id")?,
+            job: get_u64(&row, "job_id")?,
+            parent: get_opt_u64(&row, "parent_id")?,
+            audit_of: get_opt_u64(&row, "audit_of")?,
+            prefix: get_prefix(&row, "prefix")?,
+            estimate,
+            state: UnitState::parse(&state)
+                .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
+            attempts: uint(row.try_get("attempts")?, "attempts")? as u32,
+            lease,
+            created_at: get_u64(&row, "created_at")?,
+        });
+    }
+    for row in sqlx::query("SELECT * FROM unit_results")
+        .fetch_all(pool)
+        .await?
+    {
+        snap.results.push(Accepted {
+            unit: get_u64(&row, "unit_id")?,
+            job: get_u64(&row, "job_id")?,
+            worker: get_opt_u64(&row, "worker_id")?,
+            result: result_from_row(&row)?,
+            accepted_at: get_u64(&row, "accepted_at")?,
+        });
+    }
+    for row in sqlx::query("SELECT * FROM leases").fetch_all(pool).await? {
+        let ended = match get_opt_u64(&row, "ended_at")? {
+            Some(at) => Some((
+                at,
+                row.try_get::<Option<String>, _>("end_reason")?
+                    .unwrap_or_default(),
+            )),
+            None => None,
+        };
+        snap.leases.push(LeaseRecord {
+            token: LeaseToken(row.try_get("token")?),
+            unit: get_u64(&row, "unit_id")?,
+            job: get_u64(&row, "job_id")?,
+            attempt: uint(row.try_get("attempt")?, "attempt")? as u32,
+            worker: get_u64(&row, "worker_id")?,
+            granted_at: get_u64(&row, "granted_at")?,
+            ended,
+        });
+    }
+    for row in sqlx::query("SELECT * FROM workers").fetch_all(pool).await? {
+        snap.workers.push(WorkerInfo {
+            id: get_u64(&row, "id")?,
+            name: row.try_get("name")?,
+            host: row.try_get("host")?,
+            threads: uint(row.try_get("threads")?, "threads")? as u32,
+            software_version: row.try_get("software_version")?,
+            registered_at: get_u64(&row, "registered_at")?,
+            last_seen: get_u64(&row, "last_seen")?,
+        });
+    }
+    for row in sqlx::query("SELECT * FROM alarms").fetch_all(pool).await? {
+        snap.alarms.push(Alarm {
+            id: get_u64(&row, "id")?,
+            job: get_u64(&row, "job_id")?,
+            unit: get_opt_u64(&row, "unit_id")?,
+            kind: row.try_get("kind")?,
+            message: row.try_get("message")?,
+            raised_at: get_u64(&row, "raised_at")?,
+        });
+    }
+    snap.normalize();
+    Ok(snap)
+}
+
+/// The texts of a job as submitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredJobTexts {
+    pub dlx: String,
+    pub dlx_sha256: String,
+    pub spec: String,
+}
+
+pub async fn job_texts(pool: &SqlitePool, job: JobId) -> Result<Option<StoredJobTexts>> {
+    let row = sqlx::query("SELECT dlx, dlx_sha256, spec FROM jobs WHERE id = ?")
+        .bind(int(job, "job id")?)
+        .fetch_optional(pool)
+        .await?;
+    row.map(|r| {
+        Ok(StoredJobTexts {
+            dlx: r.try_get("dlx")?,
+            dlx_sha256: r.try_get("dlx_sha256")?,
+            spec: r.try_get("spec")?,
+        })
+    })
+    .transpose()
+}
+
+/// A job's count straight from the database: the u128 sum (in Rust) of the accepted
+/// results of its work units (audit re-runs excluded).
+pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<u128> {
+    let rows = sqlx::query(
+        "SELECT r.solutions FROM unit_results r JOIN units u ON u.id = r.unit_id
+         WHERE r.job_id = ? AND u.audit_of IS NULL",
+    )
+    .bind(int(job, "job id")?)
+    .fetch_all(pool)
+    .await?;
+    let mut total: u128 = 0;
+    for row in rows {
+        let s: String = row.try_get("solutions")?;
+        let v: u128 = parse(&s, "solutions")?;
+        total = total
+            .checked_add(v)
+            .ok_or_else(|| StoreError::Corrupt(format!("job {job} total overflows u128")))?;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! Store tests on a temporary database file: migrations, round trip of the scheduler state,
+//! exactly-once at the database level, restart semantics, u128 totals beyond 2^64.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::*;
+use crate::job::{JobSettings, UnitResult, Verdict};
+use crate::scheduler::{NewJob, NewUnit, Scheduler, SchedulerConfig};
+
+fn tokens() -> impl FnMut() -> LeaseToken + Send + 'static {
+    let n = Arc::new(AtomicU64::new(0));
+    move || LeaseToken(format!("t{}", n.fetch_add(1, Ordering::Relaxed)))
+}
+
+fn config() -> SchedulerConfig {
+    SchedulerConfig {
+        lease_duration_ms: 1_000,
+        ..SchedulerConfig::default()
+    }
+}
+
+fn result(solutions: u128, remaining: Vec<Vec<u32>>) -> UnitResult {
+    UnitResult {
+        solutions,
+        nodes: 123,
+        updates: 456,
+        estimate_nodes: 100.5,
+        wall_seconds: 0.25,
+        cpu_seconds: 0.125,
+        host: "test-host".into(),
+        remaining,
+    }
+}
+
+fn new_job(units: u32, counted: Option<u128>) -> NewJob {
+    NewJob {
+        name: "store test".into(),
+        prefix: vec![],
+        symmetry_factor: 720,
+        settings: JobSettings {
+            unit_node_limit: Some(1_000_000),
+            unit_time_budget_ms: None,
+            audit_share: 0.0,
+            seed: u64::MAX,
+        },
+        dlx: "| a\na\n".into(),
+        spec: "name = \"t\"\n".into(),
+        units: (0..units)
+            .map(|c| NewUnit {
+                prefix: vec![c],
+                estimate: Some(UnitEstimate {
+                    nodes: 10.0 + f64::from(c),
+                    nodes_std_err: 1.5,
+                    updates: 30.0,
+                    solutions: 2.0,
+                }),
+                counted: None,
+            })
+            .chain(counted.map(|n| NewUnit {
+                prefix: vec![99],
+                estimate: None,
+                counted: Some(result(n, vec![])),
+            }))
+            .collect(),
+    }
+}
+
+async fn temp_db() -> (tempfile::TempDir, SqlitePool) {
+    let dir = tempfile::tempdir().unwrap();
+    // A nested directory that does not exist yet: `open` creates it.
+    let pool = open(&dir.path().join("results/dancehall.db"))
+        .await
+        .unwrap();
+    (dir, pool)
+}
+
+async fn flush(s: &mut Scheduler, pool: &SqlitePool) {
+    apply(pool, &s.take_changes()).await.unwrap();
+}
+
+#[tokio::test]
+async fn migrations_create_the_schema_in_wal_mode() {
+    let (_dir, pool) = temp_db().await;
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(fk, 1);
+    let tables: Vec<String> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    for t in [
+        "alarms",
+        "events",
+        "jobs",
+        "leases",
+        "report_audit",
+        "unit_results",
+        "units",
+        "workers",
+    ] {
+        assert!(
+            tables.iter().any(|n| n == t),
+            "missing table {t}: {tables:?}"
+        );
+    }
+    assert_eq!(load(&pool).await.unwrap(), Snapshot::default());
+}
+
+#[tokio::test]
+async fn the_database_holds_exactly_the_scheduler_state() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w1 = s.register(10, "a", "host-a", 2, "0.1");
+    let w2 = s.register(10, "b", "host-b", 2, "0.1");
+    let job = s.add_job(11, new_job(4, Some(3)));
+    flush(&mut s, &pool).await;
+    let g = s.lease(12, w1, 3).unwrap().units;
+    flush(&mut s, &pool).await;
+    // Accept one, split one, let one expire, and deliver a duplicate and a mismatch.
+    let r = s.report(13, w1, &g[0].lease.token, g[0].unit.id, result(5, vec![]));
+    assert_eq!(r.verdict, Verdict::Accepted);
+    let r = s.report(
+        13,
+        w1,
+        &g[1].lease.token,
+        g[1].unit.id,
+        result(7, vec![vec![1, 4], vec![1, 5]]),
+    );
+    assert_eq!(r.verdict, Verdict::Accepted);
+    let r = s.report(14, w1, &g[0].lease.token, g[0].unit.id, result(5, vec![]));
+    assert_eq!(r.verdict, Verdict::Duplicate);
+    let r = s.report(14, w1, &g[0].lease.token, g[0].unit.id, result(6, vec![]));
+    assert_eq!(r.verdict, Verdict::Mismatch);
+    flush(&mut s, &pool).await;
+    s.heartbeat(500, w1, std::slice::from_ref(&g[2].lease.token))
+        .unwrap();
+    s.lease(2_000, w2, 1).unwrap();
+    flush(&mut s, &pool).await;
+
+    let snap = load(&pool).await.unwrap();
+    assert_eq!(snap, s.snapshot());
+    assert_eq!(job_total(&pool, job).await.unwrap(), 3 + 5 + 7);
+    let verdicts: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT verdict, COUNT(*) FROM report_audit GROUP BY verdict ORDER BY verdict",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("accepted".to_string(), 2),
+            ("duplicate".to_string(), 1),
+            ("mismatch".to_string(), 1)
+        ]
+    );
+    let texts = job_texts(&pool, job).await.unwrap().unwrap();
+    assert_eq!(texts.dlx, "| a\na\n");
+    assert_eq!(texts.dlx_sha256, sha256_hex("| a\na\n"));
+    let events: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM events")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(events >= 4);
+}
+
+#[tokio::test]
+async fn a_second_result_for_a_unit_cannot_be_written() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(1, "a", "h", 1, "v");
+    s.add_job(1, new_job(1, None));
+    let g = s.lease(2, w, 1).unwrap().units;
+    s.report(3, w, &g[0].lease.token, g[0].unit.id, result(9, vec![]));
+    let changes = s.take_changes();
+    assert_eq!(changes.results.len(), 1);
+    apply(&pool, &changes).await.unwrap();
+    // Replaying the same accepted result (as a buggy scheduler would) fails as a whole:
+    // neither the result nor the report it came with is written twice.
+    let replay = ChangeSet {
+        results: changes.results.clone(),
+        reports: changes.reports.clone(),
+        ..ChangeSet::default()
+    };
+    assert!(apply(&pool, &replay).await.is_err());
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM report_audit")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(n, 1, "the failed transaction left nothing behind");
+}
+
+#[tokio::test]
+async fn restart_keeps_done_units_and_leases_until_their_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.db");
+    let (job, tok_done, tok_live, live_unit) = {
+        let pool = open(&path).await.unwrap();
+        let mut s = Scheduler::new(config(), tokens());
+        let w = s.register(1, "a", "h", 1, "v");
+        let job = s.add_job(1, new_job(3, None));
+        let g = s.lease(2, w, 2).unwrap().units;
+        s.report(3, w, &g[0].lease.token, g[0].unit.id, result(4, vec![]));
+        flush(&mut s, &pool).await;
+        pool.close().await;
+        (
+            job,
+            g[0].lease.token.clone(),
+            g[1].lease.token.clone(),
+            g[1].unit.id,
+        )
+    };
+    // "Restart": a new pool on the same file and a scheduler rebuilt from it.
+    let pool = open(&path).await.unwrap();
+    let mut s = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
+    let st = s.status(job).unwrap();
+    assert_eq!((st.units_done, st.units_leased, st.units_queued), (1, 1, 1));
+    assert_eq!(st.solutions, 4);
+    // The finished unit stays finished: its token only gets `duplicate`.
+    let r = s.report(4, 1, &tok_done, 1, result(4, vec![]));
+    assert_eq!(r.verdict, Verdict::Duplicate);
+    // The live lease survives until its deadline (granted at 2, lasts 1000 ms) ...
+    let hb = s
+        .heartbeat(900, 1, std::slice::from_ref(&tok_live))
+        .unwrap();
+    assert_eq!(hb.extended, vec![tok_live.clone()]);
+    // ... and after it, the unit is queued again and the token is stale.
+    assert_eq!(s.expire(1_901), 1);
+    assert_eq!(s.unit(live_unit).unwrap().state, UnitState::Queued);
+    let r = s.report(1_902, 1, &tok_live, live_unit, result(1, vec![]));
+    assert_eq!(r.verdict, Verdict::Stale);
+    flush(&mut s, &pool).await;
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+}
+
+#[tokio::test]
+async fn totals_beyond_two_to_the_64_are_exact() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(1, "a", "h", 1, "v");
+    let big = u128::from(u64::MAX) - 2;
+    let job = s.add_job(1, new_job(3, Some(big)));
+    for g in s.lease(2, w, 3).unwrap().units {
+        s.report(3, w, &g.lease.token, g.unit.id, result(big, vec![]));
+    }
+    flush(&mut s, &pool).await;
+    let want = 4 * big;
+    assert!(want > u128::from(u64::MAX));
+    assert_eq!(job_total(&pool, job).await.unwrap(), want);
+    let restored = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
+    assert_eq!(restored.status(job).unwrap().solutions, want);
+    assert_eq!(restored.status(job).unwrap().job.state, JobState::Done);
+}

@@ -1,0 +1,542 @@
+//! The gRPC surface: authentication, protocol version, a whole job counted by an in-process
+//! worker on the real engine (with re-splits), duplicate and stale reports, restart on the
+//! same database file. Lease expiry is driven by a manual clock, so nothing waits on time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use coordinator::client::{self, header, JobsClient, WorkerClient};
+use coordinator::{Clock, Config};
+use cores::xcc::{parse_dlx, Dlx, Limits, Outcome};
+use proto::v1 as pb;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+const TOKEN: &str = "test-token-1234";
+
+/// n queens in DLX text: rows and columns primary, diagonals secondary.
+fn queens(n: usize) -> String {
+    let mut t = String::new();
+    for i in 0..n {
+        t += &format!("r{i} ");
+    }
+    for j in 0..n {
+        t += &format!("c{j} ");
+    }
+    t.push('|');
+    for d in 0..2 * n - 1 {
+        t += &format!(" a{d} b{d}");
+    }
+    t.push('\n');
+    for i in 0..n {
+        for j in 0..n {
+            t += &format!("r{i} c{j} a{} b{}\n", i + j, i + n - 1 - j);
+        }
+    }
+    t
+}
+
+struct Coord {
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), coordinator::Error>>,
+}
+
+impl Coord {
+    async fn start(db: &Path, clock: Clock) -> Coord {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let mut config = Config::new(TOKEN);
+        config.db_path = db.to_path_buf();
+        config.lease_duration = Duration::from_secs(30);
+        config.clock = clock;
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(coordinator::serve(listener, config, async {
+            let _ = rx.await;
+        }));
+        Coord {
+            url,
+            stop: Some(tx),
+            task,
+        }
+    }
+
+    async fn clients(&self, token: &str) -> (WorkerClient, JobsClient) {
+        let ch = client::channel(&self.url, None).await.unwrap();
+        (
+            client::worker(ch.clone(), token).unwrap(),
+            client::jobs(ch, token).unwrap(),
+        )
+    }
+
+    async fn stop(mut self) {
+        self.stop.take().unwrap().send(()).unwrap();
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+fn manual_clock() -> (Clock, Arc<AtomicU64>) {
+    let ms = Arc::new(AtomicU64::new(1_700_000_000_000));
+    (Clock::Manual(ms.clone()), ms)
+}
+
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results").join("dancehall.db");
+    (dir, db)
+}
+
+async fn submit(jobs: &mut JobsClient, dlx: &str, partition: pb::PartitionSettings) -> u64 {
+    jobs.submit_job(pb::SubmitJobRequest {
+        header: Some(header()),
+        name: "queens".into(),
+        spec: "# test".into(),
+        dlx: dlx.into(),
+        prefix: vec![],
+        symmetry_factor: "2".into(),
+        partition: Some(partition),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .job_id
+}
+
+async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
+    jobs.job_status(pb::JobStatusRequest {
+        header: Some(header()),
+        job_id: job,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .job
+    .unwrap()
+}
+
+async fn register(w: &mut WorkerClient, name: &str) -> u64 {
+    w.register(pb::RegisterRequest {
+        header: Some(header()),
+        host: "localhost".into(),
+        name: name.into(),
+        threads: 1,
+        software_version: "test".into(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .worker_id
+}
+
+async fn lease(w: &mut WorkerClient, worker: u64, max: u32) -> pb::LeaseResponse {
+    w.lease(pb::LeaseRequest {
+        header: Some(header()),
+        worker_id: worker,
+        max_units: max,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+/// Counts one unit with the engine, as a worker does (stopping at the unit's node budget).
+fn run_unit(dlx: &str, unit: &pb::Unit) -> pb::UnitResult {
+    let problem = parse_dlx(dlx).unwrap();
+    let mut d = Dlx::new(&problem);
+    d.apply_prefix(&unit.prefix).unwrap();
+    let limits = Limits {
+        max_nodes: (unit.node_budget > 0).then_some(unit.node_budget),
+        ..Limits::default()
+    };
+    let outcome = d.run_count(&limits);
+    let remaining = match outcome {
+        Outcome::Stopped { remaining } => remaining
+            .into_iter()
+            .map(|options| pb::Prefix { options })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let st = d.stats();
+    pb::UnitResult {
+        solutions: st.solutions.to_string(),
+        nodes: st.nodes,
+        updates: st.updates,
+        estimate_nodes: unit.estimate_nodes,
+        wall_seconds: 0.001,
+        cpu_seconds: 0.001,
+        host: "test".into(),
+        remaining,
+    }
+}
+
+async fn report(
+    w: &mut WorkerClient,
+    worker: u64,
+    unit: &pb::Unit,
+    result: pb::UnitResult,
+) -> (pb::ReportVerdict, String) {
+    let r = w
+        .report(pb::ReportRequest {
+            header: Some(header()),
+            worker_id: worker,
+            lease_token: unit.lease_token.clone(),
+            unit_id: unit.unit_id,
+            result: Some(result),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    (r.verdict(), r.message)
+}
+
+/// An in-process worker: leases, fetches the job's problem once, counts, reports, until the
+/// coordinator says there is nothing left. Returns the reports it made (unit, result).
+async fn work(mut w: WorkerClient, name: &str) -> Vec<(pb::Unit, pb::UnitResult)> {
+    let id = register(&mut w, name).await;
+    let mut problems: HashMap<u64, String> = HashMap::new();
+    let mut done = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "the job did not finish");
+        let got = lease(&mut w, id, 4).await;
+        if got.units.is_empty() {
+            if got.idle {
+                return done;
+            }
+            // Another worker holds the last units: ask again.
+            tokio::time::sleep(Duration::from_millis(got.retry_after_ms.min(20))).await;
+            continue;
+        }
+        for unit in got.units {
+            let dlx = match problems.get(&unit.job_id) {
+                Some(dlx) => dlx.clone(),
+                None => {
+                    let job = w
+                        .get_job(pb::GetJobRequest {
+                            header: Some(header()),
+                            job_id: unit.job_id,
+                        })
+                        .await
+                        .unwrap()
+                        .into_inner();
+                    problems.insert(unit.job_id, job.dlx.clone());
+                    job.dlx
+                }
+            };
+            let u = unit.clone();
+            let result = tokio::task::spawn_blocking(move || run_unit(&dlx, &u))
+                .await
+                .unwrap();
+            let (verdict, msg) = report(&mut w, id, &unit, result.clone()).await;
+            assert_eq!(verdict, pb::ReportVerdict::Accepted, "{msg}");
+            done.push((unit, result));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_or_missing_token_is_unauthenticated() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (mut w, mut jobs) = c.clients("wrong-token").await;
+    let e = jobs
+        .list_jobs(pb::ListJobsRequest {
+            header: Some(header()),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unauthenticated);
+    let e = w
+        .register(pb::RegisterRequest {
+            header: Some(header()),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unauthenticated);
+    // No token at all.
+    let ch = client::channel(&c.url, None).await.unwrap();
+    let mut bare = pb::jobs_client::JobsClient::new(ch);
+    let e = bare
+        .list_jobs(pb::ListJobsRequest {
+            header: Some(header()),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unauthenticated);
+    // The right token passes.
+    let (_, mut jobs) = c.clients(TOKEN).await;
+    let list = jobs
+        .list_jobs(pb::ListJobsRequest {
+            header: Some(header()),
+        })
+        .await
+        .unwrap();
+    assert!(list.into_inner().jobs.is_empty());
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn another_protocol_version_is_refused_with_both_versions_named() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (mut w, _) = c.clients(TOKEN).await;
+    let e = w
+        .register(pb::RegisterRequest {
+            header: Some(pb::RequestHeader {
+                protocol_version: proto::PROTOCOL_VERSION + 1,
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+    let msg = e.message();
+    assert!(
+        msg.contains(&format!("version {}", proto::PROTOCOL_VERSION)),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("version {}", proto::PROTOCOL_VERSION + 1)),
+        "{msg}"
+    );
+    let e = w
+        .lease(pb::LeaseRequest {
+            header: None,
+            worker_id: 1,
+            max_units: 1,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn a_job_is_counted_exactly_by_workers_with_resplits_and_duplicates() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (w, mut jobs) = c.clients(TOKEN).await;
+    // 10 queens: 724 solutions (OEIS A000170). One unit per option of the root item (each
+    // about 1,600 nodes), and a node limit per unit that makes them stop and hand back their
+    // unexplored subtrees (dynamic re-split).
+    let job = submit(
+        &mut jobs,
+        &queens(10),
+        pb::PartitionSettings {
+            unit_node_budget: u64::MAX,
+            unit_node_limit: 400,
+            estimate_samples: 32,
+            seed: 1,
+            ..Default::default()
+        },
+    )
+    .await;
+    let before = status(&mut jobs, job).await;
+    assert_eq!(before.units_total, 10, "{before:?}");
+    let (w2, _) = c.clients(TOKEN).await;
+    let (a, b) = tokio::join!(work(w, "a"), work(w2, "b"));
+    let st = status(&mut jobs, job).await;
+    assert_eq!(st.state(), pb::JobState::Done);
+    assert_eq!(st.solutions, "724");
+    assert_eq!(st.symmetry_factor, "2");
+    assert_eq!(st.solutions_times_symmetry, "1448");
+    assert_eq!(st.units_done, st.units_total);
+    assert!(
+        st.units_total > before.units_total,
+        "no unit was re-split: {st:?}"
+    );
+    assert!(st.units_total < 2_000, "{st:?}");
+    assert!(st.alarms.is_empty());
+    assert_eq!(
+        (a.len() + b.len()) as u64,
+        st.units_done - count_counted(&mut jobs, job).await
+    );
+
+    // The same report again: a duplicate, not counted.
+    let (unit, result) = a.first().or(b.first()).unwrap().clone();
+    let (mut w3, _) = c.clients(TOKEN).await;
+    let id = register(&mut w3, "late").await;
+    let (verdict, _) = report(&mut w3, id, &unit, result.clone()).await;
+    assert_eq!(verdict, pb::ReportVerdict::Duplicate);
+    // The same lease with another count: a mismatch and an alarm, still not counted.
+    let mut wrong = result;
+    wrong.solutions = (wrong.solutions.parse::<u128>().unwrap() + 1).to_string();
+    let (verdict, _) = report(&mut w3, id, &unit, wrong).await;
+    assert_eq!(verdict, pb::ReportVerdict::Mismatch);
+    let st = status(&mut jobs, job).await;
+    assert_eq!(st.solutions, "724");
+    assert_eq!(st.alarms.len(), 1);
+    assert_eq!(st.alarms[0].kind, "mismatch");
+
+    // The database agrees: one result per unit, the same total.
+    c.stop().await;
+    let pool = coordinator::store::open(&db).await.unwrap();
+    assert_eq!(
+        coordinator::store::job_total(&pool, job).await.unwrap(),
+        724
+    );
+    let (results, units): (i64, i64) = sqlx::query_as(
+        "SELECT COUNT(*), COUNT(DISTINCT unit_id) FROM unit_results WHERE job_id = ?",
+    )
+    .bind(job as i64)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(results, units);
+    let audit: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT verdict, COUNT(*) FROM report_audit GROUP BY verdict ORDER BY verdict",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(audit.contains(&("duplicate".into(), 1)), "{audit:?}");
+    assert!(audit.contains(&("mismatch".into(), 1)), "{audit:?}");
+}
+
+/// Units counted by the coordinator at partition time (no worker report).
+async fn count_counted(jobs: &mut JobsClient, job: u64) -> u64 {
+    let units = jobs
+        .job_units(pb::JobUnitsRequest {
+            header: Some(header()),
+            job_id: job,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .units;
+    units
+        .iter()
+        .filter(|u| u.has_result && u.worker_id == 0)
+        .count() as u64
+}
+
+#[tokio::test]
+async fn an_expired_lease_is_stale_and_its_unit_goes_back_to_the_queue() {
+    let (_dir, db) = temp_db();
+    let (clock, ms) = manual_clock();
+    let c = Coord::start(&db, clock).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let dlx = queens(6);
+    let job = submit(&mut jobs, &dlx, pb::PartitionSettings::default()).await;
+    let a = register(&mut w, "a").await;
+    let b = register(&mut w, "b").await;
+    let first = lease(&mut w, a, 1).await.units.remove(0);
+    assert_eq!(first.attempt, 1);
+    // Past the 30 s lease: the token is no longer valid anywhere.
+    ms.fetch_add(31_000, Ordering::SeqCst);
+    let hb = w
+        .heartbeat(pb::HeartbeatRequest {
+            header: Some(header()),
+            worker_id: a,
+            lease_tokens: vec![first.lease_token.clone()],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(hb.invalid, vec![first.lease_token.clone()]);
+    let result = run_unit(&dlx, &first);
+    let (verdict, msg) = report(&mut w, a, &first, result.clone()).await;
+    assert_eq!(verdict, pb::ReportVerdict::Stale, "{msg}");
+    assert_eq!(status(&mut jobs, job).await.solutions, "0");
+    // The unit is first in line again, on its second attempt, with a new token.
+    let again = lease(&mut w, b, 1).await.units.remove(0);
+    assert_eq!(again.unit_id, first.unit_id);
+    assert_eq!(again.attempt, 2);
+    assert_ne!(again.lease_token, first.lease_token);
+    let (verdict, _) = report(&mut w, b, &again, result.clone()).await;
+    assert_eq!(verdict, pb::ReportVerdict::Accepted);
+    assert_eq!(status(&mut jobs, job).await.solutions, result.solutions);
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn a_restarted_coordinator_resumes_its_jobs() {
+    let (_dir, db) = temp_db();
+    let (clock, ms) = manual_clock();
+    let dlx = queens(8);
+    let c = Coord::start(&db, clock.clone()).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let job = submit(&mut jobs, &dlx, pb::PartitionSettings::default()).await;
+    let a = register(&mut w, "a").await;
+    let units = lease(&mut w, a, 2).await.units;
+    let (v, _) = report(&mut w, a, &units[0], run_unit(&dlx, &units[0])).await;
+    assert_eq!(v, pb::ReportVerdict::Accepted);
+    let done_before = status(&mut jobs, job).await;
+    c.stop().await;
+
+    // Same file, new process state: the finished unit stays finished, the live lease is
+    // still valid until its deadline, and the job runs to the exact count.
+    let c = Coord::start(&db, clock).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let st = status(&mut jobs, job).await;
+    assert_eq!(st.units_done, done_before.units_done);
+    assert_eq!(st.solutions, done_before.solutions);
+    assert_eq!(st.units_leased, 1);
+    ms.fetch_add(10_000, Ordering::SeqCst);
+    let (v, msg) = report(&mut w, a, &units[1], run_unit(&dlx, &units[1])).await;
+    assert_eq!(v, pb::ReportVerdict::Accepted, "{msg}");
+    let (v, _) = report(&mut w, a, &units[0], run_unit(&dlx, &units[0])).await;
+    assert_eq!(v, pb::ReportVerdict::Duplicate);
+    work(w, "b").await;
+    let st = status(&mut jobs, job).await;
+    assert_eq!(st.state(), pb::JobState::Done);
+    // 8 queens: 92 solutions (OEIS A000170).
+    assert_eq!(st.solutions, "92");
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn bad_submissions_are_refused_and_nothing_is_written() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let mut req = pb::SubmitJobRequest {
+        header: Some(header()),
+        name: "bad".into(),
+        dlx: "a b\nc\n".into(),
+        ..Default::default()
+    };
+    let e = jobs.submit_job(req.clone()).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(e.message().contains("line 2"), "{}", e.message());
+    req.dlx = queens(4);
+    req.symmetry_factor = "-3".into();
+    let e = jobs.submit_job(req.clone()).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    req.symmetry_factor = "1".into();
+    req.prefix = vec![0, 1];
+    let e = jobs.submit_job(req).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(e.message().contains("prefix"), "{}", e.message());
+    let list = jobs
+        .list_jobs(pb::ListJobsRequest {
+            header: Some(header()),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(list.jobs.is_empty());
+    // Unknown ids are NOT_FOUND.
+    let e = w
+        .lease(pb::LeaseRequest {
+            header: Some(header()),
+            worker_id: 999,
+            max_units: 1,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound);
+    let e = jobs
+        .job_status(pb::JobStatusRequest {
+            header: Some(header()),
+            job_id: 5,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound);
+    c.stop().await;
+}
