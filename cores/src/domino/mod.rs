@@ -6,10 +6,13 @@
 //! picture; `brute` a plain exhaustive reference for tests; `native` the exact optimiser.
 
 pub mod brute;
+mod cover;
 pub mod export;
 pub mod generate;
 pub mod instance;
+mod model;
 pub mod native;
+mod rds;
 pub mod svg;
 pub mod verify;
 

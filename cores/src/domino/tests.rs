@@ -137,3 +137,106 @@ fn bench_public_suite() {
         );
     }
 }
+
+#[test]
+#[ignore]
+fn xcc_experiment() {
+    use crate::xcc::{Dlx, Flow, Limits, ProblemBuilder};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bench-specs/domino/suite-public"
+    );
+    let filter = std::env::var("DOMINO_FILTER").unwrap();
+    for b in 1..=10 {
+        let text = std::fs::read_to_string(format!("{dir}/batch{b:02}.txt")).unwrap();
+        for inst in parse_batch(&text).unwrap() {
+            if !inst.id.contains(&filter) {
+                continue;
+            }
+            let n = inst.n as usize;
+            let mut pb = ProblemBuilder::new();
+            let tiles: Vec<_> = (0..inst.tiles.len())
+                .map(|t| pb.primary(&format!("t{t}")).unwrap())
+                .collect();
+            let cells: Vec<_> = (0..n * n)
+                .map(|c| pb.secondary(&format!("c{c}")).unwrap())
+                .collect();
+            let mut edge = std::collections::HashMap::new();
+            for c in 0..n * n {
+                for d in [c + 1, c + n] {
+                    if d < n * n && (d != c + 1 || c % n + 1 < n) {
+                        edge.insert((c, d), pb.secondary(&format!("e{c}_{d}")).unwrap());
+                    }
+                }
+            }
+            let colours: Vec<_> = (0..=inst.k)
+                .map(|v| pb.colour(&format!("v{v}")).unwrap())
+                .collect();
+            for (t, tv) in inst.tiles.iter().enumerate() {
+                let rev = [tv[2], tv[1], tv[0]];
+                let mut variants = vec![*tv];
+                if rev != *tv {
+                    variants.push(rev);
+                }
+                for vals in variants {
+                    for vertical in [false, true] {
+                        for p in 0..n * n {
+                            let (r, c) = (p / n, p % n);
+                            if (vertical && r + 2 >= n) || (!vertical && c + 2 >= n) {
+                                continue;
+                            }
+                            let step = if vertical { n } else { 1 };
+                            let cs = [p, p + step, p + 2 * step];
+                            let mut items = vec![(tiles[t], 0)];
+                            for (i, &x) in cs.iter().enumerate() {
+                                items.push((cells[x], 0));
+                                let (xr, xc) = (x / n, x % n);
+                                let mut nb = vec![];
+                                if xr > 0 {
+                                    nb.push(x - n)
+                                }
+                                if xr + 1 < n {
+                                    nb.push(x + n)
+                                }
+                                if xc > 0 {
+                                    nb.push(x - 1)
+                                }
+                                if xc + 1 < n {
+                                    nb.push(x + 1)
+                                }
+                                for y in nb {
+                                    if cs.contains(&y) {
+                                        continue;
+                                    }
+                                    let e = edge[&(x.min(y), x.max(y))];
+                                    items.push((e, colours[vals[i] as usize]));
+                                }
+                            }
+                            pb.option_coloured(&items).unwrap();
+                        }
+                    }
+                }
+            }
+            let problem = pb.build().unwrap();
+            let mut dlx = Dlx::new(&problem);
+            let start = Instant::now();
+            let limits = Limits {
+                max_nodes: None,
+                deadline: Some(start + Duration::from_secs(60)),
+                stop: None,
+            };
+            let mut found = false;
+            let outcome = dlx.run(&limits, |_| {
+                found = true;
+                Flow::Stop
+            });
+            println!(
+                "{} found={found} {:?} nodes={} {:.2}s",
+                inst.id,
+                matches!(outcome, crate::xcc::Outcome::Complete),
+                dlx.stats().nodes,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
