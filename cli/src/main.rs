@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod spec;
 
 /// Count, solve and benchmark combinatorial search problems at scale.
 #[derive(Parser, Debug)]
@@ -40,6 +41,8 @@ enum Command {
     Status(cmd::submit::StatusArgs),
     /// List the jobs of a coordinator.
     Jobs(cmd::submit::JobsArgs),
+    /// Cancel a job on a running coordinator.
+    Cancel(cmd::submit::CancelArgs),
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Submit(a) => cmd::submit::submit(a),
         Command::Status(a) => cmd::submit::status(a),
         Command::Jobs(a) => cmd::submit::jobs(a),
+        Command::Cancel(a) => cmd::submit::cancel(a),
         Command::Domino(c) => cmd::domino::run(c),
     };
     cmd::exit::report(result)

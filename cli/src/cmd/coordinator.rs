@@ -1,8 +1,82 @@
-//! `dancehall coordinator` (being built: see issue 3).
+//! `dancehall coordinator`: serve counting jobs to workers over gRPC, keeping everything in
+//! one SQLite file. Loopback only unless another address is asked for with --allow-remote.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::exit::user_error;
 
 #[derive(clap::Args, Debug)]
-pub struct CoordinatorArgs {}
+pub struct CoordinatorArgs {
+    /// Address to listen on. Anything but a loopback address needs --allow-remote.
+    #[arg(long, default_value = coordinator::config::DEFAULT_LISTEN_ADDR)]
+    pub listen: SocketAddr,
+    /// Allow listening on a non-loopback address (use TLS on networks you do not trust).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// The SQLite database (created if missing; jobs in it resume).
+    #[arg(long, default_value = "results/dancehall.db")]
+    pub db: PathBuf,
+    /// File holding the bearer token every client must present (default: $DANCEHALL_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// TLS certificate chain (PEM); with --tls-key, serve TLS.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// How long a lease lasts without a heartbeat; a dead worker's units return to the queue
+    /// this long after its last heartbeat.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub lease_seconds: f64,
+}
 
-pub fn run(_args: CoordinatorArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`dancehall coordinator` is not built yet")
+pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        return Err(user_error(format!(
+            "--listen {}: not a loopback address; add --allow-remote to accept workers from \
+             other machines (and --tls-cert/--tls-key on a network you do not trust)",
+            args.listen
+        )));
+    }
+    if !(args.lease_seconds >= 1.0 && args.lease_seconds.is_finite()) {
+        return Err(user_error("--lease-seconds must be at least 1"));
+    }
+    let token = coordinator::load_token(args.token_file.as_deref())
+        .map_err(|e| user_error(e.to_string()))?;
+    let mut config = coordinator::Config::new(token);
+    config.db_path = args.db.clone();
+    config.lease_duration = Duration::from_secs_f64(args.lease_seconds);
+    config.heartbeat_interval = config.lease_duration / 4;
+    config.tls = match (args.tls_cert, args.tls_key) {
+        (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
+        _ => None,
+    };
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        // Tests and scripts read this line to learn the port of `--listen 127.0.0.1:0`.
+        eprintln!(
+            "dancehall coordinator listening on {scheme}://{addr} (database {})",
+            args.db.display()
+        );
+        coordinator::serve(listener, config, super::worker::shutdown_signal())
+            .await
+            .context("coordinator")
+    })
 }

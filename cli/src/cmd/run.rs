@@ -1,8 +1,453 @@
-//! `dancehall run` (being built: see issue 3).
+//! `dancehall run`: the embedded default. Starts a coordinator on a random loopback port with a
+//! fresh token (in this process), spawns local `dancehall worker` processes that talk gRPC to
+//! it, submits the job(s), shows progress, restarts a local worker that dies while work is
+//! left, prints the result and leaves everything in the SQLite file.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use coordinator::client::{self, JobsClient};
+use indicatif::{ProgressBar, ProgressStyle};
+use proto::v1 as pb;
+use tokio::process::{Child, Command};
+
+use super::exit::user_error;
+use super::problem::CountReport;
+use super::submit::{factor, rpc_error, state_name};
+use crate::spec::{self, JobSpec, Partition};
 
 #[derive(clap::Args, Debug)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// A bench spec (TOML; see bench-specs/README.md). Without it, give a problem as for
+    /// `dancehall count` (e.g. `dancehall run queens 10`).
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub problem: super::problem::ProblemArgs,
+    /// Local worker processes to start (default: the number of cores).
+    #[arg(long, value_name = "N", global = true)]
+    pub workers: Option<usize>,
+    /// Print one JSON object per job on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The SQLite database the coordinator writes (jobs, units, results, events).
+    #[arg(long, default_value = "results/dancehall.db", global = true)]
+    pub db: PathBuf,
+}
 
-pub fn run(_args: RunArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`dancehall run` is not built yet")
+/// How long a local worker's lease lasts: short, so that a dead worker's units come back soon.
+const LOCAL_LEASE: Duration = Duration::from_secs(6);
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    // Everything the user gave is checked before anything starts or is written.
+    let problem_given = args.problem.family.is_some() || args.problem.dlx.is_some();
+    let (jobs, text) =
+        match (&args.spec, problem_given) {
+            (Some(_), true) => {
+                return Err(user_error("give either a spec file or a problem, not both"))
+            }
+            (Some(path), false) => {
+                let file = spec::load(path)?;
+                (file.jobs, file.text)
+            }
+            (None, true) => {
+                let built = args.problem.build()?;
+                let name = built.label.clone();
+                let job = JobSpec::from_built(name, built, Partition::default());
+                let line: Vec<String> = std::env::args().collect();
+                (vec![job], line.join(" "))
+            }
+            (None, false) => return Err(user_error(
+                "nothing to run: give a spec file (e.g. bench-specs/default.toml) or a problem \
+                 (e.g. `dancehall run queens 10`)",
+            )),
+        };
+    let workers = match args.workers {
+        Some(0) => return Err(user_error("--workers must be at least 1")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let runtime = runtime()?;
+    let infos = runtime.block_on(async {
+        let mut cluster = LocalCluster::start(&args.db, workers).await?;
+        let outcome = async {
+            let ids = cluster.submit(&jobs, &text).await?;
+            cluster.spawn_workers()?;
+            cluster.wait(&ids, true).await
+        }
+        .await;
+        let stopped = cluster.stop().await;
+        let infos = outcome?;
+        stopped?;
+        Ok::<_, anyhow::Error>(infos)
+    })?;
+    report(&jobs, &infos, args.json, &args.db)
+}
+
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+type ServerTask = tokio::task::JoinHandle<Result<(), coordinator::Error>>;
+
+/// A coordinator in this process on a random loopback port with a fresh token, and local
+/// `dancehall worker` processes talking gRPC to it.
+pub(crate) struct LocalCluster {
+    pub url: String,
+    // `token` and `units` serve `dancehall bench distributed` (bench_distributed.rs).
+    #[allow(dead_code)]
+    pub token: String,
+    pub jobs: JobsClient,
+    /// Local worker processes to keep running.
+    pub workers: usize,
+    token_file: tempfile::NamedTempFile,
+    children: Vec<Child>,
+    restarts: usize,
+    server: ServerTask,
+    stop_server: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl LocalCluster {
+    /// Starts the coordinator on `db`; no worker yet.
+    pub async fn start(db: &Path, workers: usize) -> anyhow::Result<Self> {
+        let token = coordinator::generate_token();
+        // NamedTempFile is created with mode 0600: only this user can read the token.
+        let mut token_file = tempfile::Builder::new()
+            .prefix("dancehall-token-")
+            .tempfile()
+            .context("creating the token file")?;
+        token_file.write_all(token.as_bytes())?;
+        token_file.flush()?;
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("binding a loopback port")?;
+        let addr = listener.local_addr()?;
+        let mut config = coordinator::Config::new(token.clone());
+        config.db_path = db.to_path_buf();
+        config.lease_duration = LOCAL_LEASE;
+        config.heartbeat_interval = LOCAL_LEASE / 4;
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(coordinator::serve(listener, config, async {
+            let _ = stop_rx.await;
+        }));
+        let url = format!("http://{addr}");
+        let channel = client::channel(&url, None).await?;
+        let jobs = client::jobs(channel, &token)?;
+        Ok(LocalCluster {
+            url,
+            token,
+            jobs,
+            workers,
+            token_file,
+            children: Vec::new(),
+            restarts: 0,
+            server,
+            stop_server: Some(stop_tx),
+        })
+    }
+
+    /// Submits every job; returns their ids.
+    pub async fn submit(&mut self, jobs: &[JobSpec], text: &str) -> anyhow::Result<Vec<u64>> {
+        let mut ids = Vec::new();
+        for job in jobs {
+            let resp = tokio::select! {
+                r = self.jobs.submit_job(job.submit_request(text)) => r,
+                r = &mut self.server => return Err(server_ended(r)),
+            };
+            ids.push(
+                resp.map_err(|s| rpc_error("submit", s))?
+                    .into_inner()
+                    .job_id,
+            );
+        }
+        Ok(ids)
+    }
+
+    fn spawn_worker(&self, index: usize) -> anyhow::Result<Child> {
+        let exe = std::env::current_exe().context("finding the dancehall binary")?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("worker")
+            .arg("--coordinator")
+            .arg(&self.url)
+            .arg("--token-file")
+            .arg(self.token_file.path())
+            .arg("--threads")
+            .arg("1")
+            .arg("--worker-id")
+            .arg(format!("local-{index}"))
+            .arg("--quiet")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .kill_on_drop(true);
+        if std::env::var_os("DANCEHALL_LOG").is_none() {
+            cmd.env("DANCEHALL_LOG", "error");
+        }
+        cmd.spawn().context("starting a local worker")
+    }
+
+    /// Starts the local worker processes (one thread each).
+    pub fn spawn_workers(&mut self) -> anyhow::Result<()> {
+        for i in self.children.len()..self.workers {
+            let child = self.spawn_worker(i)?;
+            self.children.push(child);
+        }
+        Ok(())
+    }
+
+    /// Status of each job.
+    pub async fn status(&mut self, ids: &[u64]) -> anyhow::Result<Vec<pb::JobInfo>> {
+        let mut infos = Vec::with_capacity(ids.len());
+        for &job_id in ids {
+            let req = pb::JobStatusRequest {
+                header: Some(client::header()),
+                job_id,
+            };
+            let resp = self
+                .jobs
+                .job_status(req)
+                .await
+                .map_err(|s| rpc_error("status", s))?;
+            infos.extend(resp.into_inner().job);
+        }
+        Ok(infos)
+    }
+
+    /// Polls the jobs until none is running, drawing progress (when `progress` and stderr is a
+    /// terminal) and replacing local workers that die.
+    pub async fn wait(&mut self, ids: &[u64], progress: bool) -> anyhow::Result<Vec<pb::JobInfo>> {
+        let bar = if progress {
+            ProgressBar::new(0)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units  {msg}  ETA {eta}",
+            )
+            .expect("a valid template"),
+        );
+        let started = Instant::now();
+        let mut interval = tokio::time::interval(Duration::from_millis(100));
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(ctrl_c);
+        loop {
+            tokio::select! {
+                _ = interval.tick() => {}
+                r = &mut self.server => return Err(server_ended(r)),
+                _ = &mut ctrl_c => {
+                    bar.abandon();
+                    anyhow::bail!(
+                        "interrupted; the jobs stay in the database: resume them with \
+                         `dancehall coordinator --db ...` and workers"
+                    );
+                }
+            }
+            let infos = self.status(ids).await?;
+            let done: u64 = infos.iter().map(|i| i.units_done).sum();
+            let total: u64 = infos.iter().map(|i| i.units_total).sum();
+            let nodes: u64 = infos.iter().map(|i| i.nodes).sum();
+            let solutions: u128 = infos
+                .iter()
+                .map(|i| i.solutions.parse::<u128>().unwrap_or(0))
+                .sum();
+            bar.set_length(total);
+            bar.set_position(done);
+            let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-3);
+            bar.set_message(format!("{solutions} solutions, {} nodes/s", si(rate)));
+            if infos.len() == ids.len() && infos.iter().all(|i| i.state() != pb::JobState::Running)
+            {
+                bar.finish_and_clear();
+                return Ok(infos);
+            }
+            // A local worker that died while work is left is replaced.
+            for i in 0..self.children.len() {
+                if let Some(status) = self.children[i].try_wait()? {
+                    if self.restarts >= 5 * self.workers.max(1) {
+                        bar.abandon();
+                        anyhow::bail!("local workers keep dying (last: {status}); giving up");
+                    }
+                    bar.suspend(|| {
+                        eprintln!("local worker {i} exited ({status}); starting another")
+                    });
+                    self.restarts += 1;
+                    self.children[i] = self.spawn_worker(i)?;
+                }
+            }
+        }
+    }
+
+    /// Every unit of a job (estimates and measurements).
+    #[allow(dead_code)]
+    pub async fn units(&mut self, job_id: u64) -> anyhow::Result<Vec<pb::UnitInfo>> {
+        let req = pb::JobUnitsRequest {
+            header: Some(client::header()),
+            job_id,
+        };
+        let resp = self
+            .jobs
+            .job_units(req)
+            .await
+            .map_err(|s| rpc_error("units", s))?;
+        Ok(resp.into_inner().units)
+    }
+
+    /// Drains the workers (SIGTERM, then SIGKILL after a grace period) and stops the
+    /// coordinator.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        for child in &self.children {
+            if let Some(pid) = child.id() {
+                // SAFETY: plain kill(2) on a child we spawned and have not reaped.
+                unsafe {
+                    libc::kill(pid as libc::pid_t, libc::SIGTERM);
+                }
+            }
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        for child in &mut self.children {
+            if tokio::time::timeout_at(deadline, child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+        }
+        if let Some(tx) = self.stop_server.take() {
+            let _ = tx.send(());
+        }
+        match tokio::time::timeout(Duration::from_secs(10), &mut self.server).await {
+            Ok(r) => flatten(r),
+            Err(_) => {
+                self.server.abort();
+                anyhow::bail!("the coordinator did not stop within 10 s")
+            }
+        }
+    }
+}
+
+fn flatten(
+    r: Result<Result<(), coordinator::Error>, tokio::task::JoinError>,
+) -> anyhow::Result<()> {
+    r.context("the coordinator task")?
+        .context("the coordinator")
+}
+
+fn server_ended(
+    r: Result<Result<(), coordinator::Error>, tokio::task::JoinError>,
+) -> anyhow::Error {
+    match flatten(r) {
+        Ok(()) => anyhow::anyhow!("the coordinator stopped unexpectedly"),
+        Err(e) => e,
+    }
+}
+
+/// 1234567.0 -> "1.23M".
+fn si(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2}M", x / 1e6),
+        x if x >= 1e3 => format!("{:.1}k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+/// A finished job as `count` reports a count; `--json` adds `job`, `units` and `name`.
+fn count_report(job: &JobSpec, info: &pb::JobInfo) -> CountReport {
+    CountReport {
+        label: job.label.clone(),
+        solutions: info.solutions.parse().unwrap_or(0),
+        symmetry_factor: job.symmetry_factor,
+        nodes: info.nodes,
+        updates: info.updates,
+        seconds: info.elapsed_seconds,
+        complete: info.state() == pb::JobState::Done,
+    }
+}
+
+fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
+    let mut v = count_report(job, info).to_json();
+    v["name"] = job.name.clone().into();
+    v["job"] = info.job_id.into();
+    v["units"] = info.units_total.into();
+    if !info.alarms.is_empty() {
+        v["alarms"] = info
+            .alarms
+            .iter()
+            .map(|a| format!("{} on unit {}: {}", a.kind, a.unit_id, a.message))
+            .collect::<Vec<_>>()
+            .into();
+    }
+    v
+}
+
+fn report(
+    jobs: &[JobSpec],
+    infos: &[pb::JobInfo],
+    as_json: bool,
+    db: &std::path::Path,
+) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if as_json {
+        for (job, info) in jobs.iter().zip(infos) {
+            writeln!(out, "{}", json(job, info))?;
+        }
+    } else if jobs.len() == 1 {
+        let (job, i) = (&jobs[0], &infos[0]);
+        writeln!(out, "{}", count_report(job, i).human())?;
+        writeln!(
+            out,
+            "job {} ({}): {} units, {} workers",
+            i.job_id, job.name, i.units_total, i.workers
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{:<30} {:>14} {:>8} {:>16} {:>6} {:>12} {:>8}",
+            "job", "counted", "factor", "x factor", "units", "nodes", "seconds"
+        )?;
+        for i in infos {
+            let f = factor(i).unwrap_or("");
+            let times = if f.is_empty() {
+                ""
+            } else {
+                i.solutions_times_symmetry.as_str()
+            };
+            writeln!(
+                out,
+                "{:<30} {:>14} {:>8} {:>16} {:>6} {:>12} {:>8.2}",
+                i.name, i.solutions, f, times, i.units_total, i.nodes, i.elapsed_seconds
+            )?;
+        }
+    }
+    if !as_json {
+        writeln!(out, "results in {}", db.display())?;
+    }
+    let alarms: Vec<String> = infos
+        .iter()
+        .flat_map(|i| {
+            i.alarms.iter().map(move |a| {
+                format!(
+                    "job {}: {} on unit {}: {}",
+                    i.job_id, a.kind, a.unit_id, a.message
+                )
+            })
+        })
+        .collect();
+    if !alarms.is_empty() {
+        for a in &alarms {
+            eprintln!("ALARM {a}");
+        }
+        anyhow::bail!("{} alarms raised: the counts may be wrong", alarms.len());
+    }
+    if let Some(i) = infos.iter().find(|i| i.state() != pb::JobState::Done) {
+        anyhow::bail!("job {} ended {}", i.job_id, state_name(i.state()));
+    }
+    Ok(())
 }

@@ -1,18 +1,301 @@
-//! `dancehall submit`, `status`, `jobs` (being built: see issue 3).
+//! `dancehall submit`, `status`, `jobs`, `cancel`: the user side of a running coordinator.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use coordinator::client::{self, JobsClient};
+use proto::v1 as pb;
+
+use super::exit::user_error;
+use crate::spec;
+
+/// Where the coordinator is and how to prove we may talk to it.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Connection {
+    /// The coordinator's URL: http://HOST:PORT, or https://HOST:PORT with --tls-ca.
+    #[arg(long, env = "DANCEHALL_COORDINATOR", default_value_t = default_url())]
+    pub coordinator: String,
+    /// File holding the coordinator's bearer token (default: $DANCEHALL_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// CA certificate (PEM) that signed the coordinator's TLS certificate.
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+}
+
+fn default_url() -> String {
+    format!("http://{}", coordinator::config::DEFAULT_LISTEN_ADDR)
+}
+
+impl Connection {
+    pub async fn jobs_client(&self) -> anyhow::Result<JobsClient> {
+        let token = coordinator::load_token(self.token_file.as_deref())
+            .map_err(|e| user_error(e.to_string()))?;
+        let channel = client::channel(&self.coordinator, self.tls_ca.as_deref())
+            .await
+            .map_err(|e| match e {
+                coordinator::Error::Transport(_) => {
+                    anyhow::anyhow!("cannot reach the coordinator at {}: {e}", self.coordinator)
+                }
+                e => user_error(e.to_string()),
+            })?;
+        client::jobs(channel, &token).map_err(|e| user_error(e.to_string()))
+    }
+}
+
+/// A failed call, with a user error for what the user can fix (token, job id, version).
+pub fn rpc_error(what: &str, status: tonic::Status) -> anyhow::Error {
+    use tonic::Code;
+    let msg = format!("{what}: {} ({:?})", status.message(), status.code());
+    match status.code() {
+        Code::Unauthenticated
+        | Code::PermissionDenied
+        | Code::NotFound
+        | Code::InvalidArgument
+        | Code::FailedPrecondition => user_error(msg),
+        _ => anyhow::anyhow!(msg),
+    }
+}
 
 #[derive(clap::Args, Debug)]
-pub struct SubmitArgs {}
-#[derive(clap::Args, Debug)]
-pub struct StatusArgs {}
-#[derive(clap::Args, Debug)]
-pub struct JobsArgs {}
+pub struct SubmitArgs {
+    /// The bench spec (TOML; see bench-specs/README.md).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub connection: Connection,
+}
 
-pub fn submit(_args: SubmitArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`dancehall submit` is not built yet")
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    /// The job (default: every job).
+    pub job: Option<u64>,
+    /// One JSON object per job on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub connection: Connection,
 }
-pub fn status(_args: StatusArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`dancehall status` is not built yet")
+
+#[derive(clap::Args, Debug)]
+pub struct JobsArgs {
+    /// One JSON object per job on stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub connection: Connection,
 }
-pub fn jobs(_args: JobsArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`dancehall jobs` is not built yet")
+
+#[derive(clap::Args, Debug)]
+pub struct CancelArgs {
+    pub job: u64,
+    #[command(flatten)]
+    pub connection: Connection,
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
+    let file = spec::load(&args.spec)?;
+    runtime()?.block_on(async {
+        let mut jobs = args.connection.jobs_client().await?;
+        for job in &file.jobs {
+            let resp = jobs
+                .submit_job(job.submit_request(&file.text))
+                .await
+                .map_err(|s| rpc_error("submit", s))?
+                .into_inner();
+            println!("job {} ({}): {} units", resp.job_id, job.name, resp.units);
+        }
+        Ok(())
+    })
+}
+
+pub fn status(args: StatusArgs) -> anyhow::Result<()> {
+    runtime()?.block_on(async {
+        let mut jobs = args.connection.jobs_client().await?;
+        let infos = match args.job {
+            Some(job_id) => {
+                let req = pb::JobStatusRequest {
+                    header: Some(client::header()),
+                    job_id,
+                };
+                let resp = jobs
+                    .job_status(req)
+                    .await
+                    .map_err(|s| rpc_error("status", s))?;
+                resp.into_inner().job.into_iter().collect()
+            }
+            None => list(&mut jobs).await?,
+        };
+        print_jobs(&infos, args.json, args.job.is_some())
+    })
+}
+
+pub fn jobs(args: JobsArgs) -> anyhow::Result<()> {
+    runtime()?.block_on(async {
+        let mut jobs = args.connection.jobs_client().await?;
+        let infos = list(&mut jobs).await?;
+        print_jobs(&infos, args.json, false)
+    })
+}
+
+pub fn cancel(args: CancelArgs) -> anyhow::Result<()> {
+    runtime()?.block_on(async {
+        let mut jobs = args.connection.jobs_client().await?;
+        let req = pb::CancelJobRequest {
+            header: Some(client::header()),
+            job_id: args.job,
+        };
+        let resp = jobs
+            .cancel_job(req)
+            .await
+            .map_err(|s| rpc_error("cancel", s))?;
+        let infos: Vec<pb::JobInfo> = resp.into_inner().job.into_iter().collect();
+        print_jobs(&infos, false, true)
+    })
+}
+
+async fn list(jobs: &mut JobsClient) -> anyhow::Result<Vec<pb::JobInfo>> {
+    let req = pb::ListJobsRequest {
+        header: Some(client::header()),
+    };
+    let resp = jobs
+        .list_jobs(req)
+        .await
+        .map_err(|s| rpc_error("jobs", s))?;
+    Ok(resp.into_inner().jobs)
+}
+
+fn print_jobs(infos: &[pb::JobInfo], json: bool, detail: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if json {
+        for info in infos {
+            writeln!(out, "{}", job_json(info))?;
+        }
+        return Ok(());
+    }
+    if detail {
+        for info in infos {
+            write!(out, "{}", job_detail(info))?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:>5}  {:<28} {:<9} {:>13} {:>22} {:>10}",
+        "job", "name", "state", "units", "solutions", "seconds"
+    )?;
+    for i in infos {
+        writeln!(
+            out,
+            "{:>5}  {:<28} {:<9} {:>13} {:>22} {:>10.1}",
+            i.job_id,
+            i.name,
+            state_name(i.state()),
+            format!("{}/{}", i.units_done, i.units_total),
+            i.solutions,
+            i.elapsed_seconds
+        )?;
+    }
+    Ok(())
+}
+
+pub fn state_name(state: pb::JobState) -> &'static str {
+    match state {
+        pb::JobState::Running => "running",
+        pb::JobState::Done => "done",
+        pb::JobState::Cancelled => "cancelled",
+        pb::JobState::Unspecified => "?",
+    }
+}
+
+/// The symmetry factor when it is not 1.
+pub fn factor(info: &pb::JobInfo) -> Option<&str> {
+    let f = info.symmetry_factor.as_str();
+    (!f.is_empty() && f != "1").then_some(f)
+}
+
+/// A multi-line account of one job.
+pub fn job_detail(i: &pb::JobInfo) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "job {} ({}): {}",
+        i.job_id,
+        i.name,
+        state_name(i.state())
+    );
+    let _ = writeln!(
+        s,
+        "  units       {} done of {} ({} leased, {} queued)",
+        i.units_done, i.units_total, i.units_leased, i.units_queued
+    );
+    let so_far = if i.state() == pb::JobState::Done {
+        ""
+    } else {
+        " so far"
+    };
+    let _ = writeln!(s, "  solutions   {} counted{so_far}", i.solutions);
+    if let Some(f) = factor(i) {
+        let _ = writeln!(
+            s,
+            "  total       {} (counted x symmetry factor {f})",
+            i.solutions_times_symmetry
+        );
+    }
+    let _ = writeln!(s, "  nodes       {}  updates {}", i.nodes, i.updates);
+    let _ = writeln!(
+        s,
+        "  time        {:.2} s elapsed, {:.2} s in units (CPU {:.2} s), {} workers",
+        i.elapsed_seconds, i.unit_wall_seconds, i.unit_cpu_seconds, i.workers
+    );
+    if i.audits_total > 0 {
+        let _ = writeln!(
+            s,
+            "  audits      {} of {} done",
+            i.audits_done, i.audits_total
+        );
+    }
+    for a in &i.alarms {
+        let _ = writeln!(
+            s,
+            "  ALARM       {} on unit {}: {}",
+            a.kind, a.unit_id, a.message
+        );
+    }
+    s
+}
+
+/// One job as a JSON object (counts as decimal strings).
+pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
+    serde_json::json!({
+        "job": i.job_id,
+        "name": i.name,
+        "state": state_name(i.state()),
+        "units_total": i.units_total,
+        "units_done": i.units_done,
+        "units_leased": i.units_leased,
+        "units_queued": i.units_queued,
+        "solutions": i.solutions,
+        "symmetry_factor": i.symmetry_factor,
+        "total_solutions": i.solutions_times_symmetry,
+        "nodes": i.nodes,
+        "updates": i.updates,
+        "elapsed_seconds": i.elapsed_seconds,
+        "unit_wall_seconds": i.unit_wall_seconds,
+        "unit_cpu_seconds": i.unit_cpu_seconds,
+        "workers": i.workers,
+        "audits_total": i.audits_total,
+        "audits_done": i.audits_done,
+        "alarms": i.alarms.iter().map(|a| serde_json::json!({
+            "unit": a.unit_id, "kind": a.kind, "message": a.message,
+        })).collect::<Vec<_>>(),
+    })
 }

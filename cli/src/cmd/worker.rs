@@ -1,8 +1,108 @@
-//! `dancehall worker` (being built: see issue 3).
+//! `dancehall worker`: a stateless worker that leases units from a coordinator until it is
+//! stopped (SIGTERM / Ctrl-C: it drains) or idle for `--exit-when-idle` seconds.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::exit::user_error;
 
 #[derive(clap::Args, Debug)]
-pub struct WorkerArgs {}
+pub struct WorkerArgs {
+    /// The coordinator's URL: http://HOST:PORT, or https://HOST:PORT with --tls-ca.
+    #[arg(long, env = "DANCEHALL_COORDINATOR")]
+    pub coordinator: String,
+    /// File holding the coordinator's bearer token (default: $DANCEHALL_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Units to run at once, one thread each (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// A label for this worker in the coordinator's records.
+    #[arg(long, value_name = "ID")]
+    pub worker_id: Option<String>,
+    /// Exit after this many seconds with nothing to run (the coordinator had no unit).
+    #[arg(long, value_name = "SECONDS")]
+    pub exit_when_idle: Option<f64>,
+    /// CA certificate (PEM) that signed the coordinator's TLS certificate.
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// Print no summary line at exit.
+    #[arg(long, hide = true)]
+    pub quiet: bool,
+}
 
-pub fn run(_args: WorkerArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`dancehall worker` is not built yet")
+pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
+    let token = coordinator::load_token(args.token_file.as_deref())
+        .map_err(|e| user_error(e.to_string()))?;
+    let threads = match args.threads {
+        Some(0) => return Err(user_error("--threads must be at least 1")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let exit_when_idle = match args.exit_when_idle {
+        Some(s) if !(s >= 0.0 && s.is_finite()) => {
+            return Err(user_error(format!(
+                "--exit-when-idle {s}: give seconds >= 0"
+            )))
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    let quiet = args.quiet;
+    let config = worker::Config {
+        coordinator: args.coordinator,
+        token,
+        threads,
+        worker_id: args.worker_id,
+        exit_when_idle,
+        tls_ca: args.tls_ca,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let summary = runtime.block_on(worker::run(config, shutdown_signal()));
+    let summary = summary.map_err(|e| match e {
+        worker::Error::Refused(_)
+        | worker::Error::BadUrl { .. }
+        | worker::Error::ReadFile { .. }
+        | worker::Error::BadToken
+        | worker::Error::NoThreads => user_error(e.to_string()),
+        other => anyhow::Error::new(other),
+    })?;
+    tracing::info!(?summary, "worker done");
+    if quiet {
+        return Ok(());
+    }
+    eprintln!(
+        "dancehall worker {}: {} units run, {} accepted, {} released, {} abandoned",
+        summary.worker_id, summary.units_run, summary.accepted, summary.released, summary.abandoned
+    );
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C): the signal Slurm, Kubernetes and `dancehall run`
+/// send to drain a process.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -1,0 +1,835 @@
+//! End-to-end tests of distributed counting with real processes on loopback: `dancehall run`,
+//! `dancehall coordinator` + `dancehall worker` + `dancehall submit/status`, kill -9 of
+//! workers and of the coordinator, duplicate and late reports, tokens and malformed specs.
+//!
+//! Every expected count comes from `dancehall count` in one process (and the specs cite their
+//! published figures). Waits are on conditions with deadlines, never fixed sleeps. Every
+//! process a test starts is killed when the test ends, whatever happens.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_dancehall");
+/// Generous: the machine is shared and the tests run in a debug build.
+const DEADLINE: Duration = Duration::from_secs(90);
+
+fn specs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs")
+}
+
+fn dancehall() -> Command {
+    let mut c = Command::new(BIN);
+    c.env_remove("DANCEHALL_TOKEN")
+        .env_remove("DANCEHALL_COORDINATOR")
+        .env("DANCEHALL_LOG", "error");
+    c
+}
+
+/// Runs to completion; panics with the output unless the exit status is `code`.
+fn run_expect(cmd: &mut Command, code: i32) -> Output {
+    let out = cmd.output().expect("start dancehall");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{cmd:?}\nstdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Each stdout line as JSON.
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn solutions(v: &Value) -> u128 {
+    v["solutions"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no solutions in {v}"))
+        .parse()
+        .unwrap()
+}
+
+/// The single-process count of a problem given by `count`'s arguments.
+fn count(args: &[&str]) -> u128 {
+    let out = run_expect(dancehall().arg("count").args(args).arg("--json"), 0);
+    solutions(&json_lines(&out)[0])
+}
+
+fn wait_until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(10);
+    loop {
+        if let Some(t) = f() {
+            return t;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// A child process killed (SIGKILL) and reaped when dropped.
+struct Proc(Child);
+
+impl Proc {
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    fn kill9(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+
+    fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.0.try_wait().unwrap()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+fn write_token(dir: &Path, name: &str, token: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, token).unwrap();
+    path
+}
+
+/// A `dancehall coordinator` process.
+struct Coord {
+    proc: Proc,
+    url: String,
+    port: u16,
+}
+
+fn start_coordinator(db: &Path, token: &Path, port: u16, lease_seconds: u32) -> Coord {
+    try_start_coordinator(db, token, port, lease_seconds).expect("the coordinator to start")
+}
+
+/// Starts a coordinator; None when it exits before listening (e.g. its port is still taken).
+fn try_start_coordinator(db: &Path, token: &Path, port: u16, lease_seconds: u32) -> Option<Coord> {
+    let mut child = dancehall()
+        .arg("coordinator")
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--db")
+        .arg(db)
+        .arg("--token-file")
+        .arg(token)
+        .arg("--lease-seconds")
+        .arg(lease_seconds.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read its stderr on a thread (and keep draining it) to learn the address.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("listening on ").nth(1) {
+                let url = rest.split_whitespace().next().unwrap_or("").to_string();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    let proc = Proc(child);
+    // The reader thread ends (and the channel closes) if the coordinator exits first.
+    let url = match rx.recv_timeout(DEADLINE) {
+        Ok(url) => url,
+        Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            panic!("the coordinator never said where it listens")
+        }
+    };
+    let port = url.rsplit(':').next().unwrap().parse().unwrap();
+    Some(Coord { proc, url, port })
+}
+
+fn start_worker(url: &str, token: &Path, threads: u32, id: &str) -> Proc {
+    Proc(
+        dancehall()
+            .args(["worker", "--coordinator", url, "--token-file"])
+            .arg(token)
+            .args(["--threads", &threads.to_string(), "--worker-id", id])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn submit(url: &str, token: &Path, spec: &Path) -> u64 {
+    let out = run_expect(
+        dancehall()
+            .args(["submit", "--coordinator", url, "--token-file"])
+            .arg(token)
+            .arg(spec),
+        0,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// `dancehall status JOB --json`, or None while the coordinator cannot answer.
+fn status(url: &str, token: &Path, job: u64) -> Option<Value> {
+    let out = dancehall()
+        .args([
+            "status",
+            &job.to_string(),
+            "--json",
+            "--coordinator",
+            url,
+            "--token-file",
+        ])
+        .arg(token)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return None;
+    }
+    json_lines(&out).into_iter().next()
+}
+
+fn wait_done(url: &str, token: &Path, job: u64) -> Value {
+    wait_until("the job to finish", || {
+        status(url, token, job).filter(|s| s["state"] == "done")
+    })
+}
+
+/// A spec file holding `body`, with an optional DLX file beside it.
+fn write_spec(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+/// `n` queens cut into units of about `budget` nodes.
+fn queens_spec(dir: &Path, n: usize, budget: u64) -> PathBuf {
+    write_spec(
+        dir,
+        &format!("queens-{n}.toml"),
+        &format!(
+            "name = \"queens-{n}\"\n[problem]\nfamily = \"queens\"\nn = {n}\n\
+             [partition]\nunit_node_budget = {budget}\n"
+        ),
+    )
+}
+
+// ----- the database, read directly -------------------------------------------------------
+
+fn db_rows(db: &Path, sql: &str) -> Vec<Vec<String>> {
+    try_db_rows(db, sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The rows of `sql`, or the error (e.g. while the coordinator is still creating the tables).
+fn try_db_rows(db: &Path, sql: &str) -> Result<Vec<Vec<String>>, sqlx::Error> {
+    use sqlx::{Connection, Row};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let url = format!("sqlite://{}?mode=ro", db.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await?;
+        let rows = sqlx::query(sql).fetch_all(&mut conn).await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                (0..r.len())
+                    .map(|i| {
+                        r.try_get::<String, _>(i)
+                            .or_else(|_| r.try_get::<i64, _>(i).map(|v| v.to_string()))
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
+            .collect())
+    })
+}
+
+/// Checks exactly-once accounting in the database: no unit has two accepted reports, and
+/// the accepted unit results of `job` add up to `expected`.
+fn assert_accepted_once(db: &Path, job: u64, expected: u128) {
+    let twice = db_rows(
+        db,
+        "SELECT unit_id, COUNT(*) FROM report_audit WHERE verdict = 'accepted' \
+         GROUP BY unit_id HAVING COUNT(*) > 1",
+    );
+    assert!(twice.is_empty(), "units accepted twice: {twice:?}");
+    let results = db_rows(
+        db,
+        &format!("SELECT solutions FROM unit_results WHERE job_id = {job}"),
+    );
+    let sum: u128 = results.iter().map(|r| r[0].parse::<u128>().unwrap()).sum();
+    assert_eq!(sum, expected, "sum of the accepted unit results");
+}
+
+// ----- tests -----------------------------------------------------------------------------
+
+#[test]
+fn every_small_bench_spec_counts_as_in_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let dlx = specs().join("knuth-xcc-example.dlx");
+    let cases: &[(&str, Vec<&str>)] = &[
+        ("sudoku-4x4.toml", vec!["sudoku", "--box", "2x2"]),
+        (
+            "sudoku-4x4-diagonal.toml",
+            vec!["sudoku", "--box", "2x2", "--variant", "diagonal"],
+        ),
+        (
+            "sudoku-4x4-disjoint.toml",
+            vec!["sudoku", "--box", "2x2", "--variant", "disjoint"],
+        ),
+        (
+            "sudoku-4x4-diagonal-disjoint.toml",
+            vec![
+                "sudoku",
+                "--box",
+                "2x2",
+                "--variant",
+                "diagonal",
+                "--variant",
+                "disjoint",
+            ],
+        ),
+        (
+            "sudoku-4x4-fixed.toml",
+            vec!["sudoku", "--box", "2x2", "--fix-first-row"],
+        ),
+        ("latin-5-reduced.toml", vec!["latin", "5", "--reduced"]),
+        ("queens-10.toml", vec!["queens", "10"]),
+        (
+            "knuth-xcc-example.toml",
+            vec!["--dlx", dlx.to_str().unwrap()],
+        ),
+    ];
+    for (i, (spec, args)) in cases.iter().enumerate() {
+        let db = dir.path().join(format!("{i}.db"));
+        let out = run_expect(
+            dancehall()
+                .arg("run")
+                .arg(specs().join(spec))
+                .args(["--workers", "2", "--json", "--db"])
+                .arg(&db),
+            0,
+        );
+        let got = &json_lines(&out)[0];
+        assert_eq!(solutions(got), count(args), "{spec}: {got}");
+        assert!(got["units"].as_u64().unwrap() >= 1, "{got}");
+        assert!(db.exists(), "{spec} left no database");
+    }
+    // The suite of the README's first command: one line per job, in order.
+    let db = dir.path().join("default.db");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(specs().join("default.toml"))
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    let lines = json_lines(&out);
+    let expected: Vec<u128> = [
+        vec!["sudoku", "--box", "2x2"],
+        vec!["sudoku", "--box", "2x2", "--variant", "diagonal"],
+        vec!["sudoku", "--box", "2x2", "--variant", "disjoint"],
+        vec![
+            "sudoku",
+            "--box",
+            "2x2",
+            "--variant",
+            "diagonal",
+            "--variant",
+            "disjoint",
+        ],
+        vec!["sudoku", "--box", "2x2", "--fix-first-row"],
+    ]
+    .iter()
+    .map(|a| count(a))
+    .collect();
+    let got: Vec<u128> = lines.iter().map(solutions).collect();
+    assert_eq!(got, expected);
+    // Seed 000 / OEIS A107739: 288 grids, 48 diagonal ones; fixed first row: 12 x 4!.
+    assert_eq!((got[0], got[1], got[4]), (288, 48, 12));
+    assert_eq!(lines[4]["total_solutions"], "288");
+}
+
+#[test]
+fn run_takes_problem_arguments_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = run_expect(
+        dancehall()
+            .args(["run", "sudoku", "--box", "2x3", "--fix-first-row"])
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    let v = &json_lines(&out)[0];
+    // Issue 2: 28,200,960 6x6 grids = 39,168 with the first row fixed x 6!.
+    assert_eq!(solutions(v), 39_168);
+    assert_eq!(v["symmetry_factor"], "720");
+    assert_eq!(v["total_solutions"], "28200960");
+    assert!(
+        v["job"].as_u64().is_some() && v["units"].as_u64().unwrap() > 1,
+        "{v}"
+    );
+}
+
+/// A random small XCC problem in DLX format: 3-7 primary items, 0-3 secondary items, 4-24
+/// options, some with colours.
+fn random_dlx(rng: &mut impl rand::Rng) -> String {
+    let primary = rng.random_range(3..=7);
+    let secondary = rng.random_range(0..=3);
+    let mut text = String::from("| random test problem\n");
+    let names: Vec<String> = (0..primary).map(|i| format!("p{i}")).collect();
+    text.push_str(&names.join(" "));
+    if secondary > 0 {
+        text.push_str(" |");
+        for i in 0..secondary {
+            text.push_str(&format!(" s{i}"));
+        }
+    }
+    text.push('\n');
+    for _ in 0..rng.random_range(4..=24) {
+        let mut words = Vec::new();
+        for i in 0..primary {
+            if rng.random_bool(0.35) {
+                words.push(format!("p{i}"));
+            }
+        }
+        if words.is_empty() {
+            words.push(format!("p{}", rng.random_range(0..primary)));
+        }
+        for i in 0..secondary {
+            if rng.random_bool(0.3) {
+                match rng.random_range(0..3) {
+                    0 => words.push(format!("s{i}")),
+                    c => words.push(format!("s{i}:{}", ["A", "B"][c - 1])),
+                }
+            }
+        }
+        text.push_str(&words.join(" "));
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn random_exact_cover_problems_count_as_in_one_process() {
+    use rand::SeedableRng;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2024);
+    // One suite of random problems, each cut into the smallest units.
+    // Half the jobs are cut at the root's branching only (the default budget), half into
+    // units of at most 3 estimated nodes.
+    let mut suite = String::new();
+    let mut expected = Vec::new();
+    for k in 0..12 {
+        let file = dir.path().join(format!("p{k}.dlx"));
+        std::fs::write(&file, random_dlx(&mut rng)).unwrap();
+        expected.push(count(&["--dlx", file.to_str().unwrap()]));
+        suite.push_str(&format!(
+            "[[job]]\nname = \"p{k}\"\nproblem = {{ family = \"dlx\", file = \"p{k}.dlx\" }}\n"
+        ));
+        if k % 2 == 1 {
+            suite.push_str("partition = { unit_node_budget = 3 }\n");
+        }
+    }
+    assert!(
+        expected.iter().filter(|&&n| n > 0).count() >= 3,
+        "too few problems with solutions: {expected:?}"
+    );
+    let spec = write_spec(dir.path(), "random.toml", &suite);
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(dir.path().join("random.db")),
+        0,
+    );
+    let got: Vec<u128> = json_lines(&out).iter().map(solutions).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn a_killed_worker_holding_leases_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "kill-worker-token");
+    let db = dir.path().join("k.db");
+    let coord = start_coordinator(&db, &token, 0, 2);
+    let spec = queens_spec(dir.path(), 13, 5_000);
+    let job = submit(&coord.url, &token, &spec);
+
+    let mut victim = start_worker(&coord.url, &token, 2, "victim");
+    wait_until("the victim to hold leases", || {
+        status(&coord.url, &token, job).filter(|s| s["units_leased"].as_u64() > Some(0))
+    });
+    victim.kill9();
+    let _rescuer = start_worker(&coord.url, &token, 2, "rescuer");
+    let done = wait_done(&coord.url, &token, job);
+    // OEIS A000170: 13 queens have 73,712 solutions.
+    assert_eq!(solutions(&done), 73_712);
+    assert_eq!(solutions(&done), count(&["queens", "13"]));
+    drop(coord);
+    assert_accepted_once(&db, job, 73_712);
+    // The victim's leases ended by expiry, and their units were run again.
+    let expired = db_rows(
+        &db,
+        "SELECT COUNT(*) FROM leases WHERE end_reason = 'expired'",
+    );
+    assert_ne!(expired[0][0], "0", "no lease of the killed worker expired");
+}
+
+/// The pids of the processes whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised name: state, ppid, ...
+        let after = stat.rsplit(')').next().unwrap_or("");
+        if after.split_whitespace().nth(1) == Some(&parent.to_string()) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn run_goes_on_when_one_of_its_workers_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    let spec = queens_spec(dir.path(), 13, 5_000);
+    let mut run = Proc(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(&db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Wait until the units are leased, then kill one of run's own worker processes.
+    let worker = wait_until("a local worker with a lease", || {
+        if !db.exists() {
+            return None;
+        }
+        let leased = try_db_rows(&db, "SELECT COUNT(*) FROM units WHERE state = 'leased'").ok()?;
+        if leased[0][0] == "0" {
+            return None;
+        }
+        children_of(run.pid()).first().copied()
+    });
+    // SAFETY: kill(2) on a process of this test's tree.
+    unsafe {
+        libc::kill(worker as libc::pid_t, libc::SIGKILL);
+    }
+    let status = wait_until("run to finish", || run.exited());
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    use std::io::Read;
+    run.0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    run.0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    // OEIS A000170: 13 queens have 73,712 solutions.
+    assert_eq!(solutions(&v), 73_712);
+    assert!(stderr.contains("starting another"), "{stderr}");
+    let job = v["job"].as_u64().unwrap();
+    assert_accepted_once(&db, job, 73_712);
+}
+
+#[test]
+fn a_restarted_coordinator_resumes_on_its_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "restart-token");
+    let db = dir.path().join("c.db");
+    let mut coord = start_coordinator(&db, &token, 0, 3);
+    let spec = queens_spec(dir.path(), 13, 5_000);
+    let job = submit(&coord.url, &token, &spec);
+    let _w1 = start_worker(&coord.url, &token, 1, "w1");
+    let _w2 = start_worker(&coord.url, &token, 1, "w2");
+    wait_until("some units done", || {
+        status(&coord.url, &token, job)
+            .filter(|s| s["units_done"].as_u64() > Some(0) && s["units_done"] != s["units_total"])
+    });
+    coord.proc.kill9();
+    let port = coord.port;
+    // Same port and database: the workers find it again (they retry with back-off).
+    let coord = wait_until("the coordinator to restart on its port", || {
+        try_start_coordinator(&db, &token, port, 3)
+    });
+    let done = wait_done(&coord.url, &token, job);
+    // OEIS A000170: 13 queens have 73,712 solutions.
+    assert_eq!(solutions(&done), 73_712);
+    drop(coord);
+    assert_accepted_once(&db, job, 73_712);
+}
+
+#[test]
+fn a_repeated_or_late_report_is_not_counted_twice() {
+    use coordinator::client;
+    use cores::xcc::{parse_dlx, Dlx};
+    use proto::v1 as pb;
+
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "report-token");
+    let db = dir.path().join("rep.db");
+    let coord = start_coordinator(&db, &token, 0, 30);
+    let spec = queens_spec(dir.path(), 6, 1_000_000);
+    let job = submit(&coord.url, &token, &spec);
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (verdicts, mismatch_verdict) = rt.block_on(async {
+        let channel = client::channel(&coord.url, None).await.unwrap();
+        let mut w = client::worker(channel, "report-token").unwrap();
+        let h = || Some(client::header());
+        let me = w
+            .register(pb::RegisterRequest {
+                header: h(),
+                host: "test".into(),
+                name: "test".into(),
+                threads: 1,
+                software_version: "test".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        let units = w
+            .lease(pb::LeaseRequest {
+                header: h(),
+                worker_id: me,
+                max_units: 2,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .units;
+        assert_eq!(
+            units.len(),
+            2,
+            "queens 6 cut at the root has more than 2 units"
+        );
+        let dlx = w
+            .get_job(pb::GetJobRequest {
+                header: h(),
+                job_id: job,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .dlx;
+        let problem = parse_dlx(&dlx).unwrap();
+        let result = |unit: &pb::Unit, solutions: u128| pb::ReportRequest {
+            header: h(),
+            worker_id: me,
+            lease_token: unit.lease_token.clone(),
+            unit_id: unit.unit_id,
+            result: Some(pb::UnitResult {
+                solutions: solutions.to_string(),
+                nodes: 1,
+                updates: 1,
+                estimate_nodes: unit.estimate_nodes,
+                wall_seconds: 0.0,
+                cpu_seconds: 0.0,
+                host: "test".into(),
+                remaining: vec![],
+            }),
+        };
+        let exact = |unit: &pb::Unit| {
+            let mut d = Dlx::new(&problem);
+            d.apply_prefix(&unit.prefix).unwrap();
+            d.count()
+        };
+        let (a, b) = (&units[0], &units[1]);
+        let n_a = exact(a);
+        let mut verdicts = Vec::new();
+        for _ in 0..2 {
+            let v = w
+                .report(result(a, n_a))
+                .await
+                .unwrap()
+                .into_inner()
+                .verdict();
+            verdicts.push(v);
+        }
+        // The same unit reported again with another count: not added, an alarm.
+        let mismatch = w
+            .report(result(a, n_a + 1))
+            .await
+            .unwrap()
+            .into_inner()
+            .verdict();
+        // A late report: the lease was handed back first.
+        w.release(pb::ReleaseRequest {
+            header: h(),
+            worker_id: me,
+            lease_tokens: vec![b.lease_token.clone()],
+        })
+        .await
+        .unwrap();
+        let n_b = exact(b);
+        verdicts.push(
+            w.report(result(b, n_b))
+                .await
+                .unwrap()
+                .into_inner()
+                .verdict(),
+        );
+        (verdicts, mismatch)
+    });
+    assert_eq!(
+        verdicts,
+        vec![
+            pb::ReportVerdict::Accepted,
+            pb::ReportVerdict::Duplicate,
+            pb::ReportVerdict::Stale
+        ]
+    );
+    assert_eq!(mismatch_verdict, pb::ReportVerdict::Mismatch);
+    // A real worker finishes the job: the total is exact, the alarm is on record.
+    let _w = start_worker(&coord.url, &token, 1, "finisher");
+    let done = wait_done(&coord.url, &token, job);
+    // OEIS A000170: 6 queens have 4 solutions.
+    assert_eq!(solutions(&done), 4);
+    assert!(
+        done["alarms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["kind"] == "mismatch"),
+        "{done}"
+    );
+    drop(coord);
+    assert_accepted_once(&db, job, 4);
+    let audit = db_rows(&db, "SELECT verdict FROM report_audit ORDER BY id");
+    let audit: Vec<&str> = audit.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(&audit[..4], ["accepted", "duplicate", "mismatch", "stale"]);
+}
+
+#[test]
+fn a_wrong_token_is_unauthenticated() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "the-right-token");
+    let wrong = write_token(dir.path(), "wrong", "a-wrong-token");
+    let coord = start_coordinator(&dir.path().join("t.db"), &token, 0, 30);
+    let out = run_expect(
+        dancehall()
+            .args(["jobs", "--coordinator", &coord.url, "--token-file"])
+            .arg(&wrong),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Unauthenticated"), "{err}");
+    // A worker with the wrong token stops at once with the coordinator's answer.
+    let out = run_expect(
+        dancehall()
+            .args(["worker", "--coordinator", &coord.url, "--token-file"])
+            .arg(&wrong),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Unauthenticated") && err.contains("wrong bearer token"),
+        "{err}"
+    );
+    // The right token works.
+    run_expect(
+        dancehall()
+            .args(["jobs", "--coordinator", &coord.url, "--token-file"])
+            .arg(&token),
+        0,
+    );
+}
+
+#[test]
+fn a_malformed_spec_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write_spec(
+        dir.path(),
+        "bad.toml",
+        "name = \"bad\"\n[problem]\nfamily = \"queens\"\nqueens = 8\n",
+    );
+    let db = dir.path().join("never.db");
+    let out = run_expect(dancehall().arg("run").arg(&bad).arg("--db").arg(&db), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.toml:4:") && err.contains("unknown field `queens`"),
+        "{err}"
+    );
+    assert!(!db.exists(), "a refused spec created the database");
+    let unknown = write_spec(
+        dir.path(),
+        "unknown.toml",
+        "name = \"u\"\n[problem]\nfamily = \"rooks\"\nn = 8\n",
+    );
+    let out = run_expect(dancehall().arg("run").arg(&unknown).arg("--db").arg(&db), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown.toml:3:") && err.contains("rooks"),
+        "{err}"
+    );
+    assert!(!db.exists());
+
+    // Submitted to a running coordinator: refused before anything is sent.
+    let token = write_token(dir.path(), "token", "spec-token");
+    let coord_db = dir.path().join("coord.db");
+    let coord = start_coordinator(&coord_db, &token, 0, 30);
+    run_expect(
+        dancehall()
+            .args(["submit", "--coordinator", &coord.url, "--token-file"])
+            .arg(&token)
+            .arg(&bad),
+        2,
+    );
+    let out = run_expect(
+        dancehall()
+            .args([
+                "jobs",
+                "--json",
+                "--coordinator",
+                &coord.url,
+                "--token-file",
+            ])
+            .arg(&token),
+        0,
+    );
+    assert!(json_lines(&out).is_empty(), "a job was created");
+}

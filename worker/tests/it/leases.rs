@@ -1,0 +1,70 @@
+//! Leases seen from the worker: drain on shutdown, abandon a unit whose lease is gone.
+
+use proto::v1 as pb;
+
+use crate::{config, partition, queens, spawn_worker, within, Coord};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_hands_every_running_unit_back() {
+    let mut coord = Coord::start().await;
+    // Units of the default budget (the root's 13 subtrees here), each long enough to be
+    // running when the signal comes.
+    let job = coord.submit(queens(13), partition(0)).await;
+    let units_before = coord.status(job).await.units_total;
+    let mut cfg = config(&coord.url, 2);
+    cfg.exit_when_idle = None;
+    let (stop, task) = spawn_worker(cfg);
+    coord
+        .wait_for(job, "two leased units", |i| i.units_leased == 2)
+        .await;
+    stop.send(()).unwrap();
+    let summary = within("the worker to drain", task).await.unwrap().unwrap();
+    assert!(summary.accepted + summary.released >= 2, "{summary:?}");
+    // Nothing is left leased: each unit was reported (whole, or its finished part with the
+    // unexplored rest as new units) or released.
+    let info = coord.status(job).await;
+    assert_eq!(info.units_leased, 0, "{info:?}");
+    assert_eq!(info.state(), pb::JobState::Running);
+    // At least one unit was stopped mid-way: its rest came back as new units, or it was
+    // released whole.
+    assert!(
+        info.units_total > units_before || summary.released > 0,
+        "{units_before} units before, {info:?} {summary:?}"
+    );
+
+    // Another worker finishes the job: not a solution lost or counted twice.
+    let summary = within(
+        "a second worker",
+        worker::run(config(&coord.url, 2), std::future::pending()),
+    )
+    .await
+    .unwrap();
+    assert!(summary.accepted >= 1);
+    let info = coord.status(job).await;
+    // OEIS A000170: 13 queens have 73,712 solutions.
+    assert_eq!(info.solutions, "73712");
+    assert!(info.alarms.is_empty(), "{:?}", info.alarms);
+    coord.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_unit_of_a_cancelled_job_is_abandoned() {
+    let mut coord = Coord::start().await;
+    // 15 queens in units of the default budget (millions of nodes): each runs for a while.
+    let job = coord.submit(queens(15), partition(0)).await;
+    let (_stop, task) = spawn_worker(config(&coord.url, 1));
+    coord
+        .wait_for(job, "a leased unit", |i| i.units_leased == 1)
+        .await;
+    coord.cancel(job).await;
+    // The next heartbeat says the lease is gone: the worker stops the unit, drops its
+    // result and, with nothing left to lease, exits.
+    let summary = within("the worker to abandon the unit", task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.abandoned, 1, "{summary:?}");
+    assert_eq!(summary.accepted, 0, "{summary:?}");
+    assert_eq!(coord.status(job).await.state(), pb::JobState::Cancelled);
+    coord.stop().await;
+}
