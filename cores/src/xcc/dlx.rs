@@ -9,6 +9,11 @@
 //! Active items form a circular list through `items[0]` (primary) and `items[N + 1]`
 //! (secondary).
 //!
+//! The node fields live in separate arrays (`links` for `up`/`down`, `tops`, `colours`):
+//! the hot loops touch 8-byte links at random and read `tops` sequentially along an option,
+//! and an 8-byte element is addressed without a shift. The colours are read only by the
+//! coloured instance of the dance (see `hide`).
+//!
 //! Every option node also knows the span `first..=last` of its option (`spans`, fixed at
 //! construction), so that the loops over "the other nodes of this option" (`hide`, `unhide`,
 //! `choose_rest`, `unchoose_rest`) are counted loops with a branch-free wrap-around instead of
@@ -32,8 +37,8 @@ use super::problem::{ItemId, OptionId, Problem};
 use super::search::{Branching, Choice, Flow, Limits, Outcome, PrefixError};
 use super::stats::{LevelStats, Stats};
 
+/// A node as built; the solver stores its fields in separate arrays (see `Dlx::links`).
 #[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
 struct Node {
     up: u32,
     down: u32,
@@ -41,6 +46,14 @@ struct Node {
     top: i32,
     /// 0: no colour; > 0: a colour; -1: already purified to the right colour.
     colour: i32,
+}
+
+/// The vertical links of a node.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C)]
+struct UpDown {
+    up: u32,
+    down: u32,
 }
 
 /// The nodes of the option that an option node belongs to: `first..=last`.
@@ -67,7 +80,11 @@ const POLL_INTERVAL: u64 = 1024;
 /// A Dancing Links solver for one [`Problem`], positioned at a prefix node.
 pub struct Dlx<'p> {
     problem: &'p Problem,
-    nodes: Vec<Node>,
+    /// The nodes, as a structure of arrays (the fields of `Node`): `links` (8 bytes, so that
+    /// the hot loops index them without a shift), `tops` and `colours`.
+    links: Vec<UpDown>,
+    tops: Vec<i32>,
+    colours: Vec<i32>,
     /// Per node, the span of its option (option nodes only; zero elsewhere).
     spans: Vec<Span>,
     items: Vec<Link>,
@@ -169,7 +186,15 @@ impl<'p> Dlx<'p> {
         let depth = n1 + 2;
         Dlx {
             problem,
-            nodes,
+            links: nodes
+                .iter()
+                .map(|n| UpDown {
+                    up: n.up,
+                    down: n.down,
+                })
+                .collect(),
+            tops: nodes.iter().map(|n| n.top).collect(),
+            colours: nodes.iter().map(|n| n.colour).collect(),
             spans,
             items,
             n,
@@ -216,18 +241,61 @@ impl<'p> Dlx<'p> {
 
     // ----- the dance -------------------------------------------------------------------
 
+    // Node fields. SAFETY (all of them): every index passed here is a link, a span member,
+    // a `top` of an option node or a header index, all valid node indices (module
+    // invariant); `links`, `tops` and `colours` have one entry per node.
+
     #[inline(always)]
-    fn nd(&self, x: u32) -> &Node {
-        debug_assert!((x as usize) < self.nodes.len());
-        // SAFETY: every link is a valid node index (module invariant).
-        unsafe { self.nodes.get_unchecked(x as usize) }
+    fn link(&self, x: u32) -> UpDown {
+        debug_assert!((x as usize) < self.links.len());
+        // SAFETY: see above.
+        unsafe { *self.links.get_unchecked(x as usize) }
     }
 
     #[inline(always)]
-    fn nd_mut(&mut self, x: u32) -> &mut Node {
-        debug_assert!((x as usize) < self.nodes.len());
-        // SAFETY: as in `nd`.
-        unsafe { self.nodes.get_unchecked_mut(x as usize) }
+    fn link_mut(&mut self, x: u32) -> &mut UpDown {
+        debug_assert!((x as usize) < self.links.len());
+        // SAFETY: see above.
+        unsafe { self.links.get_unchecked_mut(x as usize) }
+    }
+
+    #[inline(always)]
+    fn up(&self, x: u32) -> u32 {
+        self.link(x).up
+    }
+
+    #[inline(always)]
+    fn down(&self, x: u32) -> u32 {
+        self.link(x).down
+    }
+
+    /// Item header index (>= 1) of an option node, list length of a header, <= 0 at a spacer.
+    #[inline(always)]
+    fn top(&self, x: u32) -> i32 {
+        debug_assert!((x as usize) < self.tops.len());
+        // SAFETY: see above.
+        unsafe { *self.tops.get_unchecked(x as usize) }
+    }
+
+    #[inline(always)]
+    fn top_mut(&mut self, x: u32) -> &mut i32 {
+        debug_assert!((x as usize) < self.tops.len());
+        // SAFETY: see above.
+        unsafe { self.tops.get_unchecked_mut(x as usize) }
+    }
+
+    #[inline(always)]
+    fn colour(&self, x: u32) -> i32 {
+        debug_assert!((x as usize) < self.colours.len());
+        // SAFETY: see above.
+        unsafe { *self.colours.get_unchecked(x as usize) }
+    }
+
+    #[inline(always)]
+    fn colour_mut(&mut self, x: u32) -> &mut i32 {
+        debug_assert!((x as usize) < self.colours.len());
+        // SAFETY: see above.
+        unsafe { self.colours.get_unchecked_mut(x as usize) }
     }
 
     #[inline(always)]
@@ -265,16 +333,12 @@ impl<'p> Dlx<'p> {
         let mut q = p;
         for _ in first..last {
             q = if q == last { first } else { q + 1 };
-            let Node {
-                up,
-                down,
-                top,
-                colour,
-            } = *self.nd(q);
-            if !COLOURS || colour >= 0 {
-                self.nd_mut(up).down = down;
-                self.nd_mut(down).up = up;
-                self.nd_mut(top as u32).top -= 1;
+            if !COLOURS || self.colour(q) >= 0 {
+                let UpDown { up, down } = self.link(q);
+                let top = self.top(q);
+                self.link_mut(up).down = down;
+                self.link_mut(down).up = up;
+                *self.top_mut(top as u32) -= 1;
                 *updates += 1;
             }
         }
@@ -287,16 +351,12 @@ impl<'p> Dlx<'p> {
         let mut q = p;
         for _ in first..last {
             q = if q == first { last } else { q - 1 };
-            let Node {
-                up,
-                down,
-                top,
-                colour,
-            } = *self.nd(q);
-            if !COLOURS || colour >= 0 {
-                self.nd_mut(up).down = q;
-                self.nd_mut(down).up = q;
-                self.nd_mut(top as u32).top += 1;
+            if !COLOURS || self.colour(q) >= 0 {
+                let UpDown { up, down } = self.link(q);
+                let top = self.top(q);
+                self.link_mut(up).down = q;
+                self.link_mut(down).up = q;
+                *self.top_mut(top as u32) += 1;
             }
         }
     }
@@ -304,10 +364,10 @@ impl<'p> Dlx<'p> {
     /// Covers item header `i`: hides every option in its list, then unlinks it.
     #[inline(always)]
     fn cover<const COLOURS: bool>(&mut self, i: u32, updates: &mut u64) {
-        let mut p = self.nd(i).down;
+        let mut p = self.down(i);
         while p != i {
             self.hide::<COLOURS>(p, updates);
-            p = self.nd(p).down;
+            p = self.down(p);
         }
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = next;
@@ -320,25 +380,25 @@ impl<'p> Dlx<'p> {
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = i;
         self.it_mut(next).prev = i;
-        let mut p = self.nd(i).up;
+        let mut p = self.up(i);
         while p != i {
             self.unhide::<COLOURS>(p);
-            p = self.nd(p).up;
+            p = self.up(p);
         }
     }
 
     /// Keeps only the options that give item `top(p)` the colour of `p`.
     fn purify(&mut self, p: u32, updates: &mut u64) {
-        let c = self.nd(p).colour;
-        let i = self.nd(p).top as u32;
-        let mut q = self.nd(i).down;
+        let c = self.colour(p);
+        let i = self.top(p) as u32;
+        let mut q = self.down(i);
         while q != i {
-            if self.nd(q).colour == c {
-                self.nd_mut(q).colour = -1;
+            if self.colour(q) == c {
+                *self.colour_mut(q) = -1;
             } else {
                 self.hide::<true>(q, updates);
             }
-            q = self.nd(q).down;
+            q = self.down(q);
         }
         // An item purified to a colour leaves the active list like a covered one.
         let Link { prev, next } = *self.it(i);
@@ -348,27 +408,27 @@ impl<'p> Dlx<'p> {
     }
 
     fn unpurify(&mut self, p: u32) {
-        let c = self.nd(p).colour;
-        let i = self.nd(p).top as u32;
+        let c = self.colour(p);
+        let i = self.top(p) as u32;
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = i;
         self.it_mut(next).prev = i;
-        let mut q = self.nd(i).up;
+        let mut q = self.up(i);
         while q != i {
-            if self.nd(q).colour < 0 {
-                self.nd_mut(q).colour = c;
+            if self.colour(q) < 0 {
+                *self.colour_mut(q) = c;
             } else {
                 self.unhide::<true>(q);
             }
-            q = self.nd(q).up;
+            q = self.up(q);
         }
     }
 
     #[inline(always)]
     fn commit<const COLOURS: bool>(&mut self, p: u32, updates: &mut u64) {
-        let colour = if COLOURS { self.nd(p).colour } else { 0 };
+        let colour = if COLOURS { self.colour(p) } else { 0 };
         if colour == 0 {
-            self.cover::<COLOURS>(self.nd(p).top as u32, updates);
+            self.cover::<COLOURS>(self.top(p) as u32, updates);
         } else if colour > 0 {
             self.purify(p, updates);
         }
@@ -376,9 +436,9 @@ impl<'p> Dlx<'p> {
 
     #[inline(always)]
     fn uncommit<const COLOURS: bool>(&mut self, p: u32) {
-        let colour = if COLOURS { self.nd(p).colour } else { 0 };
+        let colour = if COLOURS { self.colour(p) } else { 0 };
         if colour == 0 {
-            self.uncover::<COLOURS>(self.nd(p).top as u32);
+            self.uncover::<COLOURS>(self.top(p) as u32);
         } else if colour > 0 {
             self.unpurify(p);
         }
@@ -417,10 +477,10 @@ impl<'p> Dlx<'p> {
         match self.choice {
             Choice::Mrv => {
                 let mut best = first;
-                let mut best_len = self.nd(first).top;
+                let mut best_len = self.top(first);
                 let mut k = self.it(first).next;
                 while best_len > 0 && k != 0 {
-                    let len = self.nd(k).top;
+                    let len = self.top(k);
                     if len < best_len {
                         best = k;
                         best_len = len;
@@ -502,11 +562,11 @@ impl<'p> Dlx<'p> {
         if i == 0 {
             return Branching::Solved;
         }
-        let mut options = Vec::with_capacity(self.nd(i).top as usize);
-        let mut x = self.nd(i).down;
+        let mut options = Vec::with_capacity(self.top(i) as usize);
+        let mut x = self.down(i);
         while x != i {
             options.push(self.option_of_node(x));
-            x = self.nd(x).down;
+            x = self.down(x);
         }
         if options.is_empty() {
             Branching::DeadEnd
@@ -640,11 +700,11 @@ impl<'p> Dlx<'p> {
                     self.advance::<COLOURS>(level);
                     continue;
                 }
-                let degree = self.nd(i).top as u64;
+                let degree = self.top(i) as u64;
                 self.cover::<COLOURS>(i, &mut updates);
                 self.account_node(level, degree, &mut updates);
                 self.choice_item[level] = i;
-                self.choice_node[level] = self.nd(i).down;
+                self.choice_node[level] = self.down(i);
             }
             // Try the option at choice_node[level], or back up when the list is exhausted.
             let i = self.choice_item[level];
@@ -688,7 +748,7 @@ impl<'p> Dlx<'p> {
     fn advance<const COLOURS: bool>(&mut self, level: usize) {
         let x = self.choice_node[level];
         self.unchoose_rest::<COLOURS>(x);
-        self.choice_node[level] = self.nd(x).down;
+        self.choice_node[level] = self.down(x);
     }
 
     /// The unexplored subtrees when the search stops before entering a node at `level`: that
@@ -699,12 +759,12 @@ impl<'p> Dlx<'p> {
         // Siblings first, shallow to deep, then the node itself.
         for d in 0..level {
             let i = self.choice_item[d];
-            let mut y = self.nd(self.choice_node[d]).down;
+            let mut y = self.down(self.choice_node[d]);
             while y != i {
                 let mut p = path.clone();
                 p.push(self.option_of_node(y));
                 out.push(p);
-                y = self.nd(y).down;
+                y = self.down(y);
             }
             path.push(self.option_of_node(self.choice_node[d]));
         }
@@ -743,7 +803,7 @@ impl<'p> Dlx<'p> {
                 solutions = weight;
                 break;
             }
-            let degree = self.nd(i).top as u32;
+            let degree = self.top(i) as u32;
             self.cover::<true>(i, &mut made);
             updates += weight * made as f64;
             made = 0;
@@ -753,9 +813,9 @@ impl<'p> Dlx<'p> {
                 level += 1;
                 break;
             }
-            let mut x = self.nd(i).down;
+            let mut x = self.down(i);
             for _ in 0..rng.random_range(0..degree) {
-                x = self.nd(x).down;
+                x = self.down(x);
             }
             self.choice_node[level] = x;
             self.choose_rest::<true>(x, &mut made);
@@ -779,8 +839,8 @@ impl<'p> Dlx<'p> {
     pub(crate) fn links_fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        for n in &self.nodes {
-            (n.up, n.down, n.top, n.colour).hash(&mut h);
+        for (x, l) in self.links.iter().enumerate() {
+            (l.up, l.down, self.tops[x], self.colours[x]).hash(&mut h);
         }
         for l in &self.items {
             (l.prev, l.next).hash(&mut h);
