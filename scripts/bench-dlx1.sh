@@ -5,8 +5,9 @@
 # Usage: scripts/bench-dlx1.sh DLX1 [FILTER...]
 #
 #   DLX1     a DLX1 binary you built, or its C source (dlx1.c, tangled from dlx1.w, with
-#            gb_flip.c and gb_flip.h beside it), or its CWEB source dlx1.w (with gb_flip.w
-#            beside it; needs `ctangle`, e.g. from Debian's texlive-binaries). Sources are
+#            gb_flip.c and gb_flip.h beside it), or its CWEB source dlx1.w (with gb_flip.w,
+#            and boilerplate.w if at hand, beside it; needs `ctangle`, e.g. from Debian's
+#            texlive-binaries). Sources are
 #            compiled with `gcc -O3 -march=native` in a temporary directory outside the repo.
 #   FILTER   keep only the inputs whose name contains one of these words (e.g. `queens`).
 #
@@ -22,7 +23,7 @@
 # time minus that of a run with `T1` (start-up and input, one node). See the bench's docs.
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 if [[ $# -lt 1 ]]; then
     usage >&2
     exit 2
@@ -60,7 +61,16 @@ case "$src" in
     d=$(build_dir)
     cp "$src" "$d/dlx1.w"
     cp "$dir/gb_flip.w" "$d/"
-    (cd "$d" && ctangle dlx1.w >/dev/null && ctangle gb_flip.w >/dev/null)
+    # gb_flip.w includes the GraphBase's boilerplate.w (legal text only): copy it when it
+    # is there; without it ctangle complains but still writes the C code, which is checked.
+    [[ -f "$dir/boilerplate.w" ]] && cp "$dir/boilerplate.w" "$d/"
+    (cd "$d" && { ctangle dlx1.w; ctangle gb_flip.w; } >"$d/ctangle.log" 2>&1) || true
+    for f in dlx1.c gb_flip.c gb_flip.h; do
+        [[ -s "$d/$f" ]] || {
+            echo "error: ctangle did not produce $f (see $d/ctangle.log)" >&2
+            exit 2
+        }
+    done
     compile "$d"
     bin="$d/dlx1"
     ;;
