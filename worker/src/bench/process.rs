@@ -192,10 +192,12 @@ pub fn run_process<S: LineSink>(
     });
 
     // Wait for the leader to exit without reaping it, so that its group id stays reserved.
-    wait_exited_no_reap(pid)?;
+    let waited = wait_exited_no_reap(pid);
     let end = Instant::now();
     let _ = done_tx.send(());
     let limit = watchdog.join().unwrap_or(None);
+    // Only fails if the child was reaped behind our back: then signal nothing more.
+    waited?;
     // SAFETY: kill has no memory-safety preconditions; the group id is still reserved by the
     // zombie leader, so this reaches only the solver's own processes.
     unsafe { libc::kill(-pid, libc::SIGKILL) };
