@@ -189,7 +189,7 @@ impl<'m, 'a> Solver<'m, 'a> {
 
 /// Search-form placements as instance placements: the copies of a type take the type's
 /// member tiles in order; `mirrored` says whether the shown values are the tile's reversed.
-fn placements(model: &Model, found: &[Placed]) -> Vec<Placement> {
+pub(super) fn placements(model: &Model, found: &[Placed]) -> Vec<Placement> {
     let n = model.n;
     let mut next = vec![0usize; model.types.len()];
     found
