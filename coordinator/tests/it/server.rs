@@ -540,3 +540,81 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     assert_eq!(e.code(), tonic::Code::NotFound);
     c.stop().await;
 }
+
+/// Runs openssl (present on the project's machines) to make a CA and a server certificate for
+/// 127.0.0.1 signed by it.
+fn make_certs(dir: &Path) {
+    let sh = |cmd: &str| {
+        let st = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("run sh");
+        assert!(st.success(), "openssl step failed: {cmd}");
+    };
+    let ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
+    sh(&format!(
+        "openssl req -x509 {ec} -keyout ca.key -out ca.pem -days 2 -subj /CN=dancehall-test-ca"
+    ));
+    sh(&format!(
+        "openssl req {ec} -keyout server.key -out server.csr -subj /CN=127.0.0.1"
+    ));
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    sh(
+        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+        -out server.pem -days 2 -extfile ext.cnf",
+    );
+}
+
+#[tokio::test]
+async fn tls_serves_clients_that_trust_the_ca_and_only_those() {
+    let (dir, db) = temp_db();
+    make_certs(dir.path());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut config = Config::new(TOKEN);
+    config.db_path = db;
+    config.tls = Some(coordinator::TlsConfig {
+        cert: dir.path().join("server.pem"),
+        key: dir.path().join("server.key"),
+    });
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(coordinator::serve(listener, config, async {
+        let _ = rx.await;
+    }));
+    let url = format!("https://127.0.0.1:{port}");
+    let ch = client::channel(&url, Some(&dir.path().join("ca.pem")))
+        .await
+        .unwrap();
+    let mut jobs = client::jobs(ch, TOKEN).unwrap();
+    let list = jobs
+        .list_jobs(pb::ListJobsRequest {
+            header: Some(header()),
+        })
+        .await
+        .unwrap();
+    assert!(list.into_inner().jobs.is_empty());
+    // Plain HTTP/2 to the TLS port gets no answer.
+    let plain = format!("http://127.0.0.1:{port}");
+    let outcome = match client::channel(&plain, None).await {
+        Ok(ch) => client::jobs(ch, TOKEN)
+            .unwrap()
+            .list_jobs(pb::ListJobsRequest {
+                header: Some(header()),
+            })
+            .await
+            .map(|_| ()),
+        Err(_) => Err(tonic::Status::unavailable("no connection")),
+    };
+    assert!(outcome.is_err());
+    // https without the CA certificate is refused before connecting.
+    assert!(client::channel(&url, None).await.is_err());
+    tx.send(()).unwrap();
+    task.await.unwrap().unwrap();
+}
