@@ -4,7 +4,8 @@
 //!   on a job of trivial units (each a couple of thousand nodes), so that the coordinator's
 //!   lease / report / SQLite path is what is measured;
 //! - speed-up of 2 local worker processes over 1 on a real count (a bench spec);
-//! - overhead per unit: the 1-worker run's wall time not spent inside units, per unit;
+//! - overhead per unit: the 1-worker run's wall time (submission to end, workers already
+//!   started) not spent inside units, per unit;
 //! - balance: max / median unit wall time, and how far the Monte Carlo estimates were from
 //!   the measured nodes.
 //!
@@ -231,9 +232,10 @@ async fn real_count(
 ) -> anyhow::Result<RealRun> {
     let mut cluster = LocalCluster::start(db, workers).await?;
     let outcome = async {
-        let ids = cluster.submit(std::slice::from_ref(job), text).await?;
-        let started = Instant::now();
+        // Workers first, so that the time measured is the job's, not the processes' start.
         cluster.spawn_workers()?;
+        let started = Instant::now();
+        let ids = cluster.submit(std::slice::from_ref(job), text).await?;
         let infos = cluster.wait(&ids, false).await?;
         let wall = started.elapsed().as_secs_f64();
         let units_info = cluster.units(ids[0]).await?;

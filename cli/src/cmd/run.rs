@@ -134,6 +134,8 @@ impl LocalCluster {
         config.db_path = db.to_path_buf();
         config.lease_duration = LOCAL_LEASE;
         config.heartbeat_interval = LOCAL_LEASE / 4;
+        // Idle local workers ask again soon, so that a job starts at once after submission.
+        config.retry_after = Duration::from_millis(100);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(coordinator::serve(listener, config, async {
             let _ = stop_rx.await;
