@@ -3,7 +3,9 @@
 //!
 //! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
 //! `generate` the seeded instance generator; `export` the MiniZinc and clingo writers; `svg` the
-//! picture; `brute` a plain exhaustive reference for tests; `native` the exact optimiser.
+//! picture; `brute` a plain exhaustive reference for tests; `native` the exact optimiser, which
+//! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
+//! search (`rds`) and the tile-order search (`cover`).
 
 pub mod brute;
 mod cover;
