@@ -1,8 +1,14 @@
 //! `dancehall bench ...`: throughput benchmarks.
 
 #[derive(clap::Subcommand, Debug)]
-pub enum BenchCmd {}
+pub enum BenchCmd {
+    /// Distributed counting: coordinator throughput, speed-up of 2 workers over 1, overhead
+    /// per unit and balance of the units.
+    Distributed(super::bench_distributed::DistributedArgs),
+}
 
 pub fn run(cmd: BenchCmd) -> anyhow::Result<()> {
-    match cmd {}
+    match cmd {
+        BenchCmd::Distributed(a) => super::bench_distributed::run(a),
+    }
 }

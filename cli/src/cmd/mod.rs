@@ -1,6 +1,7 @@
 //! One module per group of subcommands; each parses its own `Args` and calls the libraries.
 
 pub mod bench;
+pub mod bench_distributed;
 pub mod coordinator;
 pub mod domino;
 pub mod exit;
