@@ -367,8 +367,11 @@ impl<'p> Dlx<'p> {
     fn cover<const COLOURS: bool>(&mut self, i: u32, updates: &mut u64) {
         let mut p = self.down(i);
         while p != i {
+            // `hide(p)` changes no link in item `i`'s list, so the next option can be
+            // fetched first, overlapping its cache miss with this option's work.
+            let next = self.down(p);
             self.hide::<COLOURS>(p, updates);
-            p = self.down(p);
+            p = next;
         }
         let Link { prev, next } = *self.it(i);
         self.it_mut(prev).next = next;
@@ -383,8 +386,9 @@ impl<'p> Dlx<'p> {
         self.it_mut(next).prev = i;
         let mut p = self.up(i);
         while p != i {
+            let next = self.up(p);
             self.unhide::<COLOURS>(p);
-            p = self.up(p);
+            p = next;
         }
     }
 
