@@ -188,7 +188,7 @@ pub struct CountArgs {
     /// Stop after this many solutions (2 checks a puzzle's uniqueness).
     #[arg(long, global = true)]
     pub limit: Option<u128>,
-    /// Print each solution (decoded where the family knows how, else as option lines).
+    /// Print each solution as its options, one DLX-format line per option.
     #[arg(long, global = true)]
     pub print: bool,
     /// One JSON object on stdout.
@@ -365,7 +365,8 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A solution as text: a Sudoku grid when the family is Sudoku, else its option lines.
+/// A solution as text: its options, one DLX-format line each (decoding per family, e.g. a
+/// Sudoku grid, is not wired into the CLI yet).
 fn render_solution(built: &Built, solution: &[xcc::OptionId]) -> String {
     solution
         .iter()
