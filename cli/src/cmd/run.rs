@@ -101,8 +101,6 @@ type ServerTask = tokio::task::JoinHandle<Result<(), coordinator::Error>>;
 /// `dancehall worker` processes talking gRPC to it.
 pub(crate) struct LocalCluster {
     pub url: String,
-    // `token` and `units` serve `dancehall bench distributed` (bench_distributed.rs).
-    #[allow(dead_code)]
     pub token: String,
     pub jobs: JobsClient,
     /// Local worker processes to keep running.
@@ -287,7 +285,6 @@ impl LocalCluster {
     }
 
     /// Every unit of a job (estimates and measurements).
-    #[allow(dead_code)]
     pub async fn units(&mut self, job_id: u64) -> anyhow::Result<Vec<pb::UnitInfo>> {
         let req = pb::JobUnitsRequest {
             header: Some(client::header()),

@@ -13,8 +13,8 @@
 
 use super::{audit_selected, ReportRecord, Scheduler};
 use crate::job::{
-    prefixes_text, Accepted, LeaseToken, Millis, Prefix, UnitId, UnitResult, UnitState, Verdict,
-    WorkerId,
+    prefixes_text, Accepted, JobId, LeaseToken, Millis, Prefix, UnitId, UnitResult, UnitState,
+    Verdict, WorkerId,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,17 +123,7 @@ impl Scheduler {
                 UnitState::Done
             },
         );
-        self.accepted.insert(
-            uid,
-            Accepted {
-                unit: uid,
-                job,
-                worker: Some(worker),
-                result: result.clone(),
-                accepted_at: now,
-            },
-        );
-        self.dirty.results.push(uid);
+        self.record_accepted(now, job, worker, uid, result);
         let mut message = "accepted".to_string();
         if split {
             for r in &result.remaining {
@@ -160,17 +150,15 @@ impl Scheduler {
         }
     }
 
-    fn accept_audit(
+    /// Stores `result` as the one accepted result of `uid` (written by the next change set).
+    fn record_accepted(
         &mut self,
         now: Millis,
+        job: JobId,
         worker: WorkerId,
         uid: UnitId,
-        of: UnitId,
         result: &UnitResult,
-    ) -> ReportOutcome {
-        let job = self.units[&uid].job;
-        self.end_lease(now, uid, "reported");
-        self.set_unit_state(uid, UnitState::Done);
+    ) {
         self.accepted.insert(
             uid,
             Accepted {
@@ -182,6 +170,20 @@ impl Scheduler {
             },
         );
         self.dirty.results.push(uid);
+    }
+
+    fn accept_audit(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        uid: UnitId,
+        of: UnitId,
+        result: &UnitResult,
+    ) -> ReportOutcome {
+        let job = self.units[&uid].job;
+        self.end_lease(now, uid, "reported");
+        self.set_unit_state(uid, UnitState::Done);
+        self.record_accepted(now, job, worker, uid, result);
         let original = self.accepted[&of].result.solutions;
         let (verdict, message) = if !result.remaining.is_empty() {
             (

@@ -88,9 +88,8 @@ pub struct Dlx<'p> {
     colours: Vec<i32>,
     /// Per node, the span of its option (option nodes only; zero elsewhere).
     spans: Vec<Span>,
+    /// Active items: `items[0]` heads the primary list, `items[N + 1]` the secondary one.
     items: Vec<Link>,
-    /// Number of items N; headers are nodes 1..=N, the secondary list head is items[N + 1].
-    n: usize,
     /// The first node index of each option (after its spacer).
     option_first: Vec<u32>,
     choice: Choice,
@@ -198,7 +197,6 @@ impl<'p> Dlx<'p> {
             colours: nodes.iter().map(|n| n.colour).collect(),
             spans,
             items,
-            n,
             option_first,
             choice,
             rng: ChaCha8Rng::seed_from_u64(match choice {
@@ -851,11 +849,6 @@ impl<'p> Dlx<'p> {
             (l.prev, l.next).hash(&mut h);
         }
         h.finish()
-    }
-
-    #[allow(dead_code)]
-    fn num_items(&self) -> usize {
-        self.n
     }
 }
 
