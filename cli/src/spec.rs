@@ -132,6 +132,7 @@ impl JobSpec {
             prefix: self.prefix.clone(),
             symmetry_factor: self.symmetry_factor.to_string(),
             partition: Some(self.partition.to_proto()),
+            ..Default::default()
         }
     }
 }

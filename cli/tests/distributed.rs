@@ -671,6 +671,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
                 cpu_seconds: 0.0,
                 host: "test".into(),
                 remaining: vec![],
+                ..Default::default()
             }),
         };
         let exact = |unit: &pb::Unit| {

@@ -37,6 +37,9 @@ impl From<Error> for Status {
         match e {
             Error::Scheduler(e @ SchedError::UnknownWorker(_)) => Status::not_found(e.to_string()),
             Error::Scheduler(e @ SchedError::UnknownJob(_)) => Status::not_found(e.to_string()),
+            Error::Scheduler(e @ SchedError::NotBenchmark(_)) => {
+                Status::failed_precondition(e.to_string())
+            }
             Error::Partition(e) => Status::invalid_argument(e.to_string()),
             Error::InvalidArgument(m) => Status::invalid_argument(m),
             Error::NotFound(m) => Status::not_found(m),

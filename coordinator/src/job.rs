@@ -6,6 +6,12 @@
 //! (it starts with the job's own prefix); the units of a job with an accepted result cover
 //! disjoint subtrees whose union is the job's whole tree, so the job's count is the u128 sum
 //! of their accepted `solutions`.
+//!
+//! A benchmark job's units are [`BenchTask`]s instead (one instance under one solver
+//! configuration, prefix empty); each accepted result carries a [`BenchRecord`] that the
+//! coordinator verified itself ([`crate::bench`]). Re-running a task (`retry`) makes a new unit
+//! whose `parent` is the unit it supersedes: a task's *current* unit is the one no other unit
+//! names as parent, and every unit keeps its own, never-updated result.
 
 use std::fmt;
 
@@ -94,8 +100,70 @@ impl UnitState {
     }
 }
 
-/// How a job runs; fixed at submission.
+/// What a job's units are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobKind {
+    /// Subtrees of a DLX problem; results are counts.
+    Count,
+    /// Benchmark runs; results are verified run records.
+    Benchmark,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Count => "count",
+            JobKind::Benchmark => "benchmark",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobKind> {
+        Some(match s {
+            "count" => JobKind::Count,
+            "benchmark" => JobKind::Benchmark,
+            _ => return None,
+        })
+    }
+}
+
+/// One run of a benchmark job: an instance (its JSON line, as frozen) under a configuration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BenchTask {
+    pub instance_id: String,
+    /// The instance as one JSON line of its batch file.
+    pub instance_json: String,
+    /// Lowercase hex SHA-256 of `instance_json`.
+    pub instance_sha256: String,
+    /// The batch file it came from.
+    pub batch: String,
+    pub config: String,
+    pub time_limit_seconds: f64,
+    pub memory_limit_bytes: Option<u64>,
+}
+
+/// A file a benchmark job was submitted with (`batch` or `model`), frozen with its hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrozenFile {
+    pub kind: String,
+    pub name: String,
+    pub sha256: String,
+    pub text: String,
+}
+
+/// The verified run record of a benchmark unit, as stored.
 #[derive(Clone, Debug, PartialEq)]
+pub struct BenchRecord {
+    /// `optimal`, `feasible`, `timeout`, `unavailable`, `error` or `wrong`.
+    pub status: String,
+    /// Tiles of the verified placement (`optimal` and `feasible` only).
+    pub objective: Option<u32>,
+    pub bound: Option<u32>,
+    /// The full record as JSON, amended by the coordinator's verifier where it disagreed.
+    pub json: String,
+}
+
+/// How a job runs; fixed at submission. The default: no limits, no audits, seed 0.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobSettings {
     /// Workers stop a unit after this many nodes and hand back the rest (`None`: no limit).
     pub unit_node_limit: Option<u64>,
@@ -112,6 +180,10 @@ pub struct JobSettings {
 pub struct Job {
     pub id: JobId,
     pub name: String,
+    pub kind: JobKind,
+    /// Benchmark jobs: SHA-256 over the frozen files and the tasks (a resubmission with the
+    /// same name and manifest resumes the job).
+    pub manifest: Option<String>,
     pub state: JobState,
     pub prefix: Prefix,
     pub symmetry_factor: u128,
@@ -149,6 +221,8 @@ pub struct Unit {
     pub audit_of: Option<UnitId>,
     pub prefix: Prefix,
     pub estimate: Option<UnitEstimate>,
+    /// Set for the units of a benchmark job.
+    pub task: Option<BenchTask>,
     pub state: UnitState,
     /// Leases granted so far.
     pub attempts: u32,
@@ -169,6 +243,8 @@ pub struct UnitResult {
     pub host: String,
     /// Unexplored subtrees handed back (each a full prefix extending the unit's).
     pub remaining: Vec<Prefix>,
+    /// A benchmark unit's run record as the worker sent it (JSON; empty for counting units).
+    pub run_record_json: String,
 }
 
 /// The accepted result of a unit, with who produced it.
@@ -179,6 +255,8 @@ pub struct Accepted {
     /// `None` when the coordinator counted the unit itself at partition time.
     pub worker: Option<WorkerId>,
     pub result: UnitResult,
+    /// Benchmark units: the record as checked and stored.
+    pub bench: Option<BenchRecord>,
     pub accepted_at: Millis,
 }
 

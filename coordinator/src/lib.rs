@@ -10,6 +10,7 @@
 //! The default listen address is [`config::DEFAULT_LISTEN_ADDR`] (loopback); [`serve`] takes
 //! an already bound listener, so the CLI decides and must be asked for anything else.
 
+pub mod bench;
 pub mod client;
 pub mod config;
 mod error;

@@ -80,6 +80,7 @@ fn counted(prefix: Prefix, solutions: u128) -> NewUnit {
     NewUnit {
         prefix,
         estimate: None,
+        task: None,
         counted: Some(UnitResult {
             solutions,
             nodes: 0,
@@ -89,6 +90,7 @@ fn counted(prefix: Prefix, solutions: u128) -> NewUnit {
             cpu_seconds: 0.0,
             host: "coordinator (partition)".to_string(),
             remaining: Vec::new(),
+            run_record_json: String::new(),
         }),
     }
 }
@@ -106,7 +108,7 @@ fn prefix_seed(seed: u64, prefix: &[u32]) -> u64 {
 }
 
 enum Examined {
-    Counted(NewUnit),
+    Counted(Box<NewUnit>),
     Open(Open, Vec<u32>),
 }
 
@@ -118,8 +120,8 @@ fn examine(
     let mut dlx = Dlx::new(problem);
     dlx.apply_prefix(&prefix)?;
     match dlx.branching() {
-        Branching::Solved => Ok(Examined::Counted(counted(prefix, 1))),
-        Branching::DeadEnd => Ok(Examined::Counted(counted(prefix, 0))),
+        Branching::Solved => Ok(Examined::Counted(Box::new(counted(prefix, 1)))),
+        Branching::DeadEnd => Ok(Examined::Counted(Box::new(counted(prefix, 0)))),
         Branching::Branch { options, .. } => {
             let e = estimate_from(
                 &mut dlx,
@@ -150,7 +152,7 @@ pub fn partition(
     s: &PartitionSettings,
 ) -> Result<Vec<NewUnit>, PartitionError> {
     let root = match examine(problem, prefix.to_vec(), s)? {
-        Examined::Counted(unit) => return Ok(vec![unit]),
+        Examined::Counted(unit) => return Ok(vec![*unit]),
         Examined::Open(_, options) => options,
     };
     let mut done: Vec<NewUnit> = Vec::new();
@@ -158,7 +160,7 @@ pub fn partition(
     let mut heap: BinaryHeap<(Open, Vec<u32>)> = BinaryHeap::new();
     let add = |p: Prefix, done: &mut Vec<NewUnit>, heap: &mut BinaryHeap<(Open, Vec<u32>)>| {
         match examine(problem, p, s)? {
-            Examined::Counted(u) => done.push(u),
+            Examined::Counted(u) => done.push(*u),
             Examined::Open(o, options) => heap.push((o, options)),
         }
         Ok::<(), PrefixError>(())
@@ -184,6 +186,7 @@ pub fn partition(
     done.extend(open.into_iter().map(|o| NewUnit {
         prefix: o.prefix,
         estimate: Some(o.estimate),
+        task: None,
         counted: None,
     }));
     Ok(done)

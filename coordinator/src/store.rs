@@ -22,8 +22,9 @@ use sqlx::sqlite::{
 use sqlx::Row;
 
 use crate::job::{
-    parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, Job, JobId,
-    JobSettings, JobState, Lease, LeaseToken, UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
+    BenchTask, FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseToken,
+    UnitEstimate, UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, LeaseRecord, Snapshot};
 
@@ -110,8 +111,8 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         sqlx::query(
             "INSERT INTO jobs (id, name, state, prefix, symmetry_factor, unit_node_limit,
                  unit_time_budget_ms, audit_share, seed, dlx, dlx_sha256, spec, created_at,
-                 finished_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 finished_at, kind, manifest_sha256)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET state = excluded.state,
                  finished_at = excluded.finished_at",
         )
@@ -132,8 +133,24 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(spec)
         .bind(int(job.created_at, "time")?)
         .bind(opt_int(job.finished_at, "time")?)
+        .bind(job.kind.as_str())
+        .bind(job.manifest.as_deref())
         .execute(&mut *tx)
         .await?;
+    }
+    for t in &c.job_texts {
+        for f in &t.files {
+            sqlx::query(
+                "INSERT INTO bench_files (job_id, kind, name, sha256, text) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(int(t.job, "job id")?)
+            .bind(&f.kind)
+            .bind(&f.name)
+            .bind(&f.sha256)
+            .bind(&f.text)
+            .execute(&mut *tx)
+            .await?;
+        }
     }
     for w in &c.workers {
         sqlx::query(
@@ -159,8 +176,8 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         sqlx::query(
             "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
                  est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
-                 lease_granted_at, lease_deadline, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 lease_granted_at, lease_deadline, created_at, task)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET state = excluded.state,
                  attempts = excluded.attempts, lease_worker = excluded.lease_worker,
                  lease_token = excluded.lease_token,
@@ -183,6 +200,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(opt_int(l.map(|l| l.granted_at), "time")?)
         .bind(opt_int(l.map(|l| l.deadline), "time")?)
         .bind(int(u.created_at, "time")?)
+        .bind(task_json(u.task.as_ref())?)
         .execute(&mut *tx)
         .await?;
     }
@@ -231,14 +249,17 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(int(a.accepted_at, "time")?)
         .execute(&mut *tx)
         .await?;
+        if let Some(b) = &a.bench {
+            insert_bench_run(&mut tx, a, b).await?;
+        }
     }
     for rep in &c.reports {
         let r = &rep.result;
         sqlx::query(
             "INSERT INTO report_audit (at, worker_id, lease_token, unit_id, job_id,
                  claimed_unit_id, verdict, reason, solutions, nodes, updates, wall_seconds,
-                 cpu_seconds, host, remaining)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 cpu_seconds, host, remaining, run_record)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(int(rep.at, "time")?)
         .bind(int(rep.worker, "worker id")?)
@@ -255,6 +276,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(r.cpu_seconds)
         .bind(&r.host)
         .bind(prefixes_text(&r.remaining))
+        .bind(&r.run_record_json)
         .execute(&mut *tx)
         .await?;
     }
@@ -288,6 +310,80 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
     Ok(())
 }
 
+fn task_json(task: Option<&BenchTask>) -> Result<Option<String>> {
+    task.map(|t| {
+        serde_json::to_string(t).map_err(|e| StoreError::Range(format!("benchmark task: {e}")))
+    })
+    .transpose()
+}
+
+/// Writes the `bench_runs` row of an accepted benchmark result (its unit row is already
+/// written: units come first in [`apply`]).
+async fn insert_bench_run(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    a: &Accepted,
+    b: &BenchRecord,
+) -> Result<()> {
+    let row = sqlx::query("SELECT task FROM units WHERE id = ?")
+        .bind(int(a.unit, "unit id")?)
+        .fetch_one(&mut **tx)
+        .await?;
+    let task: Option<String> = row.try_get("task")?;
+    let task: BenchTask = task
+        .as_deref()
+        .and_then(|t| serde_json::from_str(t).ok())
+        .ok_or_else(|| StoreError::Corrupt(format!("unit {} has no benchmark task", a.unit)))?;
+    let v: serde_json::Value = serde_json::from_str(&b.json)
+        .map_err(|e| StoreError::Corrupt(format!("run record of unit {}: {e}", a.unit)))?;
+    let text = |key: &str| {
+        v.get(key)
+            .and_then(|x| x.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let host = |key: &str| v["host"].get(key).cloned().unwrap_or_default();
+    let host_text = |key: &str| host(key).as_str().unwrap_or("").to_string();
+    let host_int = |key: &str| host(key).as_i64().unwrap_or(0);
+    let difficulty = cores::domino::parse_line(&task.instance_json)
+        .map(|i| format!("{:?}", i.difficulty).to_lowercase())
+        .unwrap_or_default();
+    sqlx::query(
+        "INSERT INTO bench_runs (unit_id, job_id, instance_id, instance_sha256, batch, difficulty,
+             config, status, termination, objective, bound, wall_seconds, cpu_seconds,
+             peak_memory_bytes, time_limit_seconds, solver, solver_version, host, cpu_model,
+             cores, memory_bytes, kernel, dancehall_version, record, accepted_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(int(a.unit, "unit id")?)
+    .bind(int(a.job, "job id")?)
+    .bind(&task.instance_id)
+    .bind(&task.instance_sha256)
+    .bind(&task.batch)
+    .bind(difficulty)
+    .bind(&task.config)
+    .bind(&b.status)
+    .bind(text("termination"))
+    .bind(b.objective.map(i64::from))
+    .bind(b.bound.map(i64::from))
+    .bind(v["wall_seconds"].as_f64().unwrap_or(a.result.wall_seconds))
+    .bind(v["cpu_seconds"].as_f64())
+    .bind(v["peak_memory_bytes"].as_i64())
+    .bind(task.time_limit_seconds)
+    .bind(text("solver"))
+    .bind(text("solver_version"))
+    .bind(host_text("hostname"))
+    .bind(host_text("cpu_model"))
+    .bind(host_int("cores"))
+    .bind(host_int("memory_bytes"))
+    .bind(host_text("kernel"))
+    .bind(host_text("dancehall_version"))
+    .bind(&b.json)
+    .bind(int(a.accepted_at, "time")?)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 fn get_u64(row: &SqliteRow, col: &str) -> Result<u64> {
     uint(row.try_get::<i64, _>(col)?, col)
 }
@@ -298,6 +394,12 @@ fn get_opt_u64(row: &SqliteRow, col: &str) -> Result<Option<u64>> {
         .transpose()
 }
 
+fn opt_u32(row: &SqliteRow, col: &str) -> Result<Option<u32>> {
+    row.try_get::<Option<i64>, _>(col)?
+        .map(|v| u32::try_from(v).map_err(|_| StoreError::Corrupt(format!("{col} = {v}"))))
+        .transpose()
+}
+
 fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
     let s: String = row.try_get(col)?;
     parse_prefix(&s).ok_or_else(|| StoreError::Corrupt(format!("{col} = {s:?}")))
@@ -305,9 +407,13 @@ fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
 
 fn job_from_row(row: &SqliteRow) -> Result<Job> {
     let state: String = row.try_get("state")?;
+    let kind: String = row.try_get("kind")?;
     Ok(Job {
         id: get_u64(row, "id")?,
         name: row.try_get("name")?,
+        kind: JobKind::parse(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("job kind {kind:?}")))?,
+        manifest: row.try_get("manifest_sha256")?,
         state: JobState::parse(&state)
             .ok_or_else(|| StoreError::Corrupt(format!("job state {state:?}")))?,
         prefix: get_prefix(row, "prefix")?,
@@ -338,6 +444,9 @@ fn result_from_row(row: &SqliteRow) -> Result<UnitResult> {
         host: row.try_get("host")?,
         remaining: parse_prefixes(&remaining)
             .ok_or_else(|| StoreError::Corrupt(format!("remaining = {remaining:?}")))?,
+        run_record_json: row
+            .try_get::<Option<String>, _>("received_record")?
+            .unwrap_or_default(),
     })
 }
 
@@ -379,6 +488,13 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             audit_of: get_opt_u64(&row, "audit_of")?,
             prefix: get_prefix(&row, "prefix")?,
             estimate,
+            task: match row.try_get::<Option<String>, _>("task")? {
+                Some(t) => Some(
+                    serde_json::from_str(&t)
+                        .map_err(|e| StoreError::Corrupt(format!("unit task: {e}")))?,
+                ),
+                None => None,
+            },
             state: UnitState::parse(&state)
                 .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
             attempts: uint(row.try_get("attempts")?, "attempts")? as u32,
@@ -386,15 +502,33 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             created_at: get_u64(&row, "created_at")?,
         });
     }
-    for row in sqlx::query("SELECT * FROM unit_results")
-        .fetch_all(pool)
-        .await?
+    // The record as received is the accepted report's (report_audit); the stored, checked
+    // one is bench_runs.record.
+    for row in sqlx::query(
+        "SELECT r.*, b.status AS bench_status, b.objective AS bench_objective,
+             b.bound AS bench_bound, b.record AS bench_record,
+             (SELECT a.run_record FROM report_audit a
+              WHERE a.unit_id = r.unit_id AND a.verdict = 'accepted') AS received_record
+         FROM unit_results r LEFT JOIN bench_runs b ON b.unit_id = r.unit_id",
+    )
+    .fetch_all(pool)
+    .await?
     {
+        let bench = match row.try_get::<Option<String>, _>("bench_status")? {
+            Some(status) => Some(BenchRecord {
+                status,
+                objective: opt_u32(&row, "bench_objective")?,
+                bound: opt_u32(&row, "bench_bound")?,
+                json: row.try_get("bench_record")?,
+            }),
+            None => None,
+        };
         snap.results.push(Accepted {
             unit: get_u64(&row, "unit_id")?,
             job: get_u64(&row, "job_id")?,
             worker: get_opt_u64(&row, "worker_id")?,
             result: result_from_row(&row)?,
+            bench,
             accepted_at: get_u64(&row, "accepted_at")?,
         });
     }
@@ -484,6 +618,103 @@ pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<u128> {
             .ok_or_else(|| StoreError::Corrupt(format!("job {job} total overflows u128")))?;
     }
     Ok(total)
+}
+
+/// The frozen files of a benchmark job, by kind and name.
+pub async fn job_files(pool: &SqlitePool, job: JobId) -> Result<Vec<FrozenFile>> {
+    let rows = sqlx::query(
+        "SELECT kind, name, sha256, text FROM bench_files WHERE job_id = ? ORDER BY kind, name",
+    )
+    .bind(int(job, "job id")?)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(FrozenFile {
+                kind: r.try_get("kind")?,
+                name: r.try_get("name")?,
+                sha256: r.try_get("sha256")?,
+                text: r.try_get("text")?,
+            })
+        })
+        .collect()
+}
+
+/// One stored benchmark run (a row of `bench_runs`), with whether it is its task's current run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchRun {
+    pub unit: u64,
+    pub job: JobId,
+    pub instance_id: String,
+    pub batch: String,
+    pub difficulty: String,
+    pub config: String,
+    pub status: String,
+    pub termination: String,
+    pub objective: Option<u32>,
+    pub bound: Option<u32>,
+    pub wall_seconds: f64,
+    pub cpu_seconds: Option<f64>,
+    pub time_limit_seconds: f64,
+    pub solver_version: String,
+    pub host: String,
+    pub dancehall_version: String,
+    /// The full (verified) run record, JSON.
+    pub record: String,
+    pub current: bool,
+}
+
+/// Every stored run of benchmark job `job` (current and superseded), by unit id.
+pub async fn bench_runs(pool: &SqlitePool, job: JobId) -> Result<Vec<BenchRun>> {
+    let rows = sqlx::query(
+        "SELECT r.*, (EXISTS (SELECT 1 FROM units c
+                      WHERE c.parent_id = r.unit_id AND c.task IS NOT NULL)) AS superseded
+         FROM bench_runs r WHERE r.job_id = ? ORDER BY r.unit_id",
+    )
+    .bind(int(job, "job id")?)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(BenchRun {
+                unit: get_u64(r, "unit_id")?,
+                job: get_u64(r, "job_id")?,
+                instance_id: r.try_get("instance_id")?,
+                batch: r.try_get("batch")?,
+                difficulty: r.try_get("difficulty")?,
+                config: r.try_get("config")?,
+                status: r.try_get("status")?,
+                termination: r.try_get("termination")?,
+                objective: opt_u32(r, "objective")?,
+                bound: opt_u32(r, "bound")?,
+                wall_seconds: r.try_get("wall_seconds")?,
+                cpu_seconds: r.try_get("cpu_seconds")?,
+                time_limit_seconds: r.try_get("time_limit_seconds")?,
+                solver_version: r.try_get("solver_version")?,
+                host: r.try_get("host")?,
+                dancehall_version: r.try_get("dancehall_version")?,
+                record: r.try_get("record")?,
+                current: !r.try_get::<bool, _>("superseded")?,
+            })
+        })
+        .collect()
+}
+
+/// Jobs in the database, oldest first: (id, name, kind, state).
+pub async fn list_jobs(pool: &SqlitePool) -> Result<Vec<(JobId, String, String, String)>> {
+    let rows = sqlx::query("SELECT id, name, kind, state FROM jobs ORDER BY id")
+        .fetch_all(pool)
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                get_u64(r, "id")?,
+                r.try_get("name")?,
+                r.try_get("kind")?,
+                r.try_get("state")?,
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! [`v1::jobs_server`].
 
 /// The protocol version this build speaks; sent in every `RequestHeader`.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Generated from `proto/dancehall.proto`.
 pub mod v1 {

@@ -425,6 +425,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                     .into_iter()
                     .map(|options| pb::Prefix { options })
                     .collect(),
+                ..Default::default()
             }),
         };
         self.outbox.push(token, report, Instant::now().into_std());

@@ -174,6 +174,7 @@ async fn throughput(
             max_units: units,
             ..Default::default()
         }),
+        ..Default::default()
     };
     let resp = cluster
         .jobs

@@ -17,6 +17,7 @@
 //! The design follows the lessons of preusser/q27 (re-issue expired units, log unknown
 //! results) and Paracooba's re-split (see /work/shared/REFERENCES.md).
 
+mod bench;
 mod lease;
 #[cfg(test)]
 mod model_test;
@@ -25,9 +26,12 @@ mod report;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::job::{
-    Accepted, Alarm, Job, JobId, JobSettings, JobState, LeaseToken, Millis, Prefix, Unit,
-    UnitEstimate, UnitId, UnitResult, UnitState, Verdict, WorkerId, WorkerInfo,
+    Accepted, Alarm, BenchTask, FrozenFile, Job, JobId, JobKind, JobSettings, JobState, LeaseToken,
+    Millis, Prefix, Unit, UnitEstimate, UnitId, UnitResult, UnitState, Verdict, WorkerId,
+    WorkerInfo,
 };
+
+pub use bench::Resumed;
 
 pub use lease::{Granted, HeartbeatOutcome, LeaseOutcome};
 pub use report::ReportOutcome;
@@ -63,6 +67,8 @@ pub enum SchedError {
     UnknownWorker(WorkerId),
     #[error("unknown job {0}")]
     UnknownJob(JobId),
+    #[error("job {0} is not a benchmark job")]
+    NotBenchmark(JobId),
 }
 
 /// One lease ever granted (kept after it ends, so that a late report can be classified).
@@ -110,12 +116,18 @@ pub struct JobTexts {
     pub job: JobId,
     pub dlx: String,
     pub spec: String,
+    /// A benchmark job's frozen batch and model files.
+    pub files: Vec<FrozenFile>,
 }
 
 /// A job to add: its units come from `partition`.
 #[derive(Clone, Debug)]
 pub struct NewJob {
     pub name: String,
+    pub kind: JobKind,
+    /// Benchmark jobs: see [`Job::manifest`].
+    pub manifest: Option<String>,
+    pub files: Vec<FrozenFile>,
     pub prefix: Prefix,
     pub symmetry_factor: u128,
     pub settings: JobSettings,
@@ -128,6 +140,8 @@ pub struct NewJob {
 pub struct NewUnit {
     pub prefix: Prefix,
     pub estimate: Option<UnitEstimate>,
+    /// A benchmark job's task (then `prefix` is empty).
+    pub task: Option<BenchTask>,
     /// Counted by the partitioner itself (a solved or dead prefix): the unit starts done.
     pub counted: Option<UnitResult>,
 }
@@ -206,6 +220,8 @@ pub struct JobStatus {
     pub audits_done: u64,
     pub workers: u64,
     pub alarms: Vec<Alarm>,
+    /// Benchmark jobs: the current runs' records by status.
+    pub run_statuses: BTreeMap<String, u64>,
 }
 
 type TokenGen = Box<dyn FnMut() -> LeaseToken + Send>;
@@ -402,6 +418,8 @@ impl Scheduler {
         let job = Job {
             id,
             name: new.name,
+            kind: new.kind,
+            manifest: new.manifest,
             state: JobState::Running,
             prefix: new.prefix,
             symmetry_factor: new.symmetry_factor,
@@ -417,10 +435,11 @@ impl Scheduler {
             job: id,
             dlx: new.dlx,
             spec: new.spec,
+            files: new.files,
         });
         let n = new.units.len();
         for u in new.units {
-            let uid = self.new_unit(now, id, None, None, u.prefix, u.estimate);
+            let uid = self.new_unit(now, id, None, None, u.prefix, u.estimate, u.task);
             if let Some(result) = u.counted {
                 self.set_unit_state(uid, UnitState::Done);
                 self.accepted.insert(
@@ -430,6 +449,7 @@ impl Scheduler {
                         job: id,
                         worker: None,
                         result,
+                        bench: None,
                         accepted_at: now,
                     },
                 );
@@ -524,7 +544,15 @@ impl Scheduler {
                 .filter(|a| a.job == job)
                 .cloned()
                 .collect(),
+            run_statuses: BTreeMap::new(),
         };
+        if j.kind == JobKind::Benchmark {
+            for (_, acc) in self.current_runs(job) {
+                if let Some(b) = acc.and_then(|a| a.bench.as_ref()) {
+                    *st.run_statuses.entry(b.status.clone()).or_default() += 1;
+                }
+            }
+        }
         let mut workers = BTreeSet::new();
         for (unit, acc) in self.job_units(job) {
             if unit.audit_of.is_some() {
@@ -556,6 +584,7 @@ impl Scheduler {
 
     // ---- helpers shared by the operation modules ----
 
+    #[allow(clippy::too_many_arguments)] // one place makes units; each field is needed
     fn new_unit(
         &mut self,
         now: Millis,
@@ -564,6 +593,7 @@ impl Scheduler {
         audit_of: Option<UnitId>,
         prefix: Prefix,
         estimate: Option<UnitEstimate>,
+        task: Option<BenchTask>,
     ) -> UnitId {
         let id = self.next_unit;
         self.next_unit += 1;
@@ -576,6 +606,7 @@ impl Scheduler {
                 audit_of,
                 prefix,
                 estimate,
+                task,
                 state: UnitState::Queued,
                 attempts: 0,
                 lease: None,

@@ -55,6 +55,7 @@ fn result(solutions: u128, remaining: Vec<Prefix>) -> UnitResult {
         cpu_seconds: 0.25,
         host: "model".into(),
         remaining,
+        run_record_json: String::new(),
     }
 }
 
@@ -191,6 +192,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         .map(|c| NewUnit {
             prefix: vec![c],
             estimate: None,
+            task: None,
             counted: None,
         })
         .collect();
@@ -198,6 +200,9 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         now,
         NewJob {
             name: "model".into(),
+            kind: crate::job::JobKind::Count,
+            manifest: None,
+            files: Vec::new(),
             prefix: vec![],
             symmetry_factor: 1,
             settings: JobSettings {
@@ -478,6 +483,9 @@ fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, 
         0,
         NewJob {
             name: "audit".into(),
+            kind: crate::job::JobKind::Count,
+            manifest: None,
+            files: Vec::new(),
             prefix: vec![],
             symmetry_factor: 1,
             settings: JobSettings {
@@ -492,6 +500,7 @@ fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, 
                 .map(|c| NewUnit {
                     prefix: vec![c],
                     estimate: None,
+                    task: None,
                     counted: None,
                 })
                 .collect(),

@@ -13,8 +13,8 @@
 
 use super::{audit_selected, ReportRecord, Scheduler};
 use crate::job::{
-    prefixes_text, Accepted, JobId, LeaseToken, Millis, Prefix, UnitId, UnitResult, UnitState,
-    Verdict, WorkerId,
+    prefixes_text, Accepted, BenchRecord, JobId, LeaseToken, Millis, Prefix, UnitId, UnitResult,
+    UnitState, Verdict, WorkerId,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,17 +101,13 @@ impl Scheduler {
         let unit = &self.units[&uid];
         let job = unit.job;
         if let Err(why) = check_remaining(&unit.prefix, &result.remaining) {
-            self.end_lease(now, uid, "rejected");
-            self.set_unit_state(uid, UnitState::Queued);
-            self.alarm(now, job, Some(uid), "rejected", why.clone());
-            return ReportOutcome {
-                verdict: Verdict::Rejected,
-                message: why,
-                unit: Some(uid),
-            };
+            return self.reject(now, job, uid, why);
         }
         if let Some(of) = unit.audit_of {
             return self.accept_audit(now, worker, uid, of, result);
+        }
+        if unit.task.is_some() {
+            return self.report_bench(now, worker, uid, result);
         }
         self.end_lease(now, uid, "reported");
         let split = !result.remaining.is_empty();
@@ -123,11 +119,11 @@ impl Scheduler {
                 UnitState::Done
             },
         );
-        self.record_accepted(now, job, worker, uid, result);
+        self.record_accepted(now, job, worker, uid, result, None);
         let mut message = "accepted".to_string();
         if split {
             for r in &result.remaining {
-                self.new_unit(now, job, Some(uid), None, r.clone(), None);
+                self.new_unit(now, job, Some(uid), None, r.clone(), None, None);
             }
             message = format!(
                 "accepted; {} subtrees queued as new units",
@@ -139,7 +135,7 @@ impl Scheduler {
             if audit_selected(settings.seed, uid, settings.audit_share) {
                 let prefix = self.units[&uid].prefix.clone();
                 let estimate = self.units[&uid].estimate;
-                self.new_unit(now, job, Some(uid), Some(uid), prefix, estimate);
+                self.new_unit(now, job, Some(uid), Some(uid), prefix, estimate, None);
             }
         }
         self.check_done(now, job);
@@ -150,14 +146,34 @@ impl Scheduler {
         }
     }
 
+    /// Refuses a malformed report through a live lease: the lease ends, the unit is queued
+    /// again and an alarm names why.
+    pub(super) fn reject(
+        &mut self,
+        now: Millis,
+        job: JobId,
+        uid: UnitId,
+        why: String,
+    ) -> ReportOutcome {
+        self.end_lease(now, uid, "rejected");
+        self.set_unit_state(uid, UnitState::Queued);
+        self.alarm(now, job, Some(uid), "rejected", why.clone());
+        ReportOutcome {
+            verdict: Verdict::Rejected,
+            message: why,
+            unit: Some(uid),
+        }
+    }
+
     /// Stores `result` as the one accepted result of `uid` (written by the next change set).
-    fn record_accepted(
+    pub(super) fn record_accepted(
         &mut self,
         now: Millis,
         job: JobId,
         worker: WorkerId,
         uid: UnitId,
         result: &UnitResult,
+        bench: Option<BenchRecord>,
     ) {
         self.accepted.insert(
             uid,
@@ -166,6 +182,7 @@ impl Scheduler {
                 job,
                 worker: Some(worker),
                 result: result.clone(),
+                bench,
                 accepted_at: now,
             },
         );
@@ -183,7 +200,7 @@ impl Scheduler {
         let job = self.units[&uid].job;
         self.end_lease(now, uid, "reported");
         self.set_unit_state(uid, UnitState::Done);
-        self.record_accepted(now, job, worker, uid, result);
+        self.record_accepted(now, job, worker, uid, result, None);
         let original = self.accepted[&of].result.solutions;
         let (verdict, message) = if !result.remaining.is_empty() {
             (
@@ -234,6 +251,13 @@ impl Scheduler {
                 unit: Some(uid),
             };
         };
+        if acc.bench.is_some() {
+            return ReportOutcome {
+                verdict: Verdict::Duplicate,
+                message: "benchmark run already recorded (runs are not compared)".to_string(),
+                unit: Some(uid),
+            };
+        }
         if prefixes_text(&acc.result.remaining) != prefixes_text(&result.remaining) {
             return ReportOutcome {
                 verdict: Verdict::Duplicate,

@@ -8,7 +8,10 @@
 use proto::v1 as pb;
 use tonic::Status;
 
-use crate::job::{Alarm, JobState, LeaseToken, Millis, Unit, UnitResult, UnitState, Verdict};
+use crate::job::{
+    Alarm, BenchTask, FrozenFile, JobKind, JobState, LeaseToken, Millis, Unit, UnitResult,
+    UnitState, Verdict,
+};
 use crate::scheduler::{Granted, JobStatus};
 use crate::Error;
 
@@ -83,7 +86,64 @@ pub fn unit_result(r: Option<pb::UnitResult>) -> Result<UnitResult, Error> {
         cpu_seconds: seconds(r.cpu_seconds, "cpu_seconds")?,
         host: r.host.chars().take(256).collect(),
         remaining: r.remaining.into_iter().map(|p| p.options).collect(),
+        run_record_json: r.run_record_json,
     })
+}
+
+pub fn job_kind(k: JobKind) -> pb::JobKind {
+    match k {
+        JobKind::Count => pb::JobKind::Count,
+        JobKind::Benchmark => pb::JobKind::Benchmark,
+    }
+}
+
+/// A submitted task; the coordinator checks it further (`crate::bench::check_tasks`).
+pub fn bench_task(t: pb::BenchTask) -> BenchTask {
+    BenchTask {
+        instance_id: t.instance_id,
+        instance_json: t.instance_json,
+        instance_sha256: t.instance_sha256,
+        batch: t.batch,
+        config: t.config,
+        time_limit_seconds: t.time_limit_seconds,
+        memory_limit_bytes: (t.memory_limit_bytes > 0).then_some(t.memory_limit_bytes),
+    }
+}
+
+pub fn bench_task_pb(t: &BenchTask) -> pb::BenchTask {
+    pb::BenchTask {
+        instance_id: t.instance_id.clone(),
+        instance_json: t.instance_json.clone(),
+        instance_sha256: t.instance_sha256.clone(),
+        config: t.config.clone(),
+        time_limit_seconds: t.time_limit_seconds,
+        memory_limit_bytes: t.memory_limit_bytes.unwrap_or(0),
+        batch: t.batch.clone(),
+    }
+}
+
+pub fn frozen_file(f: pb::FrozenFile) -> Result<FrozenFile, Error> {
+    if !matches!(f.kind.as_str(), "batch" | "model") {
+        return Err(Error::InvalidArgument(format!(
+            "file {}: kind must be `batch` or `model`, got {:?}",
+            f.name, f.kind
+        )));
+    }
+    Ok(FrozenFile {
+        kind: f.kind,
+        name: f.name,
+        sha256: f.sha256,
+        text: f.text,
+    })
+}
+
+pub fn frozen_file_pb(f: FrozenFile) -> pb::FrozenFile {
+    pb::FrozenFile {
+        kind: f.kind,
+        name: f.name,
+        sha256: f.sha256,
+        text: f.text,
+    }
 }
 
 pub fn verdict(v: Verdict) -> pb::ReportVerdict {
@@ -108,6 +168,7 @@ pub fn granted(g: Granted, lease_duration_ms: u64) -> pb::Unit {
         time_budget_ms: g.time_budget_ms.unwrap_or(0),
         lease_duration_ms,
         audit: g.unit.audit_of.is_some(),
+        bench: g.unit.task.as_ref().map(bench_task_pb),
     }
 }
 
@@ -171,10 +232,13 @@ pub fn job_info(st: JobStatus, now: Millis, with_alarms: bool) -> pb::JobInfo {
         created_at_ms: j.created_at,
         finished_at_ms: j.finished_at.unwrap_or(0),
         workers: st.workers,
+        kind: job_kind(j.kind) as i32,
+        run_statuses: st.run_statuses.into_iter().collect(),
     }
 }
 
-pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>) -> pb::UnitInfo {
+/// `current`: for a benchmark unit, whether it is its task's current run.
+pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>, current: bool) -> pb::UnitInfo {
     let r = acc.map(|a| &a.result);
     pb::UnitInfo {
         unit_id: u.id,
@@ -192,6 +256,11 @@ pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>) -> pb::UnitInfo {
         worker_id: acc.and_then(|a| a.worker).unwrap_or(0),
         has_result: acc.is_some(),
         audit: u.audit_of.is_some(),
+        bench: u.task.as_ref().map(bench_task_pb),
+        run_record_json: acc
+            .and_then(|a| a.bench.as_ref())
+            .map_or_else(String::new, |b| b.json.clone()),
+        current,
     }
 }
 

@@ -9,7 +9,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{self, check_header, parse_count};
 use super::Shared;
-use crate::job::JobSettings;
+use crate::job::{JobKind, JobSettings};
 use crate::partition::{partition_dlx, PartitionSettings};
 use crate::scheduler::NewJob;
 use crate::Error;
@@ -17,6 +17,61 @@ use crate::Error;
 pub struct JobsService(pub(super) Arc<Shared>);
 
 impl JobsService {
+    /// A benchmark job: checked, frozen, and queued one unit per task; or, when a job of the
+    /// same name and manifest exists, that job resumed.
+    async fn submit_benchmark(
+        &self,
+        r: pb::SubmitJobRequest,
+    ) -> Result<Response<pb::SubmitJobResponse>, Status> {
+        if r.name.trim().is_empty() {
+            return Err(Error::InvalidArgument("a benchmark job needs a name".into()).into());
+        }
+        let tasks: Vec<_> = r.tasks.into_iter().map(convert::bench_task).collect();
+        let files = r
+            .files
+            .into_iter()
+            .map(convert::frozen_file)
+            .collect::<Result<Vec<_>, _>>()?;
+        crate::bench::check_tasks(&tasks, &files).map_err(Error::InvalidArgument)?;
+        let manifest = crate::bench::manifest_sha256(&tasks, &files);
+        let new = NewJob {
+            name: r.name,
+            kind: JobKind::Benchmark,
+            manifest: Some(manifest),
+            files,
+            prefix: Vec::new(),
+            symmetry_factor: 1,
+            settings: JobSettings::default(),
+            dlx: String::new(),
+            spec: r.spec,
+            units: tasks
+                .into_iter()
+                .map(|t| crate::scheduler::NewUnit {
+                    prefix: Vec::new(),
+                    estimate: None,
+                    task: Some(t),
+                    counted: None,
+                })
+                .collect(),
+        };
+        let out = self
+            .0
+            .mutate(move |s, now| s.submit_benchmark(now, new))
+            .await?;
+        tracing::info!(
+            job = out.job,
+            queued = out.queued,
+            resumed = out.resumed,
+            "benchmark job submitted"
+        );
+        Ok(Response::new(pb::SubmitJobResponse {
+            job_id: out.job,
+            units: out.queued,
+            resumed: out.resumed,
+            units_skipped: out.skipped,
+        }))
+    }
+
     async fn info(&self, job: u64, with_alarms: bool) -> Result<pb::JobInfo, Error> {
         let s = self.0.sched.lock().await;
         let st = s.status(job)?;
@@ -32,6 +87,9 @@ impl pb::jobs_server::Jobs for JobsService {
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
+        if r.kind() == pb::JobKind::Benchmark {
+            return self.submit_benchmark(r).await;
+        }
         if r.dlx.trim().is_empty() {
             return Err(Error::InvalidArgument("the job has no DLX text".to_string()).into());
         }
@@ -82,6 +140,9 @@ impl pb::jobs_server::Jobs for JobsService {
         let n = units.len() as u64;
         let new = NewJob {
             name: r.name,
+            kind: crate::job::JobKind::Count,
+            manifest: None,
+            files: Vec::new(),
             prefix,
             symmetry_factor,
             settings: JobSettings {
@@ -99,6 +160,8 @@ impl pb::jobs_server::Jobs for JobsService {
         Ok(Response::new(pb::SubmitJobResponse {
             job_id: id,
             units: n,
+            resumed: false,
+            units_skipped: 0,
         }))
     }
 
@@ -152,11 +215,39 @@ impl pb::jobs_server::Jobs for JobsService {
         if s.job(r.job_id).is_none() {
             return Err(Error::NotFound(format!("job {}", r.job_id)).into());
         }
+        let current: std::collections::BTreeSet<u64> =
+            s.current_runs(r.job_id).iter().map(|(u, _)| u.id).collect();
         let units = s
             .job_units(r.job_id)
             .into_iter()
-            .map(|(u, a)| convert::unit_info(u, a))
+            .map(|(u, a)| convert::unit_info(u, a, current.contains(&u.id)))
             .collect();
         Ok(Response::new(pb::JobUnitsResponse { units }))
+    }
+
+    async fn retry_runs(
+        &self,
+        req: Request<pb::RetryRunsRequest>,
+    ) -> Result<Response<pb::RetryRunsResponse>, Status> {
+        let r = req.into_inner();
+        check_header(r.header.as_ref())?;
+        if let Some(bad) = r.statuses.iter().find(|s| !crate::bench::is_status(s)) {
+            return Err(Error::InvalidArgument(format!(
+                "unknown run status {bad:?} (known: {})",
+                crate::bench::STATUSES.join(", ")
+            ))
+            .into());
+        }
+        let (job, statuses) = (r.job_id, r.statuses);
+        let queued = self
+            .0
+            .mutate(move |s, now| s.retry(now, job, &statuses))
+            .await?
+            .map_err(Error::from)?;
+        let info = self.info(job, true).await?;
+        Ok(Response::new(pb::RetryRunsResponse {
+            queued,
+            job: Some(info),
+        }))
     }
 }

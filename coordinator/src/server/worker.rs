@@ -80,6 +80,9 @@ impl pb::worker_server::Worker for WorkerService {
             .await
             .map_err(Error::from)?
             .ok_or_else(|| Error::NotFound(format!("job {}", r.job_id)))?;
+        let files = store::job_files(&self.0.pool, r.job_id)
+            .await
+            .map_err(Error::from)?;
         Ok(Response::new(pb::GetJobResponse {
             job_id: job.id,
             name: job.name,
@@ -87,6 +90,8 @@ impl pb::worker_server::Worker for WorkerService {
             dlx_sha256: texts.dlx_sha256,
             prefix: job.prefix,
             state: convert::job_state(job.state) as i32,
+            kind: convert::job_kind(job.kind) as i32,
+            files: files.into_iter().map(convert::frozen_file_pb).collect(),
         }))
     }
 

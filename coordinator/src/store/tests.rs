@@ -30,12 +30,16 @@ fn result(solutions: u128, remaining: Vec<Vec<u32>>) -> UnitResult {
         cpu_seconds: 0.125,
         host: "test-host".into(),
         remaining,
+        run_record_json: String::new(),
     }
 }
 
 fn new_job(units: u32, counted: Option<u128>) -> NewJob {
     NewJob {
         name: "store test".into(),
+        kind: crate::job::JobKind::Count,
+        manifest: None,
+        files: Vec::new(),
         prefix: vec![],
         symmetry_factor: 720,
         settings: JobSettings {
@@ -55,11 +59,13 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
                     updates: 30.0,
                     solutions: 2.0,
                 }),
+                task: None,
                 counted: None,
             })
             .chain(counted.map(|n| NewUnit {
                 prefix: vec![99],
                 estimate: None,
+                task: None,
                 counted: Some(result(n, vec![])),
             }))
             .collect(),
@@ -259,4 +265,112 @@ async fn totals_beyond_two_to_the_64_are_exact() {
     let restored = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
     assert_eq!(restored.status(job).unwrap().solutions, want);
     assert_eq!(restored.status(job).unwrap().job.state, JobState::Done);
+}
+
+/// A benchmark job: frozen files, tasks, checked records (one refuted by the coordinator's
+/// verifier) and a re-run survive the round trip; `bench_runs` and the `bench_current` view
+/// tell current runs from superseded ones.
+#[tokio::test]
+async fn benchmark_runs_round_trip_with_their_frozen_files() {
+    use crate::job::{BenchTask, FrozenFile, JobKind};
+    const INSTANCE: &str =
+        r#"{"id": "t1", "difficulty": "medium", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;
+    const APART: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
+                            {"tile":1,"row":2,"col":0,"orientation":"H","mirrored":false}]"#;
+    const CLASH: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
+                            {"tile":1,"row":1,"col":0,"orientation":"H","mirrored":false}]"#;
+    let task = |config: &str| BenchTask {
+        instance_id: "t1".into(),
+        instance_json: INSTANCE.into(),
+        instance_sha256: sha256_hex(INSTANCE),
+        batch: "batch01.txt".into(),
+        config: config.into(),
+        time_limit_seconds: 5.0,
+        memory_limit_bytes: Some(1 << 30),
+    };
+    let record = |config: &str, status: &str, placement: &str, objective: Option<u32>| {
+        let json = serde_json::json!({
+            "instance": "t1", "config": config, "status": status, "termination": "none",
+            "objective": objective, "bound": objective, "wall_seconds": 0.75,
+            "cpu_seconds": 0.5, "solver": "s", "solver_version": "s 1.0",
+            "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
+            "host": {"hostname": "box", "cpu_model": "cpu", "cores": 2,
+                     "memory_bytes": 1024, "kernel": "6.1", "dancehall_version": "0.1.0"}
+        })
+        .to_string();
+        UnitResult {
+            run_record_json: json,
+            ..result(0, vec![])
+        }
+    };
+    let files = vec![FrozenFile {
+        kind: "model".into(),
+        name: "domino.lp".into(),
+        sha256: sha256_hex("% model\n"),
+        text: "% model\n".into(),
+    }];
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(10, "a", "host-a", 1, "0.1");
+    let new = NewJob {
+        kind: JobKind::Benchmark,
+        manifest: Some("abc".into()),
+        files: files.clone(),
+        units: ["native", "gecode", "clingo"]
+            .iter()
+            .map(|c| NewUnit {
+                prefix: vec![],
+                estimate: None,
+                task: Some(task(c)),
+                counted: None,
+            })
+            .collect(),
+        ..new_job(0, None)
+    };
+    let job = s.submit_benchmark(11, new).job;
+    flush(&mut s, &pool).await;
+    for g in s.lease(12, w, 8).unwrap().units {
+        let cfg = g.unit.task.as_ref().unwrap().config.clone();
+        let r = match cfg.as_str() {
+            "native" => record(&cfg, "optimal", APART, Some(2)),
+            "gecode" => record(&cfg, "optimal", CLASH, Some(2)),
+            _ => record(&cfg, "timeout", "[]", None),
+        };
+        let v = s.report(13, w, &g.lease.token, g.unit.id, r).verdict;
+        assert_eq!(v, Verdict::Accepted);
+    }
+    flush(&mut s, &pool).await;
+    assert_eq!(s.retry(14, job, &["timeout".into()]).unwrap(), 1);
+    flush(&mut s, &pool).await;
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+    assert_eq!(job_files(&pool, job).await.unwrap(), files);
+
+    let runs = bench_runs(&pool, job).await.unwrap();
+    let got: Vec<(&str, &str, Option<u32>, bool)> = runs
+        .iter()
+        .map(|r| (r.config.as_str(), r.status.as_str(), r.objective, r.current))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("native", "optimal", Some(2), true),
+            ("gecode", "wrong", None, true),
+            ("clingo", "timeout", None, false),
+        ]
+    );
+    assert_eq!(runs[0].difficulty, "medium");
+    assert_eq!(runs[0].host, "box");
+    assert_eq!(runs[0].dancehall_version, "0.1.0");
+    let current: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM bench_current WHERE job_id = ?")
+        .bind(job as i64)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(current, 2);
+    // The refuted record is stored as wrong with the verifier's complaint.
+    assert!(
+        runs[1].record.contains("coordinator's verifier"),
+        "{}",
+        runs[1].record
+    );
 }

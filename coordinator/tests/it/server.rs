@@ -98,6 +98,7 @@ async fn submit(jobs: &mut JobsClient, dlx: &str, partition: pb::PartitionSettin
         prefix: vec![],
         symmetry_factor: "2".into(),
         partition: Some(partition),
+        ..Default::default()
     })
     .await
     .unwrap()
@@ -169,6 +170,7 @@ fn run_unit(dlx: &str, unit: &pb::Unit) -> pb::UnitResult {
         cpu_seconds: 0.001,
         host: "test".into(),
         remaining,
+        ..Default::default()
     }
 }
 

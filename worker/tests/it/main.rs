@@ -66,6 +66,7 @@ impl Coord {
             prefix: built.prefix,
             symmetry_factor: built.symmetry_factor.to_string(),
             partition: Some(partition),
+            ..Default::default()
         };
         self.jobs.submit_job(req).await.unwrap().into_inner().job_id
     }

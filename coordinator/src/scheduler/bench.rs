@@ -1,0 +1,391 @@
+//! Benchmark jobs in the scheduler: accepting a run record, resuming a resubmitted job, and
+//! queueing chosen runs again.
+//!
+//! Invariants:
+//! - a benchmark unit's result is accepted only with a record that [`crate::bench::check_record`]
+//!   accepted for the unit's own task; a record the coordinator's verifier refutes is stored as
+//!   `wrong` (and raises a `wrong-answer` alarm), a malformed one is `rejected` and the unit runs
+//!   again;
+//! - a re-run never touches an old result: it is a new unit whose `parent` is the unit it
+//!   supersedes. The *current* run of a task is the unit no other unit of the job names as
+//!   parent; tables and statuses count current runs only.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{NewJob, ReportOutcome, SchedError, Scheduler};
+use crate::bench::check_record;
+use crate::job::{
+    Accepted, JobId, JobKind, JobState, Millis, Unit, UnitId, UnitResult, UnitState, Verdict,
+    WorkerId,
+};
+
+/// What submitting a benchmark job did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resumed {
+    pub job: JobId,
+    /// An earlier job with the same name and manifest was resumed.
+    pub resumed: bool,
+    /// Runs queued by this call.
+    pub queued: u64,
+    /// Runs of the resumed job that already had a record.
+    pub skipped: u64,
+}
+
+impl Scheduler {
+    /// The current run of every task of a benchmark job (see the module invariants), in unit
+    /// order, each with its accepted result.
+    pub fn current_runs(&self, job: JobId) -> Vec<(&Unit, Option<&Accepted>)> {
+        let units = self.job_units(job);
+        let superseded: BTreeSet<UnitId> = units
+            .iter()
+            .filter(|(u, _)| u.task.is_some())
+            .filter_map(|(u, _)| u.parent)
+            .collect();
+        units
+            .into_iter()
+            .filter(|(u, _)| u.task.is_some() && !superseded.contains(&u.id))
+            .collect()
+    }
+
+    /// Adds a benchmark job, or resumes the job of the same name and manifest: its cancelled
+    /// runs are queued again and its recorded runs are kept (skipped).
+    pub fn submit_benchmark(&mut self, now: Millis, new: NewJob) -> Resumed {
+        let existing = self
+            .jobs
+            .values()
+            .filter(|j| {
+                j.kind == JobKind::Benchmark && j.name == new.name && j.manifest == new.manifest
+            })
+            .map(|j| j.id)
+            .max();
+        let Some(job) = existing else {
+            let queued = new.units.len() as u64;
+            let job = self.add_job(now, new);
+            return Resumed {
+                job,
+                resumed: false,
+                queued,
+                skipped: 0,
+            };
+        };
+        let mut requeue = Vec::new();
+        let mut skipped = 0;
+        for (u, acc) in self.current_runs(job) {
+            if acc.is_some() {
+                skipped += 1;
+            } else if u.state == UnitState::Cancelled {
+                requeue.push(u.id);
+            }
+        }
+        for &uid in &requeue {
+            self.set_unit_state(uid, UnitState::Queued);
+        }
+        self.reopen(now, job, requeue.len());
+        self.event(
+            now,
+            Some(job),
+            None,
+            "job-resumed",
+            format!(
+                "{} runs queued again, {skipped} recorded runs skipped",
+                requeue.len()
+            ),
+        );
+        Resumed {
+            job,
+            resumed: true,
+            queued: requeue.len() as u64,
+            skipped,
+        }
+    }
+
+    /// Queues the current runs of benchmark job `job` again whose record has one of `statuses`
+    /// (every status but `optimal` when empty). Returns how many.
+    pub fn retry(
+        &mut self,
+        now: Millis,
+        job: JobId,
+        statuses: &[String],
+    ) -> Result<u64, SchedError> {
+        let j = self.jobs.get(&job).ok_or(SchedError::UnknownJob(job))?;
+        if j.kind != JobKind::Benchmark {
+            return Err(SchedError::NotBenchmark(job));
+        }
+        let chosen = |status: &str| {
+            if statuses.is_empty() {
+                status != "optimal"
+            } else {
+                statuses.iter().any(|s| s == status)
+            }
+        };
+        let again: Vec<(UnitId, crate::job::BenchTask)> = self
+            .current_runs(job)
+            .into_iter()
+            .filter_map(|(u, acc)| {
+                let status = acc?.bench.as_ref()?.status.as_str();
+                chosen(status).then(|| (u.id, u.task.clone().expect("benchmark unit")))
+            })
+            .collect();
+        for (parent, task) in &again {
+            self.new_unit(
+                now,
+                job,
+                Some(*parent),
+                None,
+                Vec::new(),
+                None,
+                Some(task.clone()),
+            );
+        }
+        self.reopen(now, job, again.len());
+        if !again.is_empty() {
+            self.event(
+                now,
+                Some(job),
+                None,
+                "job-retry",
+                format!("{} runs queued again", again.len()),
+            );
+        }
+        Ok(again.len() as u64)
+    }
+
+    /// A job that got `queued` new or requeued runs is running again.
+    fn reopen(&mut self, now: Millis, job: JobId, queued: usize) {
+        if queued == 0 {
+            return;
+        }
+        let j = self.jobs.get_mut(&job).expect("job exists");
+        if j.state != JobState::Running {
+            j.state = JobState::Running;
+            j.finished_at = None;
+            self.dirty.jobs.insert(job);
+            self.event(now, Some(job), None, "job-reopened", String::new());
+        }
+    }
+
+    /// A live lease's report on a benchmark unit.
+    pub(super) fn report_bench(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        uid: UnitId,
+        result: &UnitResult,
+    ) -> ReportOutcome {
+        let unit = &self.units[&uid];
+        let job = unit.job;
+        let task = unit.task.as_ref().expect("a benchmark unit");
+        let checked = if result.remaining.is_empty() {
+            check_record(task, &result.run_record_json)
+        } else {
+            Err("a benchmark unit cannot hand back subtrees".to_string())
+        };
+        let (record, amended) = match checked {
+            Ok(c) => c,
+            Err(why) => return self.reject(now, job, uid, why),
+        };
+        if amended {
+            let msg = format!(
+                "unit {uid} ({}, {}): the worker's answer fails the coordinator's verifier; \
+                 stored as wrong",
+                task.instance_id, task.config
+            );
+            self.alarm(now, job, Some(uid), "wrong-answer", msg);
+        }
+        let message = format!("accepted: {}", record.status);
+        self.end_lease(now, uid, "reported");
+        self.set_unit_state(uid, UnitState::Done);
+        self.record_accepted(now, job, worker, uid, result, Some(record));
+        self.check_done(now, job);
+        ReportOutcome {
+            verdict: Verdict::Accepted,
+            message,
+            unit: Some(uid),
+        }
+    }
+
+    /// Counts of the current runs' statuses (for tests and logs).
+    pub fn run_statuses(&self, job: JobId) -> BTreeMap<String, u64> {
+        self.status(job).map(|s| s.run_statuses).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{NewUnit, SchedulerConfig};
+    use super::*;
+    use crate::job::{BenchTask, JobSettings, LeaseToken};
+    use crate::store::sha256_hex;
+
+    const INSTANCE: &str =
+        r#"{"id": "t1", "difficulty": "easy", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;
+
+    fn sched() -> Scheduler {
+        let mut n = 0u64;
+        Scheduler::new(SchedulerConfig::default(), move || {
+            n += 1;
+            LeaseToken(format!("t{n}"))
+        })
+    }
+
+    fn task(config: &str) -> BenchTask {
+        BenchTask {
+            instance_id: "t1".into(),
+            instance_json: INSTANCE.into(),
+            instance_sha256: sha256_hex(INSTANCE),
+            batch: "b.txt".into(),
+            config: config.into(),
+            time_limit_seconds: 1.0,
+            memory_limit_bytes: None,
+        }
+    }
+
+    fn bench_job(configs: &[&str]) -> NewJob {
+        NewJob {
+            name: "bench".into(),
+            kind: JobKind::Benchmark,
+            manifest: Some("m1".into()),
+            files: vec![],
+            prefix: vec![],
+            symmetry_factor: 1,
+            settings: JobSettings::default(),
+            dlx: String::new(),
+            spec: String::new(),
+            units: configs
+                .iter()
+                .map(|c| NewUnit {
+                    prefix: vec![],
+                    estimate: None,
+                    task: Some(task(c)),
+                    counted: None,
+                })
+                .collect(),
+        }
+    }
+
+    fn result(config: &str, status: &str, placement: &str, objective: Option<u32>) -> UnitResult {
+        let json = serde_json::json!({
+            "instance": "t1", "config": config, "status": status, "objective": objective,
+            "bound": objective, "wall_seconds": 0.5,
+            "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
+        })
+        .to_string();
+        UnitResult {
+            solutions: 0,
+            nodes: 0,
+            updates: 0,
+            estimate_nodes: 0.0,
+            wall_seconds: 0.5,
+            cpu_seconds: 0.5,
+            host: "h".into(),
+            remaining: vec![],
+            run_record_json: json,
+        }
+    }
+
+    const APART: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
+                            {"tile":1,"row":2,"col":0,"orientation":"H","mirrored":false}]"#;
+    const CLASH: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
+                            {"tile":1,"row":1,"col":0,"orientation":"H","mirrored":false}]"#;
+
+    /// Leases every queued unit to a new worker and reports `f(config)` for each.
+    fn run_all(s: &mut Scheduler, now: Millis, f: impl Fn(&str) -> UnitResult) -> Vec<Verdict> {
+        let w = s.register(now, "w", "h", 1, "0");
+        let got = s.lease(now, w, 64).unwrap();
+        got.units
+            .iter()
+            .map(|g| {
+                let cfg = g.unit.task.as_ref().unwrap().config.clone();
+                s.report(now, w, &g.lease.token, g.unit.id, f(&cfg)).verdict
+            })
+            .collect()
+    }
+
+    #[test]
+    fn records_are_checked_and_wrong_answers_stored_as_wrong() {
+        let mut s = sched();
+        let r = s.submit_benchmark(0, bench_job(&["native", "gecode", "clingo"]));
+        assert_eq!((r.resumed, r.queued), (false, 3));
+        let verdicts = run_all(&mut s, 1, |cfg| match cfg {
+            "native" => result(cfg, "optimal", APART, Some(2)),
+            "gecode" => result(cfg, "optimal", CLASH, Some(2)),
+            _ => result(cfg, "timeout", "[]", None),
+        });
+        assert_eq!(verdicts, vec![Verdict::Accepted; 3]);
+        let st = s.status(r.job).unwrap();
+        assert_eq!(st.job.state, JobState::Done);
+        let want: BTreeMap<String, u64> = [("optimal", 1), ("timeout", 1), ("wrong", 1)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(st.run_statuses, want);
+        assert!(st.alarms.iter().any(|a| a.kind == "wrong-answer"));
+        s.check_invariants();
+    }
+
+    #[test]
+    fn a_record_for_another_task_is_rejected_and_the_unit_runs_again() {
+        let mut s = sched();
+        let r = s.submit_benchmark(0, bench_job(&["native"]));
+        let v = run_all(&mut s, 1, |_| result("clingo", "timeout", "[]", None));
+        assert_eq!(v, vec![Verdict::Rejected]);
+        assert_eq!(s.status(r.job).unwrap().units_queued, 1);
+        s.check_invariants();
+    }
+
+    #[test]
+    fn retry_queues_chosen_runs_as_new_units_and_keeps_the_old_records() {
+        let mut s = sched();
+        let r = s.submit_benchmark(0, bench_job(&["native", "gecode", "clingo"]));
+        run_all(&mut s, 1, |cfg| match cfg {
+            "native" => result(cfg, "optimal", APART, Some(2)),
+            "gecode" => result(cfg, "error", "[]", None),
+            _ => result(cfg, "timeout", "[]", None),
+        });
+        assert_eq!(s.retry(2, r.job, &["timeout".to_string()]).unwrap(), 1);
+        assert_eq!(s.status(r.job).unwrap().job.state, JobState::Running);
+        run_all(&mut s, 3, |cfg| result(cfg, "optimal", APART, Some(2)));
+        let st = s.status(r.job).unwrap();
+        assert_eq!(st.job.state, JobState::Done);
+        assert_eq!(st.run_statuses["optimal"], 2);
+        assert_eq!(st.run_statuses["error"], 1);
+        // Four units, each with its own result: the superseded timeout is still there.
+        assert_eq!(s.job_units(r.job).len(), 4);
+        assert!(s.job_units(r.job).iter().all(|(_, a)| a.is_some()));
+        // No status given: everything not optimal (the error) runs again.
+        assert_eq!(s.retry(4, r.job, &[]).unwrap(), 1);
+        s.check_invariants();
+    }
+
+    #[test]
+    fn resubmitting_resumes_and_skips_recorded_runs() {
+        let mut s = sched();
+        let r = s.submit_benchmark(0, bench_job(&["native", "gecode", "clingo"]));
+        let w = s.register(1, "w", "h", 1, "0");
+        let g = s.lease(1, w, 1).unwrap().units.remove(0);
+        let cfg = g.unit.task.as_ref().unwrap().config.clone();
+        let ok = result(&cfg, "optimal", APART, Some(2));
+        s.report(1, w, &g.lease.token, g.unit.id, ok);
+        s.cancel(2, r.job).unwrap();
+        let again = s.submit_benchmark(3, bench_job(&["native", "gecode", "clingo"]));
+        assert_eq!(
+            again,
+            Resumed {
+                job: r.job,
+                resumed: true,
+                queued: 2,
+                skipped: 1
+            }
+        );
+        assert_eq!(s.status(r.job).unwrap().job.state, JobState::Running);
+        // Another manifest is another job.
+        let mut other = bench_job(&["native"]);
+        other.manifest = Some("m2".into());
+        assert!(!s.submit_benchmark(4, other).resumed);
+        assert!(matches!(
+            s.retry(5, 99, &[]),
+            Err(SchedError::UnknownJob(99))
+        ));
+        s.check_invariants();
+    }
+}
