@@ -12,7 +12,7 @@
 //!   unexplored subtrees with the part it finished, or is released when it had not started),
 //!   reports, and returns; after [`DRAIN_LIMIT`] it returns anyway (leases then expire).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +27,7 @@ use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
+use crate::bench::{RunLimits, RunRecord};
 use crate::client::{self, disposition, header, AuthChannel, Disposition};
 use crate::outbox::Outbox;
 use crate::unit::{run_unit, UnitRun, UnitWork};
@@ -49,7 +50,16 @@ struct Running {
     abandoned: bool,
 }
 
-type UnitDone = (String, Result<UnitRun, String>);
+/// What a unit's thread produced: a count, or a benchmark run's record.
+enum Done {
+    Count(UnitRun),
+    Bench(Box<RunRecord>),
+}
+
+type UnitDone = (String, Result<Done, String>);
+
+/// A benchmark job's frozen model files, by name.
+type Models = Arc<BTreeMap<String, String>>;
 
 struct Session<S> {
     client: WorkerClient<AuthChannel>,
@@ -61,6 +71,7 @@ struct Session<S> {
     tasks: JoinSet<UnitDone>,
     outbox: Outbox<String, pb::ReportRequest>,
     problems: Vec<(u64, Arc<Problem>)>,
+    models: Vec<(u64, Models)>,
     lease_backoff: Backoff,
     next_lease: Instant,
     next_heartbeat: Instant,
@@ -100,6 +111,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         tasks: JoinSet::new(),
         outbox: Outbox::new(seed),
         problems: Vec::new(),
+        models: Vec::new(),
         lease_backoff: Backoff::for_worker(seed.rotate_left(7)),
         next_lease: now,
         next_heartbeat: now,
@@ -338,7 +350,91 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         Ok(problem)
     }
 
-    async fn start(&mut self, unit: pb::Unit) -> Result<(), Error> {
+    /// A benchmark job's frozen models, from the cache or the coordinator.
+    async fn models(&mut self, job_id: u64) -> Result<Models, String> {
+        if let Some((_, m)) = self.models.iter().find(|(j, _)| *j == job_id) {
+            return Ok(m.clone());
+        }
+        let req = pb::GetJobRequest {
+            header: header(),
+            job_id,
+        };
+        let job = self
+            .client
+            .get_job(req)
+            .await
+            .map_err(|s| format!("GetJob({job_id}): {s}"))?
+            .into_inner();
+        let models: Models = Arc::new(
+            job.files
+                .into_iter()
+                .filter(|f| f.kind == "model")
+                .map(|f| (f.name, f.text))
+                .collect(),
+        );
+        if self.models.len() >= PROBLEM_CACHE {
+            self.models.remove(0);
+        }
+        self.models.push((job_id, models.clone()));
+        Ok(models)
+    }
+
+    /// Starts a benchmark unit: one solver run on a blocking thread.
+    async fn start_bench(&mut self, unit: pb::Unit, task: pb::BenchTask) -> Result<(), Error> {
+        let models = match self.models(unit.job_id).await {
+            Ok(m) => m,
+            Err(e) => {
+                warn!("unit {}: cannot load its job: {e}", unit.unit_id);
+                self.release(vec![unit.lease_token]).await;
+                return Ok(());
+            }
+        };
+        let stop = Arc::new(AtomicBool::new(self.drain_deadline.is_some()));
+        let limits = RunLimits {
+            memory: (task.memory_limit_bytes > 0).then_some(task.memory_limit_bytes),
+            stop: Some(stop.clone()),
+            ..RunLimits::with_wall(Duration::from_secs_f64(task.time_limit_seconds.max(0.001)))
+        };
+        debug!(
+            unit = unit.unit_id,
+            "running {} on {}", task.config, task.instance_id
+        );
+        let token = unit.lease_token.clone();
+        self.tasks.spawn_blocking(move || {
+            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                // A run that cannot start is an `error` record, not a released unit: it
+                // would fail the same way on every worker.
+                let failed =
+                    |why: String| RunRecord::failed(&task.instance_id, &task.config, &limits, why);
+                let record = match cores::domino::parse_line(&task.instance_json) {
+                    Ok(instance) => {
+                        crate::bench::run_with_models(&instance, &task.config, &limits, &models)
+                            .unwrap_or_else(|e| failed(e.to_string()))
+                    }
+                    Err(e) => failed(format!("the unit's instance does not parse: {e}")),
+                };
+                Ok(Done::Bench(Box::new(record)))
+            }))
+            .unwrap_or_else(|_| Err("the benchmark run panicked".to_string()));
+            (token, result)
+        });
+        self.running.insert(
+            unit.lease_token,
+            Running {
+                unit_id: unit.unit_id,
+                prefix: Vec::new(),
+                estimate_nodes: 0.0,
+                stop,
+                abandoned: false,
+            },
+        );
+        Ok(())
+    }
+
+    async fn start(&mut self, mut unit: pb::Unit) -> Result<(), Error> {
+        if let Some(task) = unit.bench.take() {
+            return self.start_bench(unit, task).await;
+        }
         let problem = match self.problem(unit.job_id).await {
             Ok(p) => p,
             Err(e) => {
@@ -363,7 +459,9 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let flag = stop.clone();
         self.tasks.spawn_blocking(move || {
             let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                run_unit(&problem, &work, flag).map_err(|e| format!("bad prefix: {e}"))
+                run_unit(&problem, &work, flag)
+                    .map(Done::Count)
+                    .map_err(|e| format!("bad prefix: {e}"))
             }))
             .unwrap_or_else(|_| Err("the search panicked".to_string()));
             (token, result)
@@ -382,7 +480,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
     }
 
     /// A unit's thread has returned.
-    async fn finished(&mut self, token: String, result: Result<UnitRun, String>) {
+    async fn finished(&mut self, token: String, result: Result<Done, String>) {
         let Some(unit) = self.running.remove(&token) else {
             return;
         };
@@ -393,7 +491,8 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             return;
         }
         let run = match result {
-            Ok(run) => run,
+            Ok(Done::Count(run)) => run,
+            Ok(Done::Bench(record)) => return self.finished_bench(token, &unit, *record).await,
             Err(e) => {
                 warn!("unit {}: {e}; releasing it", unit.unit_id);
                 self.release(vec![token]).await;
@@ -425,6 +524,48 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                     .into_iter()
                     .map(|options| pb::Prefix { options })
                     .collect(),
+                ..Default::default()
+            }),
+        };
+        self.outbox.push(token, report, Instant::now().into_std());
+    }
+
+    /// A benchmark run has returned: report its record, or hand the unit back when the run
+    /// was cut short by a drain (no measurement).
+    async fn finished_bench(&mut self, token: String, unit: &Running, record: RunRecord) {
+        if unit.stop.load(Ordering::Relaxed)
+            && record.termination == crate::bench::Termination::Killed
+        {
+            info!(
+                "unit {}: run stopped by the shutdown; releasing it",
+                unit.unit_id
+            );
+            self.release(vec![token]).await;
+            return;
+        }
+        self.summary.units_run += 1;
+        let json = match serde_json::to_string(&record) {
+            Ok(j) => j,
+            Err(e) => {
+                warn!(
+                    "unit {}: cannot encode its record ({e}); releasing it",
+                    unit.unit_id
+                );
+                self.release(vec![token]).await;
+                return;
+            }
+        };
+        let report = pb::ReportRequest {
+            header: header(),
+            worker_id: self.worker_id,
+            lease_token: token.clone(),
+            unit_id: unit.unit_id,
+            result: Some(pb::UnitResult {
+                solutions: "0".into(),
+                wall_seconds: record.wall_seconds,
+                cpu_seconds: record.cpu_seconds.unwrap_or(0.0),
+                host: self.host.clone(),
+                run_record_json: json,
                 ..Default::default()
             }),
         };

@@ -45,7 +45,8 @@ pub use config::{config, Availability, Config, Engine, MznSolver, CONFIGS};
 pub use host::HostInfo;
 pub use record::{cross_check, Conflict, Measure, RunRecord, Status, Termination};
 pub use run::{
-    external_for, run, run_external, run_native, BenchError, External, RunLimits, Syntax,
+    external_for, run, run_external, run_native, run_with_models, BenchError, External, RunLimits,
+    Syntax,
 };
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use super::cgroup::{self, RunCgroup};
 use super::record::{Measure, Termination};
 
 /// Limits of one solver run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ProcessLimits {
     pub wall: Duration,
     pub cpu: Option<Duration>,
@@ -38,6 +38,8 @@ pub struct ProcessLimits {
     pub memory: Option<u64>,
     /// Between SIGTERM and SIGKILL.
     pub grace: Duration,
+    /// Raised to stop the process early (as at a limit; the outcome's limit is `killed`).
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Receives the solver's standard output line by line (without the newline).
@@ -180,13 +182,17 @@ pub fn run_process<S: LineSink>(
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let watch_group = group.clone();
     let (wall, cpu_limit, grace) = (limits.wall, limits.cpu, limits.grace);
+    let stop = limits.stop.clone();
     let watchdog = std::thread::spawn(move || {
         watch(
             pid,
             start + wall,
-            cpu_limit,
-            grace,
-            watch_group.as_deref(),
+            Watch {
+                cpu_limit,
+                grace,
+                group: watch_group.as_deref(),
+                stop: stop.as_deref(),
+            },
             &done_rx,
         )
     });
@@ -266,23 +272,38 @@ pub fn run_process<S: LineSink>(
     })
 }
 
+/// What the watchdog enforces besides the wall-clock deadline.
+struct Watch<'a> {
+    cpu_limit: Option<Duration>,
+    grace: Duration,
+    group: Option<&'a RunCgroup>,
+    stop: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
 /// The watchdog's loop: returns the limit it enforced, or `None` when told the process ended.
 fn watch(
     pid: libc::pid_t,
     deadline: Instant,
-    cpu_limit: Option<Duration>,
-    grace: Duration,
-    group: Option<&RunCgroup>,
+    w: Watch<'_>,
     done: &mpsc::Receiver<()>,
 ) -> Option<Termination> {
-    let poll_cpu = cpu_limit.is_some() && group.is_some();
+    let Watch {
+        cpu_limit,
+        grace,
+        group,
+        stop,
+    } = w;
+    let poll = (cpu_limit.is_some() && group.is_some()) || stop.is_some();
     let reason = loop {
         let now = Instant::now();
         if now >= deadline {
             break Termination::Walltime;
         }
+        if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            break Termination::Killed;
+        }
         let mut wait = deadline - now;
-        if poll_cpu {
+        if poll {
             wait = wait.min(Duration::from_millis(100));
         }
         match done.recv_timeout(wait) {
@@ -443,6 +464,7 @@ mod tests {
             cpu: None,
             memory: None,
             grace: Duration::from_millis(500),
+            stop: None,
         }
     }
 
@@ -534,5 +556,22 @@ mod tests {
         l.cpu = Some(Duration::from_millis(300));
         let out: ProcessOutcome<Lines> = run_process(&sh("while :; do :; done"), &dir, &l).unwrap();
         assert_eq!(out.limit, Some(Termination::Cputime), "{out:?}");
+    }
+
+    #[test]
+    fn a_raised_stop_flag_ends_the_whole_group() {
+        let dir = std::env::temp_dir();
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut l = limits(30_000);
+        l.stop = Some(flag.clone());
+        let raiser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let out: ProcessOutcome<Lines> =
+            run_process(&sh("sleep 60 & sleep 60; wait"), &dir, &l).unwrap();
+        raiser.join().unwrap();
+        assert_eq!(out.limit, Some(Termination::Killed), "{out:?}");
+        assert!(out.wall < Duration::from_secs(20), "{:?}", out.wall);
     }
 }

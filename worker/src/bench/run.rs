@@ -8,6 +8,9 @@
 //! a claimed objective that disagrees with it) or `error` (unreadable output, a crash before
 //! any solution).
 
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cores::domino::{self, Instance, SolveLimits, SolveStatus};
@@ -20,7 +23,7 @@ use super::process::{run_process, ProcessLimits, ProcessOutcome};
 use super::record::{Measure, RunRecord, Status, Termination};
 
 /// The limits of one run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct RunLimits {
     /// Wall time (issue 4: the spec default is 300 s).
     pub wall: Duration,
@@ -30,6 +33,9 @@ pub struct RunLimits {
     pub memory: Option<u64>,
     /// Between SIGTERM and SIGKILL at a limit.
     pub grace: Duration,
+    /// Raised by the caller to end the run early (a draining worker, a lost lease): the solver
+    /// is stopped as at a limit, with termination `killed`. Such a run is no measurement.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for RunLimits {
@@ -39,6 +45,7 @@ impl Default for RunLimits {
             cpu: None,
             memory: None,
             grace: Duration::from_secs(2),
+            stop: None,
         }
     }
 }
@@ -78,8 +85,20 @@ pub struct External {
     pub models: Vec<(String, String)>,
 }
 
-/// Runs configuration `name` on `instance`.
+/// Runs configuration `name` on `instance` with the model files built into this binary.
 pub fn run(instance: &Instance, name: &str, limits: &RunLimits) -> Result<RunRecord, BenchError> {
+    run_with_models(instance, name, limits, &BTreeMap::new())
+}
+
+/// Runs configuration `name` on `instance`; model files named in `frozen` (name to text: a
+/// benchmark job's frozen models) replace the built-in ones, so that every worker runs the
+/// models the job was submitted with.
+pub fn run_with_models(
+    instance: &Instance,
+    name: &str,
+    limits: &RunLimits,
+    frozen: &BTreeMap<String, String>,
+) -> Result<RunRecord, BenchError> {
     let Some(cfg) = config(name) else {
         return Err(BenchError::UnknownConfig {
             name: name.to_owned(),
@@ -97,8 +116,13 @@ pub fn run(instance: &Instance, name: &str, limits: &RunLimits) -> Result<RunRec
     Ok(match cfg.engine {
         Engine::Native => run_native(instance, name, limits, &availability),
         _ => {
-            let ext = external_for(cfg.engine, &availability)
+            let mut ext = external_for(cfg.engine, &availability)
                 .expect("external engines have an invocation");
+            for (file, text) in &mut ext.models {
+                if let Some(t) = frozen.get(file.as_str()) {
+                    text.clone_from(t);
+                }
+            }
             run_external(instance, name, &ext, limits)
         }
     })
@@ -161,6 +185,25 @@ fn blank(instance: &Instance, name: &str, limits: &RunLimits) -> RunRecord {
     }
 }
 
+impl RunRecord {
+    /// The record of a run that could not start at all (an unknown configuration, an instance
+    /// that does not parse): status `error`, termination `failed`, and why.
+    pub fn failed(instance_id: &str, config: &str, limits: &RunLimits, message: String) -> Self {
+        let stub = Instance {
+            id: instance_id.to_owned(),
+            difficulty: domino::Difficulty::Easy,
+            n: 0,
+            k: 0,
+            tiles: vec![],
+        };
+        RunRecord {
+            termination: Termination::Failed,
+            message: Some(message),
+            ..blank(&stub, config, limits)
+        }
+    }
+}
+
 fn unavailable(instance: &Instance, name: &str, limits: &RunLimits, a: &Availability) -> RunRecord {
     RunRecord {
         status: Status::Unavailable,
@@ -187,7 +230,7 @@ pub fn run_native(
         instance,
         &SolveLimits {
             deadline: Some(start + budget),
-            stop: None,
+            stop: limits.stop.clone(),
         },
     );
     let wall = start.elapsed();
@@ -208,9 +251,15 @@ pub fn run_native(
     // Unproven means a limit stopped it, unless it gave up before its deadline (an instance
     // beyond what it handles): that is a failure, not a timeout.
     let finished = outcome.status == SolveStatus::Optimal;
-    let gave_up = !finished && wall < budget;
+    let stopped = limits
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+    let gave_up = !finished && !stopped && wall < budget;
     record.termination = if finished {
         Termination::Normal
+    } else if stopped && wall < budget {
+        Termination::Killed
     } else if gave_up {
         record.message = Some("the native solver stopped before its limit".into());
         Termination::Failed
@@ -291,6 +340,7 @@ pub fn run_external(
         cpu: limits.cpu,
         memory: limits.memory,
         grace: limits.grace,
+        stop: limits.stop.clone(),
     };
     let outcome = match ext.syntax {
         Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)

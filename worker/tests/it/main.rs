@@ -5,6 +5,7 @@
 //!
 //! Waits are on conditions with deadlines (`wait_for`), never fixed sleeps.
 
+mod bench;
 mod leases;
 mod lifecycle;
 
