@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench_spec;
 mod cmd;
 mod spec;
 
@@ -43,6 +44,8 @@ enum Command {
     Jobs(cmd::submit::JobsArgs),
     /// Cancel a job on a running coordinator.
     Cancel(cmd::submit::CancelArgs),
+    /// Queue runs of a benchmark job again by status (e.g. `--status timeout,error`).
+    Retry(cmd::submit::RetryArgs),
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Command::Status(a) => cmd::submit::status(a),
         Command::Jobs(a) => cmd::submit::jobs(a),
         Command::Cancel(a) => cmd::submit::cancel(a),
+        Command::Retry(a) => cmd::submit::retry(a),
         Command::Domino(c) => cmd::domino::run(c),
     };
     cmd::exit::report(result)

@@ -238,12 +238,38 @@ fn blame_line(text: &str, span: std::ops::Range<usize>, message: &str) -> usize 
     line_of(text, span.start)
 }
 
-/// Reads, checks and builds every job of the spec at `path`.
+/// A spec of either kind.
+#[derive(Debug)]
+pub enum AnySpec {
+    Count(SpecFile),
+    Bench(crate::bench_spec::BenchSpec),
+}
+
+fn read(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| user_error(format!("{}: cannot read the spec: {e}", path.display())))
+}
+
+/// Reads, checks and builds every job of the counting spec at `path`.
 pub fn load(path: &Path) -> anyhow::Result<SpecFile> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| user_error(format!("{}: cannot read the spec: {e}", path.display())))?;
+    match load_any(path)? {
+        AnySpec::Count(f) => Ok(f),
+        AnySpec::Bench(_) => Err(user_error(format!(
+            "{}: a benchmark spec ([benchmark]) is not a counting job here",
+            path.display()
+        ))),
+    }
+}
+
+/// Reads and checks the spec at `path`: a benchmark spec when it has a `[benchmark]` table,
+/// else counting jobs.
+pub fn load_any(path: &Path) -> anyhow::Result<AnySpec> {
+    let text = read(path)?;
+    if crate::bench_spec::is_benchmark(&text) {
+        return crate::bench_spec::parse(path, &text).map(AnySpec::Bench);
+    }
     let jobs = parse(path, &text)?;
-    Ok(SpecFile { text, jobs })
+    Ok(AnySpec::Count(SpecFile { text, jobs }))
 }
 
 /// Parses spec `text` (from `path`, for messages and relative DLX paths).
@@ -491,8 +517,10 @@ mod tests {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") {
-                let spec = load(&path).unwrap_or_else(|e| panic!("{e:#}"));
-                assert!(!spec.jobs.is_empty(), "{}", path.display());
+                match load_any(&path).unwrap_or_else(|e| panic!("{e:#}")) {
+                    AnySpec::Count(spec) => assert!(!spec.jobs.is_empty(), "{}", path.display()),
+                    AnySpec::Bench(spec) => assert!(!spec.tasks().is_empty(), "{}", path.display()),
+                }
                 n += 1;
             }
         }

@@ -834,3 +834,179 @@ fn a_malformed_spec_is_refused_and_nothing_is_written() {
     );
     assert!(json_lines(&out).is_empty(), "a job was created");
 }
+
+// ----- the domino benchmark as work units (issue 4) ---------------------------------------
+
+/// The CI-sized benchmark spec (six public-suite instances, every configuration, 5 s) through
+/// `dancehall run`: one verified record per (instance, configuration), stored with the frozen
+/// inputs' hashes and the host; a second run resumes and skips everything; the report writes
+/// pictures and CSV.
+#[test]
+fn the_quick_domino_benchmark_runs_as_work_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let spec = specs().join("domino-quick.toml");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .arg("--db")
+            .arg(&db)
+            .args(["--workers", "2"]),
+        0,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("native proves every instance that any configuration proves"),
+        "{text}"
+    );
+    let configs = worker::bench::CONFIGS.len();
+    let runs = db_rows(
+        &db,
+        "SELECT instance_id, config, status, record, host, cpu_model, dancehall_version
+         FROM bench_current ORDER BY unit_id",
+    );
+    assert_eq!(runs.len(), 6 * configs, "{runs:?}");
+    let batches = specs().join("domino/suite-public");
+    let suite: std::collections::BTreeMap<String, cores::domino::Instance> = (1..=10)
+        .flat_map(|b| {
+            let text = std::fs::read_to_string(batches.join(format!("batch{b:02}.txt"))).unwrap();
+            cores::domino::parse_batch(&text).unwrap()
+        })
+        .map(|i| (i.id.clone(), i))
+        .collect();
+    for r in &runs {
+        let (id, config, status) = (&r[0], &r[1], r[2].as_str());
+        assert!(
+            !["wrong", "error"].contains(&status),
+            "{id} under {config}: {status}: {}",
+            r[3]
+        );
+        if config == "native" {
+            assert_eq!(status, "optimal", "{id}: {}", r[3]);
+        }
+        // Every stored placement passes the verifier here too, and its size is the objective.
+        let rec: Value = serde_json::from_str(&r[3]).unwrap();
+        if matches!(status, "optimal" | "feasible") {
+            let placement: Vec<cores::domino::Placement> =
+                serde_json::from_value(rec["placement"].clone()).unwrap();
+            cores::domino::verify(&suite[id], &placement).unwrap();
+            assert_eq!(rec["objective"].as_u64(), Some(placement.len() as u64));
+        }
+        assert!(
+            !r[4].is_empty() && !r[5].is_empty() && !r[6].is_empty(),
+            "{r:?}"
+        );
+    }
+    // The batch files are frozen with their hashes; so are the model files.
+    let files = db_rows(
+        &db,
+        "SELECT kind, name, sha256 FROM bench_files ORDER BY kind, name",
+    );
+    for f in files.iter().filter(|f| f[0] == "batch") {
+        let text = std::fs::read_to_string(batches.join(&f[1])).unwrap();
+        assert_eq!(f[2], coordinator::store::sha256_hex(&text), "{}", f[1]);
+    }
+    assert_eq!(files.iter().filter(|f| f[0] == "batch").count(), 10);
+    assert_eq!(
+        files.iter().filter(|f| f[0] == "model").count(),
+        worker::bench::models::MODELS.len()
+    );
+    assert!(db_rows(&db, "SELECT * FROM alarms").is_empty());
+
+    // Running it again resumes the job: nothing runs twice.
+    let again = run_expect(dancehall().arg("run").arg(&spec).arg("--db").arg(&db), 0);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains(&format!(
+            "{} recorded runs skipped, 0 queued again",
+            6 * configs
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        db_rows(&db, "SELECT unit_id FROM bench_runs").len(),
+        6 * configs
+    );
+
+    let pictures = dir.path().join("report");
+    run_expect(
+        dancehall()
+            .args(["domino", "report", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&pictures),
+        0,
+    );
+    let svgs = std::fs::read_dir(&pictures)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "svg")
+        })
+        .count();
+    assert_eq!(svgs, 6);
+    let csv = std::fs::read_to_string(pictures.join("runs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 6 * configs);
+}
+
+/// `submit` of a benchmark spec to a coordinator process, a worker, then `retry`: the chosen
+/// runs become new units, run again, and the old records stay in the database.
+#[test]
+fn retry_queues_chosen_runs_of_a_benchmark_job_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let token = write_token(dir.path(), "token", "retry-token");
+    let coord = start_coordinator(&db, &token, 0, 10);
+    let suite = specs().join("domino/suite-public");
+    let spec = write_spec(
+        dir.path(),
+        "b.toml",
+        &format!(
+            "name = \"native-only\"\n[benchmark]\nsuite = \"{}\"\nconfigs = [\"native\"]\n\
+             time_limit_seconds = 20\ninstances = [\"b01-e1\", \"b01-m1\", \"b02-h1\"]\n",
+            suite.display()
+        ),
+    );
+    let job = submit(&coord.url, &token, &spec);
+    let _w = start_worker(&coord.url, &token, 2, "w1");
+    wait_done(&coord.url, &token, job);
+    let retry = |args: &[&str], code: i32| {
+        run_expect(
+            dancehall()
+                .args([
+                    "retry",
+                    &job.to_string(),
+                    "--coordinator",
+                    &coord.url,
+                    "--token-file",
+                ])
+                .arg(&token)
+                .args(args),
+            code,
+        )
+    };
+    let out = retry(&["--status", "optimal"], 0);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("3 runs queued again"),
+        "{out:?}"
+    );
+    wait_done(&coord.url, &token, job);
+    let rows = db_rows(
+        &db,
+        &format!("SELECT status FROM bench_runs WHERE job_id = {job}"),
+    );
+    assert_eq!(rows.len(), 6);
+    let current = db_rows(
+        &db,
+        &format!("SELECT status FROM bench_current WHERE job_id = {job}"),
+    );
+    assert_eq!(current, vec![vec!["optimal".to_string()]; 3]);
+    // Nothing matches: nothing is queued; a bad status is a user error.
+    let out = retry(&["--status", "wrong"], 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 runs queued again"));
+    retry(&["--status", "solved"], 2);
+}

@@ -1,4 +1,4 @@
-//! `dancehall domino generate | solve | export | solvers`: the domino placement benchmark of
+//! `dancehall domino generate | solve | export | solvers | report`: the domino placement benchmark of
 //! seed 001 on this machine (issue 4). Instances come from batch files (one JSON instance per
 //! line); solving goes through `worker::bench`, so every answer printed here passed the
 //! verifier and carries the same record a distributed run stores.
@@ -23,6 +23,9 @@ pub enum DominoCmd {
     Export(ExportArgs),
     /// List the solver configurations and whether this machine has them.
     Solvers(SolversArgs),
+    /// The results of a benchmark job from the database: configuration x difficulty table,
+    /// pictures of the best placements, CSV.
+    Report(super::domino_report::ReportArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -90,6 +93,7 @@ pub fn run(cmd: DominoCmd) -> anyhow::Result<()> {
         DominoCmd::Solve(a) => solve(a),
         DominoCmd::Export(a) => export(a),
         DominoCmd::Solvers(a) => solvers(a),
+        DominoCmd::Report(a) => super::domino_report::report(a),
     }
 }
 
@@ -257,7 +261,7 @@ fn table_row(inst: &Instance, r: &RunRecord) -> String {
 }
 
 /// An id usable as a file name (ids are free text in the format).
-fn file_safe(id: &str) -> String {
+pub(crate) fn file_safe(id: &str) -> String {
     id.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

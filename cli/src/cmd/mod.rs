@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_distributed;
 pub mod coordinator;
 pub mod domino;
+pub mod domino_report;
 pub mod exit;
 pub mod problem;
 pub mod run;

@@ -17,7 +17,8 @@ use tokio::process::{Child, Command};
 use super::exit::user_error;
 use super::problem::CountReport;
 use super::submit::{factor, rpc_error, state_name};
-use crate::spec::{self, JobSpec, Partition};
+use crate::bench_spec::BenchSpec;
+use crate::spec::{self, AnySpec, JobSpec, Partition};
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -36,6 +37,10 @@ pub struct RunArgs {
     /// The SQLite database the coordinator writes (jobs, units, results, events).
     #[arg(long, default_value = "results/dancehall.db", global = true)]
     pub db: PathBuf,
+    /// Benchmark specs: also queue again the recorded runs with these statuses (e.g.
+    /// `timeout,error`) of the resumed job.
+    #[arg(long, value_name = "STATUSES", value_delimiter = ',', global = true)]
+    pub retry: Option<Vec<String>>,
 }
 
 /// How long a local worker's lease lasts: short, so that a dead worker's units come back soon.
@@ -44,21 +49,21 @@ const LOCAL_LEASE: Duration = Duration::from_secs(6);
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Everything the user gave is checked before anything starts or is written.
     let problem_given = args.problem.family.is_some() || args.problem.dlx.is_some();
-    let (jobs, text) =
+    let spec =
         match (&args.spec, problem_given) {
             (Some(_), true) => {
                 return Err(user_error("give either a spec file or a problem, not both"))
             }
-            (Some(path), false) => {
-                let file = spec::load(path)?;
-                (file.jobs, file.text)
-            }
+            (Some(path), false) => spec::load_any(path)?,
             (None, true) => {
                 let built = args.problem.build()?;
                 let name = built.label.clone();
                 let job = JobSpec::from_built(name, built, Partition::default());
                 let line: Vec<String> = std::env::args().collect();
-                (vec![job], line.join(" "))
+                AnySpec::Count(spec::SpecFile {
+                    jobs: vec![job],
+                    text: line.join(" "),
+                })
             }
             (None, false) => return Err(user_error(
                 "nothing to run: give a spec file (e.g. bench-specs/default.toml) or a problem \
@@ -70,11 +75,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    match spec {
+        AnySpec::Count(file) => {
+            if args.retry.is_some() {
+                return Err(user_error("--retry applies to benchmark specs only"));
+            }
+            run_count(&args, workers, file)
+        }
+        AnySpec::Bench(bench) => run_bench(&args, workers, &bench),
+    }
+}
+
+fn run_count(args: &RunArgs, workers: usize, file: spec::SpecFile) -> anyhow::Result<()> {
     let runtime = runtime()?;
     let infos = runtime.block_on(async {
         let mut cluster = LocalCluster::start(&args.db, workers).await?;
         let outcome = async {
-            let ids = cluster.submit(&jobs, &text).await?;
+            let ids = cluster.submit(&file.jobs, &file.text).await?;
             cluster.spawn_workers()?;
             cluster.wait(&ids, true).await
         }
@@ -84,7 +101,65 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         stopped?;
         Ok::<_, anyhow::Error>(infos)
     })?;
-    report(&jobs, &infos, args.json, &args.db)
+    report(&file.jobs, &infos, args.json, &args.db)
+}
+
+/// A benchmark spec: one unit per (instance, configuration), run by the local workers; then
+/// the table from the database. A job of the same name and contents is resumed.
+fn run_bench(args: &RunArgs, workers: usize, bench: &BenchSpec) -> anyhow::Result<()> {
+    let runtime = runtime()?;
+    let info = runtime.block_on(async {
+        let mut cluster = LocalCluster::start(&args.db, workers).await?;
+        let outcome = async {
+            let (job, line) = super::submit::submit_bench_spec(&mut cluster.jobs, bench).await?;
+            eprintln!("{line}");
+            if let Some(statuses) = &args.retry {
+                let queued = retry(&mut cluster.jobs, job, statuses).await?;
+                eprintln!("job {job}: {queued} runs queued again");
+            }
+            cluster.spawn_workers()?;
+            cluster.wait(&[job], true).await
+        }
+        .await;
+        let stopped = cluster.stop().await;
+        let infos = outcome?;
+        stopped?;
+        Ok::<_, anyhow::Error>(infos.into_iter().next().expect("one job"))
+    })?;
+    let report = runtime.block_on(super::domino_report::load(&args.db, Some(info.job_id)))?;
+    report.print(None, args.json)?;
+    if !args.json {
+        println!(
+            "results in {} (dancehall domino report {} --db {} --out DIR: pictures and CSV)",
+            args.db.display(),
+            info.job_id,
+            args.db.display()
+        );
+    }
+    alarms(std::slice::from_ref(&info))?;
+    if info.state() != pb::JobState::Done {
+        anyhow::bail!("job {} ended {}", info.job_id, state_name(info.state()));
+    }
+    Ok(())
+}
+
+/// Queues the runs of benchmark job `job` with one of `statuses` again.
+pub(crate) async fn retry(
+    jobs: &mut JobsClient,
+    job: u64,
+    statuses: &[String],
+) -> anyhow::Result<u64> {
+    let req = pb::RetryRunsRequest {
+        header: Some(client::header()),
+        job_id: job,
+        statuses: statuses.to_vec(),
+    };
+    Ok(jobs
+        .retry_runs(req)
+        .await
+        .map_err(|s| rpc_error("retry", s))?
+        .into_inner()
+        .queued)
 }
 
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -260,8 +335,19 @@ impl LocalCluster {
                 .sum();
             bar.set_length(total);
             bar.set_position(done);
-            let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-3);
-            bar.set_message(format!("{solutions} solutions, {} nodes/s", si(rate)));
+            if infos.iter().all(|i| i.kind() == pb::JobKind::Benchmark) {
+                let mut statuses: std::collections::BTreeMap<&str, u64> = Default::default();
+                for i in &infos {
+                    for (k, v) in &i.run_statuses {
+                        *statuses.entry(k.as_str()).or_default() += v;
+                    }
+                }
+                let text: Vec<String> = statuses.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                bar.set_message(text.join(", "));
+            } else {
+                let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                bar.set_message(format!("{solutions} solutions, {} nodes/s", si(rate)));
+            }
             if infos.len() == ids.len() && infos.iter().all(|i| i.state() != pb::JobState::Running)
             {
                 bar.finish_and_clear();
@@ -428,6 +514,15 @@ fn report(
     if !as_json {
         writeln!(out, "results in {}", db.display())?;
     }
+    alarms(infos)?;
+    if let Some(i) = infos.iter().find(|i| i.state() != pb::JobState::Done) {
+        anyhow::bail!("job {} ended {}", i.job_id, state_name(i.state()));
+    }
+    Ok(())
+}
+
+/// Prints the jobs' alarms; an error when there is any.
+fn alarms(infos: &[pb::JobInfo]) -> anyhow::Result<()> {
     let alarms: Vec<String> = infos
         .iter()
         .flat_map(|i| {
@@ -443,10 +538,7 @@ fn report(
         for a in &alarms {
             eprintln!("ALARM {a}");
         }
-        anyhow::bail!("{} alarms raised: the counts may be wrong", alarms.len());
-    }
-    if let Some(i) = infos.iter().find(|i| i.state() != pb::JobState::Done) {
-        anyhow::bail!("job {} ended {}", i.job_id, state_name(i.state()));
+        anyhow::bail!("{} alarms raised: the results may be wrong", alarms.len());
     }
     Ok(())
 }

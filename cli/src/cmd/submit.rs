@@ -8,6 +8,7 @@ use proto::v1 as pb;
 
 use super::exit::user_error;
 use crate::spec;
+use worker::bench::Status;
 
 /// Where the coordinator is and how to prove we may talk to it.
 #[derive(clap::Args, Debug, Clone)]
@@ -100,7 +101,10 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
-    let file = spec::load(&args.spec)?;
+    let file = match spec::load_any(&args.spec)? {
+        spec::AnySpec::Count(file) => file,
+        spec::AnySpec::Bench(bench) => return submit_bench(&args.connection, &bench),
+    };
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
         for job in &file.jobs {
@@ -111,6 +115,67 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
                 .into_inner();
             println!("job {} ({}): {} units", resp.job_id, job.name, resp.units);
         }
+        Ok(())
+    })
+}
+
+/// Submits a benchmark spec; returns the job id and a line saying what happened (a new job,
+/// or the same benchmark resumed).
+pub(crate) async fn submit_bench_spec(
+    jobs: &mut JobsClient,
+    bench: &crate::bench_spec::BenchSpec,
+) -> anyhow::Result<(u64, String)> {
+    let resp = jobs
+        .submit_job(bench.submit_request())
+        .await
+        .map_err(|s| rpc_error("submit", s))?
+        .into_inner();
+    let line = if resp.resumed {
+        format!(
+            "job {} ({}) resumed: {} recorded runs skipped, {} queued again",
+            resp.job_id, bench.name, resp.units_skipped, resp.units
+        )
+    } else {
+        format!("job {} ({}): {} runs", resp.job_id, bench.name, resp.units)
+    };
+    Ok((resp.job_id, line))
+}
+
+fn submit_bench(
+    connection: &Connection,
+    bench: &crate::bench_spec::BenchSpec,
+) -> anyhow::Result<()> {
+    runtime()?.block_on(async {
+        let mut jobs = connection.jobs_client().await?;
+        let (_, line) = submit_bench_spec(&mut jobs, bench).await?;
+        println!("{line}");
+        Ok(())
+    })
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RetryArgs {
+    /// The benchmark job.
+    pub job: u64,
+    /// Statuses of the runs to queue again, comma-separated (optimal, feasible, timeout,
+    /// unavailable, error, wrong); default: every run that is not optimal.
+    #[arg(long, value_name = "STATUSES", value_delimiter = ',')]
+    pub status: Vec<String>,
+    #[command(flatten)]
+    pub connection: Connection,
+}
+
+pub fn retry(args: RetryArgs) -> anyhow::Result<()> {
+    if let Some(bad) = args.status.iter().find(|s| Status::parse(s).is_none()) {
+        return Err(user_error(format!(
+            "--status: unknown run status `{bad}` (known: optimal, feasible, timeout, \
+             unavailable, error, wrong)"
+        )));
+    }
+    runtime()?.block_on(async {
+        let mut jobs = args.connection.jobs_client().await?;
+        let queued = super::run::retry(&mut jobs, args.job, &args.status).await?;
+        println!("job {}: {queued} runs queued again", args.job);
         Ok(())
     })
 }
@@ -199,7 +264,11 @@ fn print_jobs(infos: &[pb::JobInfo], json: bool, detail: bool) -> anyhow::Result
             i.name,
             state_name(i.state()),
             format!("{}/{}", i.units_done, i.units_total),
-            i.solutions,
+            if i.kind() == pb::JobKind::Benchmark {
+                format!("{} runs", i.run_statuses.values().sum::<u64>())
+            } else {
+                i.solutions.clone()
+            },
             i.elapsed_seconds
         )?;
     }
@@ -242,7 +311,11 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
     } else {
         " so far"
     };
-    let _ = writeln!(s, "  solutions   {} counted{so_far}", i.solutions);
+    if i.kind() == pb::JobKind::Benchmark {
+        let _ = writeln!(s, "  runs        {}{so_far}", run_statuses(i));
+    } else {
+        let _ = writeln!(s, "  solutions   {} counted{so_far}", i.solutions);
+    }
     if let Some(f) = factor(i) {
         let _ = writeln!(
             s,
@@ -250,7 +323,9 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
             i.solutions_times_symmetry
         );
     }
-    let _ = writeln!(s, "  nodes       {}  updates {}", i.nodes, i.updates);
+    if i.kind() != pb::JobKind::Benchmark {
+        let _ = writeln!(s, "  nodes       {}  updates {}", i.nodes, i.updates);
+    }
     let _ = writeln!(
         s,
         "  time        {:.2} s elapsed, {:.2} s in units (CPU {:.2} s), {} workers",
@@ -273,11 +348,25 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
     s
 }
 
+/// "optimal 80, timeout 20" (a benchmark job's current runs by status).
+fn run_statuses(i: &pb::JobInfo) -> String {
+    let mut v: Vec<(&String, &u64)> = i.run_statuses.iter().collect();
+    v.sort();
+    let parts: Vec<String> = v.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    if parts.is_empty() {
+        "none recorded".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
 /// One job as a JSON object (counts as decimal strings).
 pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
     serde_json::json!({
         "job": i.job_id,
         "name": i.name,
+        "kind": if i.kind() == pb::JobKind::Benchmark { "benchmark" } else { "count" },
+        "run_statuses": i.run_statuses,
         "state": state_name(i.state()),
         "units_total": i.units_total,
         "units_done": i.units_done,
