@@ -1,4 +1,5 @@
 //! Integration tests of the coordinator over a real loopback socket (127.0.0.1:0), with the
 //! generated clients. One module per surface.
 
+mod bench;
 mod server;

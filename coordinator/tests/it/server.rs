@@ -15,7 +15,7 @@ use proto::v1 as pb;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-const TOKEN: &str = "test-token-1234";
+pub const TOKEN: &str = "test-token-1234";
 
 /// n queens in DLX text: rows and columns primary, diagonals secondary.
 fn queens(n: usize) -> String {
@@ -39,14 +39,14 @@ fn queens(n: usize) -> String {
     t
 }
 
-struct Coord {
+pub struct Coord {
     url: String,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), coordinator::Error>>,
 }
 
 impl Coord {
-    async fn start(db: &Path, clock: Clock) -> Coord {
+    pub async fn start(db: &Path, clock: Clock) -> Coord {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let mut config = Config::new(TOKEN);
@@ -64,7 +64,7 @@ impl Coord {
         }
     }
 
-    async fn clients(&self, token: &str) -> (WorkerClient, JobsClient) {
+    pub async fn clients(&self, token: &str) -> (WorkerClient, JobsClient) {
         let ch = client::channel(&self.url, None).await.unwrap();
         (
             client::worker(ch.clone(), token).unwrap(),
@@ -72,7 +72,7 @@ impl Coord {
         )
     }
 
-    async fn stop(mut self) {
+    pub async fn stop(mut self) {
         self.stop.take().unwrap().send(()).unwrap();
         self.task.await.unwrap().unwrap();
     }
@@ -83,7 +83,7 @@ fn manual_clock() -> (Clock, Arc<AtomicU64>) {
     (Clock::Manual(ms.clone()), ms)
 }
 
-fn temp_db() -> (tempfile::TempDir, PathBuf) {
+pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("results").join("dancehall.db");
     (dir, db)
@@ -118,7 +118,7 @@ async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
     .unwrap()
 }
 
-async fn register(w: &mut WorkerClient, name: &str) -> u64 {
+pub async fn register(w: &mut WorkerClient, name: &str) -> u64 {
     w.register(pb::RegisterRequest {
         header: Some(header()),
         host: "localhost".into(),
@@ -132,7 +132,7 @@ async fn register(w: &mut WorkerClient, name: &str) -> u64 {
     .worker_id
 }
 
-async fn lease(w: &mut WorkerClient, worker: u64, max: u32) -> pb::LeaseResponse {
+pub async fn lease(w: &mut WorkerClient, worker: u64, max: u32) -> pb::LeaseResponse {
     w.lease(pb::LeaseRequest {
         header: Some(header()),
         worker_id: worker,
@@ -174,7 +174,7 @@ fn run_unit(dlx: &str, unit: &pb::Unit) -> pb::UnitResult {
     }
 }
 
-async fn report(
+pub async fn report(
     w: &mut WorkerClient,
     worker: u64,
     unit: &pb::Unit,

@@ -1,0 +1,192 @@
+//! Benchmark jobs over the wire: submission checks, the coordinator's own verification of
+//! reported run records (a refuted answer is stored as `wrong`, a record for another task is
+//! rejected and the unit runs again), retry and resume. The worker here is hand-driven, so it
+//! can lie.
+
+use coordinator::client::header;
+use coordinator::store::sha256_hex;
+use coordinator::Clock;
+use proto::v1 as pb;
+
+use crate::server::{lease, register, report, temp_db, Coord, TOKEN};
+
+/// A 3x3 board with two tiles (values within k = 2).
+const INSTANCE: &str =
+    r#"{"id": "t1", "difficulty": "easy", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;
+/// Rows 0 and 2: no contact, legal.
+const APART: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
+                        {"tile":1,"row":2,"col":0,"orientation":"H","mirrored":false}]"#;
+/// Rows 0 and 1, side by side over three cells with different values: illegal (seed 001 1A).
+const CLASH: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
+                        {"tile":1,"row":1,"col":0,"orientation":"H","mirrored":false}]"#;
+
+fn task(config: &str) -> pb::BenchTask {
+    pb::BenchTask {
+        instance_id: "t1".into(),
+        instance_json: INSTANCE.into(),
+        instance_sha256: sha256_hex(INSTANCE),
+        config: config.into(),
+        time_limit_seconds: 5.0,
+        memory_limit_bytes: 0,
+        batch: "batch01.txt".into(),
+    }
+}
+
+fn request(tasks: Vec<pb::BenchTask>) -> pb::SubmitJobRequest {
+    pb::SubmitJobRequest {
+        header: Some(header()),
+        name: "wire".into(),
+        kind: pb::JobKind::Benchmark as i32,
+        tasks,
+        files: vec![pb::FrozenFile {
+            kind: "model".into(),
+            name: "m.lp".into(),
+            sha256: sha256_hex("% m\n"),
+            text: "% m\n".into(),
+        }],
+        ..Default::default()
+    }
+}
+
+fn record(config: &str, status: &str, placement: &str, objective: Option<u32>) -> pb::UnitResult {
+    let json = serde_json::json!({
+        "instance": "t1", "config": config, "status": status, "termination": "none",
+        "objective": objective, "bound": objective, "wall_seconds": 0.1,
+        "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
+        "host": {"hostname": "liar", "cpu_model": "c", "cores": 1, "memory_bytes": 1,
+                 "kernel": "k", "dancehall_version": "0"}
+    });
+    pb::UnitResult {
+        solutions: "0".into(),
+        wall_seconds: 0.1,
+        host: "liar".into(),
+        run_record_json: json.to_string(),
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn the_coordinator_verifies_every_record_before_it_stores_it() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+
+    // Bad submissions: a hash that does not match, a pair given twice.
+    let mut bad = task("native");
+    bad.instance_sha256 = sha256_hex("something else");
+    let e = jobs.submit_job(request(vec![bad])).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(e.message().contains("sha256"), "{}", e.message());
+    let e = jobs
+        .submit_job(request(vec![task("native"), task("native")]))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("twice"), "{}", e.message());
+
+    let sub = jobs
+        .submit_job(request(vec![task("native"), task("gecode-basic")]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((sub.units, sub.resumed), (2, false));
+    let job = sub.job_id;
+    let worker = register(&mut w, "liar").await;
+    let got = lease(&mut w, worker, 8).await.units;
+    assert_eq!(got.len(), 2);
+    let by = |cfg: &str| {
+        got.iter()
+            .find(|u| u.bench.as_ref().unwrap().config == cfg)
+            .unwrap()
+            .clone()
+    };
+    let (native, gecode) = (by("native"), by("gecode-basic"));
+    // A record for another configuration is refused; the unit goes back to the queue.
+    let (v, msg) = report(
+        &mut w,
+        worker,
+        &native,
+        record("clingo", "optimal", APART, Some(2)),
+    )
+    .await;
+    assert_eq!(v, pb::ReportVerdict::Rejected, "{msg}");
+    let native = lease(&mut w, worker, 8).await.units.remove(0);
+    let (v, _) = report(
+        &mut w,
+        worker,
+        &native,
+        record("native", "optimal", APART, Some(2)),
+    )
+    .await;
+    assert_eq!(v, pb::ReportVerdict::Accepted);
+    // A claimed optimum with an illegal placement is accepted as a record, stored as wrong.
+    let (v, _) = report(
+        &mut w,
+        worker,
+        &gecode,
+        record("gecode-basic", "optimal", CLASH, Some(2)),
+    )
+    .await;
+    assert_eq!(v, pb::ReportVerdict::Accepted);
+
+    let info = jobs
+        .job_status(pb::JobStatusRequest {
+            header: Some(header()),
+            job_id: job,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!(info.state(), pb::JobState::Done);
+    assert_eq!(info.run_statuses.get("optimal"), Some(&1));
+    assert_eq!(info.run_statuses.get("wrong"), Some(&1));
+    let kinds: Vec<&str> = info.alarms.iter().map(|a| a.kind.as_str()).collect();
+    assert!(
+        kinds.contains(&"wrong-answer") && kinds.contains(&"rejected"),
+        "{kinds:?}"
+    );
+
+    // Retry the wrong one: a new unit; resubmitting the same job resumes it.
+    let r = jobs
+        .retry_runs(pb::RetryRunsRequest {
+            header: Some(header()),
+            job_id: job,
+            statuses: vec!["wrong".into()],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.queued, 1);
+    let again = jobs
+        .submit_job(request(vec![task("native"), task("gecode-basic")]))
+        .await
+        .unwrap()
+        .into_inner();
+    // The retried run is queued (not recorded), so one recorded run is skipped.
+    assert_eq!(
+        (again.job_id, again.resumed, again.units_skipped, again.units),
+        (job, true, 1, 0)
+    );
+    let e = jobs
+        .retry_runs(pb::RetryRunsRequest {
+            header: Some(header()),
+            job_id: job,
+            statuses: vec!["solved".into()],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    c.stop().await;
+
+    // In the database: the wrong record says why, from the coordinator's verifier.
+    let pool = coordinator::store::open(&db).await.unwrap();
+    let runs = coordinator::store::bench_runs(&pool, job).await.unwrap();
+    let wrong = runs.iter().find(|r| r.status == "wrong").unwrap();
+    assert!(
+        wrong.record.contains("coordinator's verifier"),
+        "{}",
+        wrong.record
+    );
+    assert_eq!(runs.iter().filter(|r| r.status == "optimal").count(), 1);
+}
