@@ -10,7 +10,7 @@
 //!   supersedes. The *current* run of a task is the unit no other unit of the job names as
 //!   parent; tables and statuses count current runs only.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use super::{NewJob, ReportOutcome, SchedError, Scheduler};
 use crate::bench::check_record;
@@ -203,11 +203,6 @@ impl Scheduler {
             unit: Some(uid),
         }
     }
-
-    /// Counts of the current runs' statuses (for tests and logs).
-    pub fn run_statuses(&self, job: JobId) -> BTreeMap<String, u64> {
-        self.status(job).map(|s| s.run_statuses).unwrap_or_default()
-    }
 }
 
 #[cfg(test)]
@@ -216,6 +211,7 @@ mod tests {
     use super::*;
     use crate::job::{BenchTask, JobSettings, LeaseToken};
     use crate::store::sha256_hex;
+    use std::collections::BTreeMap;
 
     const INSTANCE: &str =
         r#"{"id": "t1", "difficulty": "easy", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;

@@ -165,7 +165,12 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
         .into_inner();
     // The retried run is queued (not recorded), so one recorded run is skipped.
     assert_eq!(
-        (again.job_id, again.resumed, again.units_skipped, again.units),
+        (
+            again.job_id,
+            again.resumed,
+            again.units_skipped,
+            again.units
+        ),
         (job, true, 1, 0)
     );
     let e = jobs
