@@ -31,6 +31,7 @@
 //! | `placement` | the best verified placement; for `wrong`, the rejected one |
 //! | `message` | why: the verifier's complaint, the solver's error lines |
 //! | `host` | host name, CPU model, cores, memory, kernel, dancehall version |
+//! | `models` | each model file the solver ran, with the SHA-256 of its text (the frozen one in a benchmark job) |
 
 pub mod cgroup;
 pub mod config;
@@ -43,7 +44,7 @@ mod run;
 
 pub use config::{config, Availability, Config, Engine, MznSolver, CONFIGS};
 pub use host::HostInfo;
-pub use record::{cross_check, Conflict, Measure, RunRecord, Status, Termination};
+pub use record::{cross_check, Conflict, Measure, ModelHash, RunRecord, Status, Termination};
 pub use run::{
     external_for, run, run_external, run_native, run_with_models, BenchError, External, RunLimits,
     Syntax,

@@ -156,6 +156,27 @@ pub struct RunRecord {
     pub message: Option<String>,
     /// The machine, and the dancehall version that ran the benchmark.
     pub host: HostInfo,
+    /// The model files the solver ran (name and lowercase hex SHA-256 of the text); empty for
+    /// the native solver.
+    #[serde(default)]
+    pub models: Vec<ModelHash>,
+}
+
+/// A model file a run used, by content hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelHash {
+    pub name: String,
+    pub sha256: String,
+}
+
+impl ModelHash {
+    pub fn of(name: &str, text: &str) -> ModelHash {
+        use sha2::{Digest, Sha256};
+        ModelHash {
+            name: name.to_owned(),
+            sha256: hex::encode(Sha256::digest(text.as_bytes())),
+        }
+    }
 }
 
 /// A contradiction among the records of one instance.
@@ -234,6 +255,7 @@ mod tests {
             placement: vec![],
             message: None,
             host: HostInfo::default(),
+            models: vec![],
         }
     }
 

@@ -20,7 +20,7 @@ use super::host::HostInfo;
 use super::models;
 use super::output::{ClingoOutput, MiniZincOutput, Parsed};
 use super::process::{run_process, ProcessLimits, ProcessOutcome};
-use super::record::{Measure, RunRecord, Status, Termination};
+use super::record::{Measure, ModelHash, RunRecord, Status, Termination};
 
 /// The limits of one run.
 #[derive(Debug, Clone)]
@@ -182,6 +182,7 @@ fn blank(instance: &Instance, name: &str, limits: &RunLimits) -> RunRecord {
         placement: vec![],
         message: None,
         host: HostInfo::current().clone(),
+        models: vec![],
     }
 }
 
@@ -305,6 +306,11 @@ pub fn run_external(
     let mut record = RunRecord {
         solver: ext.solver.clone(),
         solver_version: ext.version.clone(),
+        models: ext
+            .models
+            .iter()
+            .map(|(file, text)| ModelHash::of(file, text))
+            .collect(),
         ..blank(instance, name, limits)
     };
     let dir = match tempfile::Builder::new().prefix("dancehall-run-").tempdir() {

@@ -125,6 +125,28 @@ async fn a_worker_runs_benchmark_tasks_with_the_frozen_models() {
     assert!(info.alarms.is_empty(), "{:?}", info.alarms);
     let got = statuses(&mut coord, other.job_id).await;
     assert_eq!(got.values().collect::<Vec<_>>(), vec!["error"]);
+    // ... and its record names the frozen model it ran, by hash.
+    let req = pb::JobUnitsRequest {
+        header: Some(client::header()),
+        job_id: other.job_id,
+    };
+    let unit = coord
+        .jobs
+        .job_units(req)
+        .await
+        .unwrap()
+        .into_inner()
+        .units
+        .remove(0);
+    let rec: serde_json::Value = serde_json::from_str(&unit.run_record_json).unwrap();
+    let ran = rec["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "domino-placement.mzn")
+        .unwrap()
+        .clone();
+    assert_eq!(ran["sha256"], sha256_hex("this is not MiniZinc\n"));
 
     // Resubmitting the same benchmark resumes it: every run is recorded, nothing is queued.
     let lines: Vec<&str> = BATCH.lines().take(2).collect();
