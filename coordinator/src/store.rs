@@ -46,9 +46,49 @@ pub enum StoreError {
     Corrupt(String),
     #[error("value out of range for the database: {0}")]
     Range(String),
+    #[error("{0}")]
+    Locked(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Takes the exclusive lock of the database at `path` (the file `<path>.lock`, created if
+/// needed), held until the returned file is dropped or the process ends. Fails with
+/// [`StoreError::Locked`] when another process (or another coordinator in this one) holds it.
+pub fn lock(path: &Path) -> Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: path.display().to_string(),
+                source,
+            })?;
+        }
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = std::path::PathBuf::from(name);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|source| StoreError::CreateDir {
+            path: lock_path.display().to_string(),
+            source,
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked(format!(
+            "another coordinator is serving {} (it holds {}); stop it first",
+            path.display(),
+            lock_path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Locked(format!(
+            "cannot lock {}: {e}",
+            lock_path.display()
+        ))),
+    }
+}
 
 /// Opens (creating it and its directory if needed) the database at `path` and runs the
 /// migrations.

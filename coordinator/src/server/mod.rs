@@ -11,6 +11,9 @@
 //!
 //! Restart rule: leases survive a restart until their deadline (a worker that finished while
 //! the coordinator was down can still report); then their units are queued again.
+//!
+//! One coordinator per database file: `serve` holds an exclusive lock on `<db>.lock` while it
+//! runs (the kernel drops it when the process dies, so a killed coordinator can be restarted).
 
 mod auth;
 mod convert;
@@ -113,6 +116,8 @@ pub async fn serve(
             "the coordinator needs a non-empty token".to_string(),
         ));
     }
+    // One coordinator per database: a second one would hand out the same units twice.
+    let _lock = store::lock(&config.db_path)?;
     let pool = store::open(&config.db_path).await?;
     let snapshot = store::load(&pool).await?;
     let sched = Scheduler::restore(scheduler_config(&config), snapshot, random_tokens());
