@@ -52,10 +52,8 @@ pub enum StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
-/// Takes the exclusive lock of the database at `path` (the file `<path>.lock`, created if
-/// needed), held until the returned file is dropped or the process ends. Fails with
-/// [`StoreError::Locked`] when another process (or another coordinator in this one) holds it.
-pub fn lock(path: &Path) -> Result<std::fs::File> {
+/// Creates the directory `path` lives in, if needed.
+fn create_parent(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
@@ -64,6 +62,14 @@ pub fn lock(path: &Path) -> Result<std::fs::File> {
             })?;
         }
     }
+    Ok(())
+}
+
+/// Takes the exclusive lock of the database at `path` (the file `<path>.lock`, created if
+/// needed), held until the returned file is dropped or the process ends. Fails with
+/// [`StoreError::Locked`] when another process (or another coordinator in this one) holds it.
+pub fn lock(path: &Path) -> Result<std::fs::File> {
+    create_parent(path)?;
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
     let lock_path = std::path::PathBuf::from(name);
@@ -93,14 +99,7 @@ pub fn lock(path: &Path) -> Result<std::fs::File> {
 /// Opens (creating it and its directory if needed) the database at `path` and runs the
 /// migrations.
 pub async fn open(path: &Path) -> Result<SqlitePool> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                path: path.display().to_string(),
-                source,
-            })?;
-        }
-    }
+    create_parent(path)?;
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
