@@ -1010,3 +1010,46 @@ fn retry_queues_chosen_runs_of_a_benchmark_job_again() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 runs queued again"));
     retry(&["--status", "solved"], 2);
 }
+
+/// With `audit_share = 1`, `run` waits until every unit was re-run on another worker and
+/// compared: all audits done, no alarm, and audits never added to the count.
+#[test]
+fn run_waits_for_the_audits_of_its_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("audit.db");
+    let spec = write_spec(
+        dir.path(),
+        "audited.toml",
+        "name = \"queens-8-audited\"\n[problem]\nfamily = \"queens\"\nn = 8\n\
+         [partition]\nunit_node_budget = 40\naudit_share = 1.0\n",
+    );
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .arg("--db")
+            .arg(&db)
+            .args(["--workers", "2", "--json"]),
+        0,
+    );
+    // OEIS A000170: 8 queens have 92 solutions.
+    assert_eq!(solutions(&json_lines(&out)[0]), 92);
+    let audits = db_rows(
+        &db,
+        "SELECT u.state, r.unit_id IS NOT NULL FROM units u
+         LEFT JOIN unit_results r ON r.unit_id = u.id WHERE u.audit_of IS NOT NULL",
+    );
+    assert!(!audits.is_empty());
+    assert!(
+        audits.iter().all(|a| a[0] == "done" && a[1] == "1"),
+        "{audits:?}"
+    );
+    assert!(db_rows(&db, "SELECT * FROM alarms").is_empty());
+    let counted = db_rows(
+        &db,
+        "SELECT r.solutions FROM unit_results r JOIN units u ON u.id = r.unit_id
+         WHERE u.audit_of IS NULL",
+    );
+    let sum: u128 = counted.iter().map(|r| r[0].parse::<u128>().unwrap()).sum();
+    assert_eq!(sum, 92, "audits are compared, never added");
+}
