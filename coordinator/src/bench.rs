@@ -33,8 +33,8 @@ pub fn is_status(s: &str) -> bool {
 }
 
 /// Checks a submitted benchmark job: at least one task; each instance parses and matches its
-/// hash and id; limits are sane; (instance, configuration) pairs are distinct; file hashes
-/// match their texts.
+/// hash and id, and is a line of its batch file when that file is frozen with the job; limits
+/// are sane; (instance, configuration) pairs are distinct; file hashes match their texts.
 pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), String> {
     if tasks.is_empty() {
         return Err("a benchmark job needs at least one task".into());
@@ -67,6 +67,14 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
         }
         if !pairs.insert((t.instance_id.as_str(), t.config.as_str())) {
             return Err(format!("{what} appears twice"));
+        }
+        let batch = files
+            .iter()
+            .find(|f| f.kind == "batch" && f.name == t.batch);
+        if let Some(b) = batch {
+            if !b.text.lines().any(|l| l.trim() == t.instance_json.trim()) {
+                return Err(format!("{what}: the instance is not a line of {}", b.name));
+            }
         }
     }
     Ok(())
@@ -306,7 +314,20 @@ mod tests {
             sha256: sha256_hex("x"),
             text: "y".into(),
         };
-        assert!(check_tasks(&[t], &[f]).unwrap_err().contains("m.mzn"));
+        assert!(check_tasks(std::slice::from_ref(&t), &[f])
+            .unwrap_err()
+            .contains("m.mzn"));
+        // A frozen batch file must hold the task's instance.
+        let batch = |text: &str| FrozenFile {
+            kind: "batch".into(),
+            name: "batch01.txt".into(),
+            sha256: sha256_hex(text),
+            text: text.into(),
+        };
+        let with = format!("{{\"id\": \"other\"}}\n{INSTANCE}\n");
+        assert!(check_tasks(std::slice::from_ref(&t), &[batch(&with)]).is_ok());
+        let e = check_tasks(&[t], &[batch("{\"id\": \"other\"}\n")]).unwrap_err();
+        assert!(e.contains("not a line of batch01.txt"), "{e}");
     }
 
     #[test]
