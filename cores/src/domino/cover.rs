@@ -26,7 +26,7 @@ const MAX_SPOTS: usize = 1 << 14;
 /// Cells are tracked in a 256-bit mask: boards up to 16 x 16.
 const MAX_CELLS: usize = 256;
 
-type CellMask = [u64; 4];
+pub(super) type CellMask = [u64; 4];
 
 pub(super) struct TileSearch<'m, 'a> {
     model: &'m Model<'a>,
@@ -160,6 +160,13 @@ impl<'m, 'a> TileSearch<'m, 'a> {
     /// Do `target` tiles fit? `Ok(true)` leaves them in `solution`; `Ok(false)` is a proof
     /// that they do not.
     pub(super) fn search(&mut self, target: u32) -> Result<bool, Halt> {
+        self.search_around(&[], target)
+    }
+
+    /// Do `target` tiles fit with the spots `fixed` kept in place? `Ok(true)` leaves them
+    /// (`fixed` included) in `solution`; `Ok(false)` proves that no placement containing
+    /// `fixed` has `target` tiles, or that `fixed` itself is not a legal placement.
+    pub(super) fn search_around(&mut self, fixed: &[usize], target: u32) -> Result<bool, Halt> {
         let w = self.words;
         self.valid[..w].fill(0);
         for i in 0..self.spots.len() {
@@ -169,11 +176,51 @@ impl<'m, 'a> TileSearch<'m, 'a> {
             self.open[ty] = t.members.len() as u32;
         }
         self.chosen.clear();
-        let slack = i64::from(self.model.tiles) - i64::from(target);
+        for &spot in fixed {
+            let ty = self.spots[spot].ty as usize;
+            if self.valid[spot / 64] >> (spot % 64) & 1 == 0 || self.open[ty] == 0 {
+                return Ok(false);
+            }
+            let row = spot * w;
+            for k in 0..w {
+                self.valid[k] &= !self.conflicts[row + k];
+            }
+            self.open[ty] -= 1;
+            if self.open[ty] == 0 {
+                let (a, b) = self.range[ty];
+                clear_range(&mut self.valid[..w], a, b);
+            }
+            self.chosen.push(spot);
+        }
+        let need = target.saturating_sub(fixed.len() as u32);
+        let slack = i64::from(self.model.tiles) - fixed.len() as i64 - i64::from(need);
         if slack < 0 {
             return Ok(false);
         }
-        self.go(0, target, slack)
+        self.go(0, need, slack)
+    }
+
+    /// The index of spot `p` (`None` if it is not a spot of this board).
+    pub(super) fn spot_index(&self, p: &Placed) -> Option<usize> {
+        let t = self.model.types.get(p.ty as usize)?;
+        let key = (u16::try_from(p.cell).ok()?, p.vertical, p.variant);
+        let at = t.spots.binary_search(&key).ok()?;
+        Some(self.range[p.ty as usize].0 + at)
+    }
+
+    /// The side of the board.
+    pub(super) fn board_side(&self) -> usize {
+        self.model.n
+    }
+
+    /// Spot `s` as a placed tile.
+    pub(super) fn spot(&self, s: usize) -> Placed {
+        self.spots[s]
+    }
+
+    /// The cells of spot `s`, as a mask.
+    pub(super) fn cells_of(&self, s: usize) -> &CellMask {
+        &self.masks[s]
     }
 
     fn go(&mut self, depth: usize, need: u32, mut slack: i64) -> Result<bool, Halt> {

@@ -5,17 +5,20 @@
 //! `generate` the seeded instance generator; `export` the MiniZinc and clingo writers; `svg` the
 //! picture; `brute` a plain exhaustive reference for tests; `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
-//! search (`rds`) and the tile-order search (`cover`).
+//! search (`rds`) and the tile-order search (`cover`), and improves its incumbent by
+//! large-neighbourhood search (`improve`); `table` is the cell search's transposition table.
 
 pub mod brute;
 mod cover;
 pub mod export;
 pub mod generate;
+mod improve;
 pub mod instance;
 mod model;
 pub mod native;
 mod rds;
 pub mod svg;
+mod table;
 pub mod verify;
 
 #[cfg(test)]

@@ -9,10 +9,14 @@
 //!
 //! Searches 2 and 3 alternate with doubling node budgets until one settles the optimum or a
 //! limit stops them; the Russian-doll search keeps its finished levels and its table between
-//! turns. Every pruning rule is a proven bound, so `Optimal` is a proof; `bound` is always a
-//! proven upper bound and `placement` always legal (the tests check it with `verify`).
+//! turns. Once the turns are long (the instance is hard), each turn also spends a share on
+//! improving the incumbent by large-neighbourhood moves (`improve`), so that a run stopped by
+//! its deadline returns a good placement, not only a good bound. Every pruning rule is a proven
+//! bound, so `Optimal` is a proof; `bound` is always a proven upper bound and `placement`
+//! always legal (the tests check it with `verify`).
 
 use super::cover::TileSearch;
+use super::improve::Improver;
 use super::model::{Halt, Model, Placed};
 use super::rds::CellSearch;
 use super::{Instance, Orientation, Placement, MAX_N};
@@ -26,6 +30,9 @@ const PROBE_BUDGET: u64 = 200_000;
 const FIRST_TURN: u64 = 50_000;
 /// The tile-order search gets this fraction of a turn's nodes (its nodes cost more).
 const TILE_SHARE: u64 = 4;
+/// Turns from this many nodes on also spend `1 / TILE_SHARE` of their nodes improving the
+/// incumbent (`improve`): an instance still open after a few turns is a hard one.
+const IMPROVE_FROM: u64 = 8 * FIRST_TURN;
 
 /// When to give up. The search polls the limits every few thousand nodes.
 #[derive(Debug, Clone, Default)]
@@ -90,6 +97,9 @@ struct Solver<'m, 'a> {
     model: &'m Model<'a>,
     cells: CellSearch<'m, 'a>,
     tiles: Option<TileSearch<'m, 'a>>,
+    improver: Improver,
+    /// The incumbent as the improvement moves left it.
+    improved: Vec<Placed>,
     /// Proven upper bound on the optimum.
     ub: u32,
 }
@@ -101,6 +111,8 @@ impl<'m, 'a> Solver<'m, 'a> {
             model,
             cells: CellSearch::new(model, limits),
             tiles: None,
+            improver: Improver::new(seed(model.instance)),
+            improved: Vec::new(),
             ub,
         }
     }
@@ -145,6 +157,19 @@ impl<'m, 'a> Solver<'m, 'a> {
                 Err(Halt::Budget) => {}
                 Err(Halt::Limit) => return self.stopped(),
             }
+            if turn >= IMPROVE_FROM {
+                let start = self.best();
+                if let Some(tiles) = self.tiles.as_mut() {
+                    match self
+                        .improver
+                        .improve(tiles, &start, self.ub, turn / TILE_SHARE)
+                    {
+                        Ok(improved) => self.improved = improved,
+                        // Only the caller's limits stop the moves.
+                        Err(_) => return self.stopped(),
+                    }
+                }
+            }
             turn = turn.saturating_mul(2);
         }
     }
@@ -152,10 +177,14 @@ impl<'m, 'a> Solver<'m, 'a> {
     /// The largest placement any search has found.
     fn best(&self) -> Vec<Placed> {
         let from_tiles = self.tiles.as_ref().map(|t| &t.largest);
-        match from_tiles {
-            Some(t) if t.len() > self.cells.solution.len() => t.clone(),
-            _ => self.cells.solution.clone(),
-        }
+        [from_tiles, Some(&self.improved)]
+            .into_iter()
+            .flatten()
+            .fold(
+                &self.cells.solution,
+                |a, b| if b.len() > a.len() { b } else { a },
+            )
+            .clone()
     }
 
     fn stopped(&self) -> SolveOutcome {
@@ -187,6 +216,16 @@ impl<'m, 'a> Solver<'m, 'a> {
             nodes,
         }
     }
+}
+
+/// A seed for the improvement moves, from the instance's contents: runs are deterministic.
+fn seed(instance: &Instance) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let words = std::iter::once(instance.n).chain(instance.tiles.iter().flatten().copied());
+    for w in words {
+        h = (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// Search-form placements as instance placements: the copies of a type take the type's

@@ -22,9 +22,8 @@
 //!   below), so an exhausted level is a proof.
 
 use super::model::{Clock, Halt, Model, Placed, CODES, EMPTY, FREE, PRIVATE};
+use super::table::Table;
 use super::SolveLimits;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Transposition-table entries kept before the table is cleared (bounds its memory).
 const TABLE_CAPACITY: usize = 1 << 21;
@@ -47,7 +46,7 @@ pub(super) struct CellSearch<'m, 'a> {
     best: Vec<u32>,
     /// Levels `level..=cells` are finished.
     level: usize,
-    table: HashMap<Box<[u8]>, u8, BuildHasherDefault<FxHasher>>,
+    table: Table,
     key: Vec<u8>,
     /// The largest legal partial placement seen.
     pub(super) solution: Vec<Placed>,
@@ -79,7 +78,8 @@ impl<'m, 'a> CellSearch<'m, 'a> {
             stack: Vec::new(),
             best,
             level: model.cells,
-            table: HashMap::default(),
+            // The longest key: cell, band, left cell, the next band, counts (`build_key`).
+            table: Table::new(2 + 2 * model.n + 1 + model.types.len(), TABLE_CAPACITY),
             key: Vec::new(),
             solution: Vec::new(),
         }
@@ -187,7 +187,7 @@ impl<'m, 'a> CellSearch<'m, 'a> {
         let keyed = m.table_ok;
         if keyed {
             self.build_key(j);
-            if let Some(&bound) = self.table.get(self.key.as_slice()) {
+            if let Some(bound) = self.table.get(&self.key) {
                 if u32::from(bound) < need {
                     return Ok(false);
                 }
@@ -427,16 +427,7 @@ impl<'m, 'a> CellSearch<'m, 'a> {
 
     /// Records that the node keyed in `self.key` can take at most `bound` more tiles.
     fn store(&mut self, bound: u32) {
-        let bound = bound.min(255) as u8;
-        if let Some(entry) = self.table.get_mut(self.key.as_slice()) {
-            *entry = (*entry).min(bound);
-            return;
-        }
-        if self.table.len() >= TABLE_CAPACITY {
-            self.table.clear();
-        }
-        self.table
-            .insert(self.key.clone().into_boxed_slice(), bound);
+        self.table.lower(&self.key, bound.min(255) as u8);
     }
 }
 
@@ -446,36 +437,4 @@ enum Required {
     Value(u8),
     /// Two different values: the cell must stay empty.
     Dead,
-}
-
-/// The Firefox hasher (rustc's FxHash): fast, fine for table keys that are not adversarial.
-#[derive(Default)]
-struct FxHasher {
-    hash: u64,
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            self.hash = (self.hash.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.hash = (self.hash.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.write(&[i]);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.write(&(i as u64).to_le_bytes());
-    }
-
-    fn finish(&self) -> u64 {
-        self.hash
-    }
 }

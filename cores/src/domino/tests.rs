@@ -104,6 +104,75 @@ fn a_raised_stop_flag_halts_with_a_verified_placement() {
     assert_eq!(out.objective as usize, out.placement.len());
 }
 
+/// A deadline that stops a hard instance mid-search (after the improvement moves have run, on
+/// a fast enough machine) still yields a legal placement under a bound no smaller.
+#[test]
+fn a_deadline_stops_a_hard_search_with_a_verified_placement() {
+    // b04-m1: no configuration proves its optimum in 20 s.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bench-specs/domino/suite-public/batch04.txt"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let inst = parse_batch(&text)
+        .unwrap()
+        .into_iter()
+        .find(|i| i.id == "b04-m1")
+        .expect("b04-m1 in batch 4");
+    let limits = SolveLimits {
+        deadline: Some(Instant::now() + Duration::from_millis(1500)),
+        stop: None,
+    };
+    let out = solve(&inst, &limits);
+    verify(&inst, &out.placement).unwrap_or_else(|v| panic!("{inst:?}: {v}"));
+    assert_eq!(out.objective as usize, out.placement.len());
+    assert!(out.objective <= out.bound);
+    assert!(out.bound as usize <= inst.tiles.len());
+}
+
+/// The improvement moves from an empty start: legal, never above the optimum, the same for
+/// the same seed, and (each move asking for one tile more) they reach the optimum of small
+/// instances given a few thousand nodes.
+#[test]
+fn improvement_moves_grow_a_legal_placement_deterministically() {
+    use super::cover::TileSearch;
+    use super::improve::Improver;
+    use super::model::Model;
+    let mut rng = ChaCha8Rng::seed_from_u64(0xD2);
+    let limits = SolveLimits::default();
+    let (mut reached, mut total) = (0, 0);
+    for id in 0..150 {
+        let inst = small_instance(&mut rng, id);
+        let optimum = brute_force(&inst).len();
+        let model = Model::new(&inst).expect("few values");
+        let mut tiles = TileSearch::new(&model, &limits).expect("small board");
+        let mut run = |start: &[_], seed| {
+            Improver::new(seed)
+                .improve(&mut tiles, start, model.tiles, 2_000)
+                .expect("no limit")
+        };
+        let first = run(&[], 7);
+        assert_eq!(run(&[], 7), first, "{inst:?}");
+        let placement = super::native::placements(&model, &first);
+        verify(&inst, &placement).unwrap_or_else(|v| panic!("{inst:?}: {v}"));
+        assert!(first.len() <= optimum, "{inst:?}");
+        // From a non-empty start, the start's size is kept or bettered.
+        let half = &first[..first.len() / 2];
+        let again = run(half, 8);
+        assert!(again.len() >= half.len(), "{inst:?}");
+        verify(&inst, &super::native::placements(&model, &again))
+            .unwrap_or_else(|v| panic!("{inst:?}: {v}"));
+        if optimum > 0 {
+            total += 1;
+            reached += usize::from(first.len() == optimum);
+        }
+    }
+    assert!(
+        reached * 10 >= total * 9,
+        "optimum reached on {reached} of {total}"
+    );
+}
+
 /// The public-suite benchmark of the native optimiser (release build, by hand):
 /// `DOMINO_SECS=20 cargo test --release -p cores --lib domino::tests::bench -- --ignored
 /// --nocapture`; `DOMINO_FILTER=b03-m` restricts it to matching ids.
