@@ -70,6 +70,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                  (e.g. `dancehall run queens 10`)",
             )),
         };
+    if let Some(statuses) = &args.retry {
+        super::submit::check_statuses("--retry", statuses)?;
+    }
     let workers = match args.workers {
         Some(0) => return Err(user_error("--workers must be at least 1")),
         Some(n) => n,

@@ -165,13 +165,19 @@ pub struct RetryArgs {
     pub connection: Connection,
 }
 
-pub fn retry(args: RetryArgs) -> anyhow::Result<()> {
-    if let Some(bad) = args.status.iter().find(|s| Status::parse(s).is_none()) {
-        return Err(user_error(format!(
-            "--status: unknown run status `{bad}` (known: optimal, feasible, timeout, \
+/// A user error naming the first of `statuses` that is no run status.
+pub(crate) fn check_statuses(flag: &str, statuses: &[String]) -> anyhow::Result<()> {
+    match statuses.iter().find(|s| Status::parse(s).is_none()) {
+        Some(bad) => Err(user_error(format!(
+            "{flag}: unknown run status `{bad}` (known: optimal, feasible, timeout, \
              unavailable, error, wrong)"
-        )));
+        ))),
+        None => Ok(()),
     }
+}
+
+pub fn retry(args: RetryArgs) -> anyhow::Result<()> {
+    check_statuses("--status", &args.status)?;
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
         let queued = super::run::retry(&mut jobs, args.job, &args.status).await?;
