@@ -13,6 +13,7 @@ use proto::v1 as pb;
 use serde::Deserialize;
 
 use crate::cmd::exit::user_error;
+use crate::spec::line_of;
 
 /// A loaded benchmark spec, ready to submit.
 #[derive(Debug, Clone)]
@@ -67,10 +68,6 @@ fn default_time_limit() -> f64 {
 pub fn is_benchmark(text: &str) -> bool {
     text.parse::<toml::Table>()
         .is_ok_and(|t| t.contains_key("benchmark"))
-}
-
-fn line_of(text: &str, at: usize) -> usize {
-    text[..at.min(text.len())].matches('\n').count() + 1
 }
 
 /// Parses and checks benchmark spec `text` read from `path`.

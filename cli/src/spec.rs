@@ -215,7 +215,7 @@ struct RawFile {
 }
 
 /// 1-based line of byte offset `at` in `text`.
-fn line_of(text: &str, at: usize) -> usize {
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
 }
 

@@ -35,8 +35,8 @@ use crate::{Config, Error, Summary};
 
 /// How long a draining worker keeps trying to report before it gives up.
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(90);
-/// Jobs whose problems are kept in memory.
-const PROBLEM_CACHE: usize = 8;
+/// Jobs whose problems or models are kept in memory.
+const JOB_CACHE: usize = 8;
 /// Ask again for work at least this often when the coordinator had none.
 const MAX_LEASE_WAIT: Duration = Duration::from_secs(5);
 
@@ -58,8 +58,14 @@ enum Done {
 
 type UnitDone = (String, Result<Done, String>);
 
-/// A benchmark job's frozen model files, by name.
-type Models = Arc<BTreeMap<String, String>>;
+/// What a job's units need, cached per job.
+#[derive(Clone)]
+enum JobData {
+    /// A counting job's problem.
+    Count(Arc<Problem>),
+    /// A benchmark job's frozen model files, by name.
+    Bench(Arc<BTreeMap<String, String>>),
+}
 
 struct Session<S> {
     client: WorkerClient<AuthChannel>,
@@ -70,8 +76,7 @@ struct Session<S> {
     running: HashMap<String, Running>,
     tasks: JoinSet<UnitDone>,
     outbox: Outbox<String, pb::ReportRequest>,
-    problems: Vec<(u64, Arc<Problem>)>,
-    models: Vec<(u64, Models)>,
+    jobs: Vec<(u64, JobData)>,
     lease_backoff: Backoff,
     next_lease: Instant,
     next_heartbeat: Instant,
@@ -110,8 +115,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         running: HashMap::new(),
         tasks: JoinSet::new(),
         outbox: Outbox::new(seed),
-        problems: Vec::new(),
-        models: Vec::new(),
+        jobs: Vec::new(),
         lease_backoff: Backoff::for_worker(seed.rotate_left(7)),
         next_lease: now,
         next_heartbeat: now,
@@ -323,10 +327,11 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         }
     }
 
-    /// The job's problem, from the cache or the coordinator.
-    async fn problem(&mut self, job_id: u64) -> Result<Arc<Problem>, String> {
-        if let Some((_, p)) = self.problems.iter().find(|(j, _)| *j == job_id) {
-            return Ok(p.clone());
+    /// What a job's units need (its problem, or its frozen models), from the cache or the
+    /// coordinator (one `GetJob` per job and worker).
+    async fn job(&mut self, job_id: u64) -> Result<JobData, String> {
+        if let Some((_, d)) = self.jobs.iter().find(|(j, _)| *j == job_id) {
+            return Ok(d.clone());
         }
         let req = pb::GetJobRequest {
             header: header(),
@@ -338,50 +343,35 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             .await
             .map_err(|s| format!("GetJob({job_id}): {s}"))?
             .into_inner();
-        let problem = tokio::task::spawn_blocking(move || parse_dlx(&job.dlx))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("job {job_id}'s DLX text: {e}"))?;
-        let problem = Arc::new(problem);
-        if self.problems.len() >= PROBLEM_CACHE {
-            self.problems.remove(0);
-        }
-        self.problems.push((job_id, problem.clone()));
-        Ok(problem)
-    }
-
-    /// A benchmark job's frozen models, from the cache or the coordinator.
-    async fn models(&mut self, job_id: u64) -> Result<Models, String> {
-        if let Some((_, m)) = self.models.iter().find(|(j, _)| *j == job_id) {
-            return Ok(m.clone());
-        }
-        let req = pb::GetJobRequest {
-            header: header(),
-            job_id,
+        let data = if job.kind() == pb::JobKind::Benchmark {
+            JobData::Bench(Arc::new(
+                job.files
+                    .into_iter()
+                    .filter(|f| f.kind == "model")
+                    .map(|f| (f.name, f.text))
+                    .collect(),
+            ))
+        } else {
+            let problem = tokio::task::spawn_blocking(move || parse_dlx(&job.dlx))
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| format!("job {job_id}'s DLX text: {e}"))?;
+            JobData::Count(Arc::new(problem))
         };
-        let job = self
-            .client
-            .get_job(req)
-            .await
-            .map_err(|s| format!("GetJob({job_id}): {s}"))?
-            .into_inner();
-        let models: Models = Arc::new(
-            job.files
-                .into_iter()
-                .filter(|f| f.kind == "model")
-                .map(|f| (f.name, f.text))
-                .collect(),
-        );
-        if self.models.len() >= PROBLEM_CACHE {
-            self.models.remove(0);
+        if self.jobs.len() >= JOB_CACHE {
+            self.jobs.remove(0);
         }
-        self.models.push((job_id, models.clone()));
-        Ok(models)
+        self.jobs.push((job_id, data.clone()));
+        Ok(data)
     }
 
     /// Starts a benchmark unit: one solver run on a blocking thread.
     async fn start_bench(&mut self, unit: pb::Unit, task: pb::BenchTask) -> Result<(), Error> {
-        let models = match self.models(unit.job_id).await {
+        let got = self.job(unit.job_id).await.and_then(|d| match d {
+            JobData::Bench(m) => Ok(m),
+            JobData::Count(_) => Err("a benchmark unit of a counting job".to_string()),
+        });
+        let models = match got {
             Ok(m) => m,
             Err(e) => {
                 warn!("unit {}: cannot load its job: {e}", unit.unit_id);
@@ -435,7 +425,11 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         if let Some(task) = unit.bench.take() {
             return self.start_bench(unit, task).await;
         }
-        let problem = match self.problem(unit.job_id).await {
+        let got = self.job(unit.job_id).await.and_then(|d| match d {
+            JobData::Count(p) => Ok(p),
+            JobData::Bench(_) => Err("a counting unit of a benchmark job".to_string()),
+        });
+        let problem = match got {
             Ok(p) => p,
             Err(e) => {
                 warn!("unit {}: cannot load its problem: {e}", unit.unit_id);

@@ -621,17 +621,22 @@ async fn tls_serves_clients_that_trust_the_ca_and_only_those() {
     task.await.unwrap().unwrap();
 }
 
-#[tokio::test]
-async fn a_second_coordinator_on_the_same_database_is_refused() {
-    let (_dir, db) = temp_db();
-    let c = Coord::start(&db, Clock::System).await;
-    // The first one holds the lock once it serves: wait for it to answer.
+/// A coordinator on `db` that has answered a call (so it holds the database's lock).
+async fn serving(db: &Path) -> Coord {
+    let c = Coord::start(db, Clock::System).await;
     let (_w, mut jobs) = c.clients(TOKEN).await;
     jobs.list_jobs(pb::ListJobsRequest {
         header: Some(header()),
     })
     .await
     .unwrap();
+    c
+}
+
+#[tokio::test]
+async fn a_second_coordinator_on_the_same_database_is_refused() {
+    let (_dir, db) = temp_db();
+    let c = serving(&db).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let mut config = Config::new(TOKEN);
     config.db_path = db.clone();
@@ -641,12 +646,5 @@ async fn a_second_coordinator_on_the_same_database_is_refused() {
     assert!(e.to_string().contains("another coordinator"), "{e}");
     c.stop().await;
     // Stopped: the file is free again.
-    let c = Coord::start(&db, Clock::System).await;
-    let (_w, mut jobs) = c.clients(TOKEN).await;
-    jobs.list_jobs(pb::ListJobsRequest {
-        header: Some(header()),
-    })
-    .await
-    .unwrap();
-    c.stop().await;
+    serving(&db).await.stop().await;
 }

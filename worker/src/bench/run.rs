@@ -159,9 +159,9 @@ pub fn external_for(engine: Engine, availability: &Availability) -> Option<Exter
     }
 }
 
-fn blank(instance: &Instance, name: &str, limits: &RunLimits) -> RunRecord {
+fn blank(instance_id: &str, name: &str, limits: &RunLimits) -> RunRecord {
     RunRecord {
-        instance: instance.id.clone(),
+        instance: instance_id.to_owned(),
         config: name.to_owned(),
         status: Status::Error,
         termination: Termination::Normal,
@@ -190,17 +190,10 @@ impl RunRecord {
     /// The record of a run that could not start at all (an unknown configuration, an instance
     /// that does not parse): status `error`, termination `failed`, and why.
     pub fn failed(instance_id: &str, config: &str, limits: &RunLimits, message: String) -> Self {
-        let stub = Instance {
-            id: instance_id.to_owned(),
-            difficulty: domino::Difficulty::Easy,
-            n: 0,
-            k: 0,
-            tiles: vec![],
-        };
         RunRecord {
             termination: Termination::Failed,
             message: Some(message),
-            ..blank(&stub, config, limits)
+            ..blank(instance_id, config, limits)
         }
     }
 }
@@ -210,7 +203,7 @@ fn unavailable(instance: &Instance, name: &str, limits: &RunLimits, a: &Availabi
         status: Status::Unavailable,
         solver: a.solver.clone(),
         message: a.reason.clone(),
-        ..blank(instance, name, limits)
+        ..blank(&instance.id, name, limits)
     }
 }
 
@@ -247,7 +240,7 @@ pub fn run_native(
             Measure::None
         },
         bound: Some(outcome.bound),
-        ..blank(instance, name, limits)
+        ..blank(&instance.id, name, limits)
     };
     // Unproven means a limit stopped it, unless it gave up before its deadline (an instance
     // beyond what it handles): that is a failure, not a timeout.
@@ -311,7 +304,7 @@ pub fn run_external(
             .iter()
             .map(|(file, text)| ModelHash::of(file, text))
             .collect(),
-        ..blank(instance, name, limits)
+        ..blank(&instance.id, name, limits)
     };
     let dir = match tempfile::Builder::new().prefix("dancehall-run-").tempdir() {
         Ok(d) => d,
