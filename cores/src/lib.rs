@@ -2,5 +2,6 @@
 //! Everything that searches lives here; the coordinator, worker and CLI only adapt it.
 
 pub mod domino;
+pub mod grids;
 pub mod problems;
 pub mod xcc;

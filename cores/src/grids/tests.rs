@@ -1,0 +1,234 @@
+//! Tests of the band reduction, the weighted units and the completion core. Published
+//! figures: Felgenhauer and Jarvis, "Mathematics of Sudoku I" (2006) for the 9x9 band
+//! classes; OEIS A107739 for the grid counts (288, 28,200,960 for 6x6 with 2x3 boxes as
+//! published by Pettersen and Russell, 6,670,903,752,021,072,936,960).
+
+use std::sync::atomic::AtomicBool;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::band::{Bands, Move};
+use super::units::{column_splits, grid_units};
+use super::*;
+use crate::problems::sudoku::{Sudoku, SudokuConfig};
+use crate::xcc::Dlx;
+
+fn count(r: usize, c: usize, givens: &[u8]) -> u128 {
+    count_completions(r, c, givens, &AtomicBool::new(false))
+        .unwrap()
+        .unwrap()
+        .solutions
+}
+
+/// The Dancing Links engine's count of the same givens (an independent route).
+fn dlx_count(r: usize, c: usize, givens: &[u8]) -> u128 {
+    let sudoku = Sudoku::build(&SudokuConfig::new(r, c)).unwrap();
+    let n = r * c;
+    let prefix: Vec<u32> = givens
+        .iter()
+        .enumerate()
+        .filter(|(_, &v)| v > 0)
+        .map(|(i, &v)| sudoku.option_id(i / n, i % n, usize::from(v)))
+        .collect();
+    let mut dlx = Dlx::new(&sudoku.problem);
+    dlx.apply_prefix(&prefix).unwrap();
+    dlx.count()
+}
+
+/// A random full grid of r x c boxes (the engine's first solution after random givens).
+fn random_grid(r: usize, c: usize, rng: &mut ChaCha8Rng) -> Vec<u8> {
+    let n = r * c;
+    loop {
+        // A random first row, then the first completion in MRV order.
+        let mut row: Vec<u8> = (1..=n as u8).collect();
+        for i in (1..n).rev() {
+            row.swap(i, rng.random_range(0..=i));
+        }
+        let sudoku = Sudoku::build(&SudokuConfig::new(r, c)).unwrap();
+        let prefix: Vec<u32> = (0..n)
+            .map(|col| sudoku.option_id(0, col, usize::from(row[col])))
+            .collect();
+        let mut dlx = Dlx::new(&sudoku.problem);
+        dlx.apply_prefix(&prefix).unwrap();
+        if let Some(sol) = dlx.first() {
+            let text = sudoku.decode(&sol).unwrap();
+            return crate::problems::sudoku::parse_givens(&text, n).unwrap();
+        }
+    }
+}
+
+#[test]
+fn completions_equal_the_dancing_links_count_on_random_givens() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for &(r, c, keep_min, keep_max) in &[(2, 2, 0, 8), (2, 3, 4, 16), (3, 2, 4, 16), (3, 3, 38, 52)]
+    {
+        for _ in 0..12 {
+            let grid = random_grid(r, c, &mut rng);
+            let keep = rng.random_range(keep_min..=keep_max);
+            let mut givens = vec![0u8; grid.len()];
+            let mut cells: Vec<usize> = (0..grid.len()).collect();
+            for i in (1..cells.len()).rev() {
+                cells.swap(i, rng.random_range(0..=i));
+            }
+            for &i in &cells[..keep] {
+                givens[i] = grid[i];
+            }
+            assert_eq!(
+                count(r, c, &givens),
+                dlx_count(r, c, &givens),
+                "{r}x{c} {givens:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn completions_honour_givens_in_the_last_band() {
+    // Givens only in the last band, in its last two rows and in both: 4x4 and 9x9.
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for &(r, c, extra) in &[(2, 2, 0), (3, 3, 40)] {
+        let n = r * c;
+        for _ in 0..10 {
+            let grid = random_grid(r, c, &mut rng);
+            let mut givens = vec![0u8; n * n];
+            // Some cells above the last band (so that 9x9 stays small), and a few below.
+            let mut upper: Vec<usize> = (0..n * (n - r)).collect();
+            for i in (1..upper.len()).rev() {
+                upper.swap(i, rng.random_range(0..=i));
+            }
+            for &i in &upper[..extra] {
+                givens[i] = grid[i];
+            }
+            for i in n * (n - r)..n * n {
+                if rng.random_bool(0.3) {
+                    givens[i] = grid[i];
+                }
+            }
+            assert_eq!(count(r, c, &givens), dlx_count(r, c, &givens), "{givens:?}");
+        }
+    }
+}
+
+#[test]
+fn empty_grids_count_as_published() {
+    // OEIS A107739: 288 grids of 4x4; 6x6 (2x3 boxes) is 28,200,960, too many for a plain
+    // count here, so it is checked through the weighted units below.
+    assert_eq!(count(2, 2, &[0; 16]), 288);
+    assert_eq!(count(1, 3, &[0; 9]), 12); // Latin squares of order 3 (OEIS A002860)
+}
+
+#[test]
+fn bad_givens_are_errors() {
+    let stop = AtomicBool::new(false);
+    let e = count_completions(2, 2, &[0; 15], &stop).unwrap_err();
+    assert!(e.to_string().contains("15 cells"), "{e}");
+    let mut g = [0u8; 16];
+    g[0] = 5;
+    let e = count_completions(2, 2, &g, &stop).unwrap_err();
+    assert!(e.to_string().contains("r1c1 holds 5"), "{e}");
+    g[0] = 1;
+    g[5] = 1;
+    let e = count_completions(2, 2, &g, &stop).unwrap_err();
+    assert!(e.to_string().contains("box"), "{e}");
+    assert!(count_completions(0, 3, &g, &stop).is_err());
+    let e = givens_from_prefix(2, 2, &[0, 1]).unwrap_err();
+    assert!(e.to_string().contains("r1c1 is given twice"), "{e}");
+    assert!(givens_from_prefix(2, 2, &[64]).is_err());
+    assert_eq!(givens_from_prefix(2, 2, &[5]).unwrap()[1], 2);
+}
+
+#[test]
+fn a_set_stop_flag_ends_the_count_without_a_result() {
+    let stop = AtomicBool::new(true);
+    assert_eq!(count_completions(3, 3, &[0; 81], &stop).unwrap(), None);
+}
+
+#[test]
+fn core_specs_round_trip_and_check_their_problem() {
+    for spec in [
+        CoreSpec::Dlx,
+        CoreSpec::SudokuBands {
+            box_rows: 3,
+            box_cols: 3,
+        },
+    ] {
+        assert_eq!(CoreSpec::parse(&spec.text()), Some(spec));
+    }
+    assert_eq!(CoreSpec::parse("sudoku-bands 3"), None);
+    assert_eq!(CoreSpec::parse("dlx x"), None);
+    let s6 = Sudoku::build(&SudokuConfig::new(2, 3)).unwrap();
+    let core = CoreSpec::SudokuBands {
+        box_rows: 2,
+        box_cols: 3,
+    };
+    assert!(core.can_count(&s6.problem));
+    assert!(!CoreSpec::SudokuBands {
+        box_rows: 3,
+        box_cols: 2
+    }
+    .can_count(&s6.problem));
+    let mut diag = SudokuConfig::new(2, 3);
+    diag.variants = vec![crate::problems::Variant::Diagonal];
+    let d6 = Sudoku::build(&diag).unwrap();
+    assert!(
+        !core.can_count(&d6.problem),
+        "a variant is not a plain grid"
+    );
+    assert!(CoreSpec::Dlx.can_count(&d6.problem));
+}
+
+#[test]
+fn column_splits_cover_every_order_once() {
+    // 9x9: {2,3,5,6,8,9} into two sorted triples, ordered: C(6,3)/2 = 10, each for 72 orders.
+    let s = column_splits(3, 3);
+    assert_eq!(s.len(), 10);
+    assert_eq!(s[0], vec![2, 3, 5, 6, 8, 9]);
+    assert!(s.iter().all(|x| x[0] == 2));
+    // 8x8 with 2x4 boxes: 6 digits into three ordered pairs: 15 (x 48 = 720).
+    assert_eq!(column_splits(2, 4).len(), 15);
+}
+
+#[test]
+fn weighted_units_count_the_small_grids() {
+    // OEIS A107739 / Pettersen and Russell: 288 (2x2), 28,200,960 (2x3 and 3x2).
+    for &(r, c, want) in &[(2, 2, 288u128), (2, 3, 28_200_960), (3, 2, 28_200_960)] {
+        let gu = grid_units(r, c).unwrap();
+        let sum: u128 = gu
+            .units
+            .iter()
+            .map(|u| u.weight * count(r, c, &u.givens))
+            .sum();
+        assert_eq!(gu.symmetry_factor * sum, want, "{r}x{c}");
+        // And the DLX engine agrees on every unit.
+        for u in &gu.units {
+            assert_eq!(count(r, c, &u.givens), dlx_count(r, c, &u.givens));
+        }
+    }
+}
+
+#[test]
+fn the_9x9_band_reduces_as_felgenhauer_and_jarvis_report() {
+    let bands = Bands::enumerate(3, 3).unwrap();
+    assert_eq!(bands.fillings, 2_612_736);
+    assert_eq!(bands.reduced.len(), 36_288);
+    let mut moves = Vec::new();
+    let mut got = Vec::new();
+    for m in [Move::Rows, Move::Box1Columns, Move::Boxes, Move::Rectangles] {
+        moves.push(m);
+        got.push(bands.orbits(&moves).0);
+    }
+    moves.push(Move::RowCycles);
+    got.push(bands.orbits(&moves).0);
+    // The first four are Felgenhauer and Jarvis's. The fifth is ours (row cycles of any
+    // length, a superset of their rectangle swaps): they report 71 after their further swaps,
+    // which this move set does not reproduce exactly; the column-set classes below (44) are
+    // the count-preserving classes the units use.
+    assert_eq!(got, vec![6_240, 1_089, 416, 174, 74]);
+    let classes = bands.column_set_classes();
+    assert_eq!(classes.len(), 44);
+    assert_eq!(classes.iter().map(|c| c.size).sum::<u64>(), 36_288);
+    let gu = grid_units(3, 3).unwrap();
+    assert_eq!(gu.units.len(), 440);
+    assert_eq!(gu.symmetry_factor, 362_880 * 72 * 72);
+}
