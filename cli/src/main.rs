@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bench_spec;
 mod cmd;
 mod spec;
+mod units;
 
 /// Count, solve and benchmark combinatorial search problems at scale.
 #[derive(Parser, Debug)]
@@ -46,6 +47,8 @@ enum Command {
     Cancel(cmd::submit::CancelArgs),
     /// Queue runs of a benchmark job again by status (e.g. `--status timeout,error`).
     Retry(cmd::submit::RetryArgs),
+    /// A counting job's accepted units as CSV (givens or prefix, weight, count, ...).
+    Ledger(cmd::ledger::LedgerArgs),
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Jobs(a) => cmd::submit::jobs(a),
         Command::Cancel(a) => cmd::submit::cancel(a),
         Command::Retry(a) => cmd::submit::retry(a),
+        Command::Ledger(a) => cmd::ledger::run(a),
         Command::Domino(c) => cmd::domino::run(c),
     };
     cmd::exit::report(result)

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use cores::grids::CoreSpec;
 use cores::problems::{Built, ProblemSpec};
 use cores::xcc::{write_dlx, OptionId, Problem};
 use proto::v1 as pb;
@@ -20,6 +21,7 @@ use serde::Deserialize;
 
 use crate::cmd::exit::user_error;
 use crate::cmd::problem::load_dlx;
+use crate::units::{UnitsEntry, WeightedUnits};
 
 /// A loaded spec file: its text (kept with each submitted job) and its jobs.
 #[derive(Debug)]
@@ -39,6 +41,11 @@ pub struct JobSpec {
     /// What the factor stands for, e.g. "sudoku 2x3 fixed-first-row".
     pub label: String,
     pub partition: Partition,
+    /// The job as a list of weighted units (`[units]`), and the core to count them with.
+    pub units: Option<WeightedUnits>,
+    /// The total the job must reach (`expected_total`: counted or weighted, times the
+    /// symmetry factor), from the literature; `run` fails when it differs.
+    pub expected_total: Option<u128>,
 }
 
 /// How a job is cut into units; `None` leaves the coordinator's default.
@@ -119,6 +126,8 @@ impl JobSpec {
             symmetry_factor: built.symmetry_factor,
             label: built.label,
             partition,
+            units: None,
+            expected_total: None,
         }
     }
 
@@ -132,8 +141,33 @@ impl JobSpec {
             prefix: self.prefix.clone(),
             symmetry_factor: self.symmetry_factor.to_string(),
             partition: Some(self.partition.to_proto()),
+            units: self
+                .units
+                .iter()
+                .flat_map(|u| &u.units)
+                .map(|(prefix, weight)| pb::WeightedPrefix {
+                    options: prefix.clone(),
+                    weight: weight.to_string(),
+                })
+                .collect(),
+            core: self.units.as_ref().map(|u| core_to_proto(u.core)),
             ..Default::default()
         }
+    }
+}
+
+/// The wire form of a core.
+pub fn core_to_proto(core: CoreSpec) -> pb::CoreSpec {
+    match core {
+        CoreSpec::Dlx => pb::CoreSpec {
+            core: pb::CountCore::Dlx as i32,
+            ..Default::default()
+        },
+        CoreSpec::SudokuBands { box_rows, box_cols } => pb::CoreSpec {
+            core: pb::CountCore::SudokuBands as i32,
+            box_rows: box_rows as u32,
+            box_cols: box_cols as u32,
+        },
     }
 }
 
@@ -188,7 +222,7 @@ impl<'de> Deserialize<'de> for Factor {
         match n {
             Some(n) if n >= 1 => Ok(Factor(n)),
             _ => Err(D::Error::custom(
-                "symmetry_factor must be a positive integer (or a decimal string)",
+                "must be a positive integer (or a decimal string past 2^63)",
             )),
         }
     }
@@ -201,6 +235,8 @@ struct RawJob {
     problem: toml::Spanned<ProblemEntry>,
     symmetry_factor: Option<toml::Spanned<Factor>>,
     partition: Option<toml::Spanned<Partition>>,
+    units: Option<toml::Spanned<UnitsEntry>>,
+    expected_total: Option<Factor>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -210,8 +246,18 @@ struct RawFile {
     problem: Option<toml::Spanned<ProblemEntry>>,
     symmetry_factor: Option<toml::Spanned<Factor>>,
     partition: Option<toml::Spanned<Partition>>,
+    units: Option<toml::Spanned<UnitsEntry>>,
+    expected_total: Option<Factor>,
     #[serde(default)]
     job: Vec<toml::Spanned<RawJob>>,
+}
+
+/// The keys of a job beside its name and problem.
+struct JobKeys {
+    factor: Option<toml::Spanned<Factor>>,
+    partition: Partition,
+    units: Option<toml::Spanned<UnitsEntry>>,
+    expected_total: Option<Factor>,
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -302,11 +348,21 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<JobSpec>> {
                 dir,
                 name,
                 problem,
-                raw.symmetry_factor,
-                default_partition,
+                JobKeys {
+                    factor: raw.symmetry_factor,
+                    partition: default_partition,
+                    units: raw.units,
+                    expected_total: raw.expected_total,
+                },
             )?);
         }
         (None, false) => {
+            if let Some(u) = raw.units {
+                return Err(at(
+                    u.span().start,
+                    "[units] belongs in each [[job]] of a suite",
+                ));
+            }
             if let Some(f) = raw.symmetry_factor {
                 return Err(at(
                     f.span().start,
@@ -335,8 +391,12 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<JobSpec>> {
                     dir,
                     j.name,
                     j.problem,
-                    j.symmetry_factor,
-                    partition,
+                    JobKeys {
+                        factor: j.symmetry_factor,
+                        partition,
+                        units: j.units,
+                        expected_total: j.expected_total,
+                    },
                 )?);
             }
         }
@@ -357,9 +417,14 @@ fn job(
     dir: &Path,
     name: String,
     problem: toml::Spanned<ProblemEntry>,
-    factor: Option<toml::Spanned<Factor>>,
-    partition: Partition,
+    keys: JobKeys,
 ) -> anyhow::Result<JobSpec> {
+    let JobKeys {
+        factor,
+        partition,
+        units,
+        expected_total,
+    } = keys;
     let shown = path.display();
     let at = |offset: usize, msg: String| {
         user_error(format!("{shown}:{}: {msg}", line_of(text, offset)))
@@ -368,7 +433,22 @@ fn job(
         return Err(at(0, "a job's `name` must not be empty".into()));
     }
     let problem_at = problem.span().start;
-    let built = match problem.into_inner() {
+    let entry = problem.into_inner();
+    let units = match units {
+        None => None,
+        Some(u) => {
+            let family = match &entry {
+                ProblemEntry::Family(spec) => Some(spec),
+                ProblemEntry::Dlx(_) => None,
+            };
+            let built = u
+                .get_ref()
+                .build(family, dir)
+                .map_err(|m| at(u.span().start, format!("[units] {m}")))?;
+            Some((built, u.span().start))
+        }
+    };
+    let built = match entry {
         ProblemEntry::Family(spec) => spec
             .build()
             .map_err(|e| at(problem_at, format!("[problem] {}: {e}", spec.family())))?,
@@ -379,29 +459,50 @@ fn job(
             built
         }
     };
-    let symmetry_factor = match factor {
-        None => built.symmetry_factor,
-        Some(f) => {
-            let declared = f.get_ref().0;
-            if built.symmetry_factor != 1 && built.symmetry_factor != declared {
-                return Err(at(
-                    f.span().start,
-                    format!(
-                        "symmetry_factor = {declared} contradicts the factor {} of `{}`",
-                        built.symmetry_factor, built.label
-                    ),
-                ));
-            }
-            declared
+    let generated = units
+        .as_ref()
+        .and_then(|(u, at)| u.symmetry_factor.map(|f| (f, *at)));
+    let symmetry_factor = match (factor, generated) {
+        (None, Some((f, _))) => f,
+        (Some(f), Some((g, _))) if f.get_ref().0 != g => {
+            return Err(at(
+                f.span().start,
+                format!(
+                    "symmetry_factor = {} contradicts the factor {g} of the [units] generator",
+                    f.get_ref().0
+                ),
+            ))
         }
+        (factor, _) => match factor {
+            None => built.symmetry_factor,
+            Some(f) => {
+                let declared = f.get_ref().0;
+                if built.symmetry_factor != 1 && built.symmetry_factor != declared {
+                    return Err(at(
+                        f.span().start,
+                        format!(
+                            "symmetry_factor = {declared} contradicts the factor {} of `{}`",
+                            built.symmetry_factor, built.label
+                        ),
+                    ));
+                }
+                declared
+            }
+        },
+    };
+    let label = match &units {
+        Some((u, _)) => u.label.clone(),
+        None => built.label,
     };
     Ok(JobSpec {
         name,
         problem: built.problem,
         prefix: built.prefix,
         symmetry_factor,
-        label: built.label,
+        label,
         partition,
+        units: units.map(|(u, _)| u),
+        expected_total: expected_total.map(|f| f.0),
     })
 }
 

@@ -5,7 +5,8 @@
 //! Invariant: a unit's prefix is the full list of option ids applied to its job's problem
 //! (it starts with the job's own prefix); the units of a job with an accepted result cover
 //! disjoint subtrees whose union is the job's whole tree, so the job's count is the u128 sum
-//! of their accepted `solutions`.
+//! of their accepted `solutions`, each times its unit's `weight` (1 unless the job was
+//! submitted as weighted units), overflow checked.
 //!
 //! A benchmark job's units are [`BenchTask`]s instead (one instance under one solver
 //! configuration, prefix empty); each accepted result carries a [`BenchRecord`] that the
@@ -14,6 +15,8 @@
 //! names as parent, and every unit keeps its own, never-updated result.
 
 use std::fmt;
+
+pub use cores::grids::{CoreSpec, CountCore};
 
 pub type JobId = u64;
 pub type UnitId = u64;
@@ -173,6 +176,8 @@ pub struct JobSettings {
     pub audit_share: f64,
     /// Seed of the partition's estimates and of the audit choice.
     pub seed: u64,
+    /// The core workers count the units with (`Dlx` unless the job asks for another).
+    pub core: CoreSpec,
 }
 
 /// A job as the scheduler keeps it (the DLX and spec texts live only in the store).
@@ -220,6 +225,9 @@ pub struct Unit {
     /// For an audit re-run: the unit whose accepted result it checks.
     pub audit_of: Option<UnitId>,
     pub prefix: Prefix,
+    /// What the unit's count is multiplied by in its job's total (1 unless the job was
+    /// submitted as weighted units; re-split children and audits inherit it).
+    pub weight: u128,
     pub estimate: Option<UnitEstimate>,
     /// Set for the units of a benchmark job.
     pub task: Option<BenchTask>,
@@ -245,6 +253,8 @@ pub struct UnitResult {
     pub remaining: Vec<Prefix>,
     /// A benchmark unit's run record as the worker sent it (JSON; empty for counting units).
     pub run_record_json: String,
+    /// The core that counted it.
+    pub core: CountCore,
 }
 
 /// The accepted result of a unit, with who produced it.

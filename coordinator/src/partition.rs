@@ -5,6 +5,13 @@
 //! children, again and again, while it exceeds the node budget and the unit cap allows.
 //! Prefixes that are solved or dead at partition time are counted here directly (1 or 0).
 //!
+//! A job submitted as weighted units ([`partition_job`] with seeds) starts from those units
+//! instead of the root's options: each is checked (it must extend the job's prefix and apply
+//! to the problem, or the submission names its index), and splitting goes on from there; a
+//! child keeps its parent's weight. A job counted by the Sudoku core
+//! ([`CoreSpec::SudokuBands`]) is never split and gets no estimates: its units are counted
+//! whole by a core that cannot hand subtrees back.
+//!
 //! Invariant: the units' subtrees are disjoint and cover the job's whole tree, so the job's
 //! count is the sum of the units' counts (checked in the tests below against a plain count).
 //! Work units are ordered largest estimate first, so that the scheduler (oldest first) hands
@@ -15,7 +22,7 @@ use std::collections::BinaryHeap;
 
 use cores::xcc::{estimate_from, parse_dlx, Branching, Dlx, DlxParseError, PrefixError, Problem};
 
-use crate::job::{Prefix, UnitEstimate, UnitResult};
+use crate::job::{CoreSpec, CountCore, Prefix, UnitEstimate, UnitResult};
 use crate::scheduler::NewUnit;
 
 /// How finely to cut.
@@ -37,6 +44,78 @@ pub enum PartitionError {
     Dlx(#[from] DlxParseError),
     #[error("the job's prefix cannot be applied: {0}")]
     Prefix(#[from] PrefixError),
+    #[error("unit {index}: its prefix cannot be applied: {source}")]
+    Seed { index: usize, source: PrefixError },
+    #[error("unit {index}: its prefix does not start with the job's prefix")]
+    SeedOutside { index: usize },
+    #[error("unit {index}: its weight must be at least 1")]
+    ZeroWeight { index: usize },
+    #[error("units {first} and {second} choose the same options (a subtree counted twice)")]
+    SeedTwice { first: usize, second: usize },
+    #[error("core {core} cannot count this problem: it is not a plain {side}x{side} Sudoku")]
+    Core { core: String, side: usize },
+}
+
+/// One unit of a job submitted as weighted units: its full prefix and its weight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seed {
+    pub prefix: Prefix,
+    pub weight: u128,
+}
+
+/// Parses the job's DLX text, checks that `core` can count it, and cuts it into units: from
+/// the root's options when `seeds` is empty, else from the seeds (see the module doc).
+pub fn partition_job(
+    dlx: &str,
+    prefix: &[u32],
+    seeds: &[Seed],
+    core: CoreSpec,
+    settings: &PartitionSettings,
+) -> Result<Vec<NewUnit>, PartitionError> {
+    let problem = parse_dlx(dlx)?;
+    if !core.can_count(&problem) {
+        let side = match core {
+            CoreSpec::SudokuBands { box_rows, box_cols } => box_rows.saturating_mul(box_cols),
+            CoreSpec::Dlx => 0,
+        };
+        return Err(PartitionError::Core {
+            core: core.text(),
+            side,
+        });
+    }
+    let split = core.core() == CountCore::Dlx;
+    if seeds.is_empty() {
+        return partition_with(&problem, prefix, settings, split);
+    }
+    let mut first = Vec::with_capacity(seeds.len());
+    for (index, seed) in seeds.iter().enumerate() {
+        if !seed.prefix.starts_with(prefix) {
+            return Err(PartitionError::SeedOutside { index });
+        }
+        if seed.weight == 0 {
+            return Err(PartitionError::ZeroWeight { index });
+        }
+        first.push((seed.prefix.clone(), seed.weight));
+    }
+    // The same set of options twice is the same subtree twice (overlaps of other shapes
+    // are the submitter's to avoid: they cannot be told apart cheaply).
+    let mut sets: Vec<(Vec<u32>, usize)> = seeds
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut set = s.prefix.clone();
+            set.sort_unstable();
+            (set, i)
+        })
+        .collect();
+    sets.sort();
+    if let Some(w) = sets.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(PartitionError::SeedTwice {
+            first: w[0].1,
+            second: w[1].1,
+        });
+    }
+    cut(&problem, first, settings, split)
 }
 
 /// Parses the job's DLX text and partitions it.
@@ -49,10 +128,17 @@ pub fn partition_dlx(
     partition(&problem, prefix, settings)
 }
 
-/// A candidate unit whose subtree was estimated.
+/// A candidate unit whose subtree was estimated (or not: a unit never split).
 struct Open {
     prefix: Prefix,
-    estimate: UnitEstimate,
+    weight: u128,
+    estimate: Option<UnitEstimate>,
+}
+
+impl Open {
+    fn nodes(&self) -> f64 {
+        self.estimate.map_or(0.0, |e| e.nodes)
+    }
 }
 
 impl PartialEq for Open {
@@ -69,16 +155,16 @@ impl PartialOrd for Open {
 impl Ord for Open {
     /// Largest estimate first; ties by prefix, so the partition is deterministic.
     fn cmp(&self, other: &Self) -> Ordering {
-        self.estimate
-            .nodes
-            .total_cmp(&other.estimate.nodes)
+        self.nodes()
+            .total_cmp(&other.nodes())
             .then_with(|| other.prefix.cmp(&self.prefix))
     }
 }
 
-fn counted(prefix: Prefix, solutions: u128) -> NewUnit {
+fn counted(prefix: Prefix, weight: u128, solutions: u128) -> NewUnit {
     NewUnit {
         prefix,
+        weight,
         estimate: None,
         task: None,
         counted: Some(UnitResult {
@@ -91,6 +177,7 @@ fn counted(prefix: Prefix, solutions: u128) -> NewUnit {
             host: "coordinator (partition)".to_string(),
             remaining: Vec::new(),
             run_record_json: String::new(),
+            core: CountCore::Dlx,
         }),
     }
 }
@@ -112,29 +199,40 @@ enum Examined {
     Open(Open, Vec<u32>),
 }
 
+/// Applies `prefix`: a solved or dead one is counted, an open one estimated (when
+/// `estimate`) and returned with the options it would split into.
 fn examine(
     problem: &Problem,
     prefix: Prefix,
+    weight: u128,
     s: &PartitionSettings,
+    estimate: bool,
 ) -> Result<Examined, PrefixError> {
     let mut dlx = Dlx::new(problem);
     dlx.apply_prefix(&prefix)?;
     match dlx.branching() {
-        Branching::Solved => Ok(Examined::Counted(Box::new(counted(prefix, 1)))),
-        Branching::DeadEnd => Ok(Examined::Counted(Box::new(counted(prefix, 0)))),
+        Branching::Solved => Ok(Examined::Counted(Box::new(counted(prefix, weight, 1)))),
+        Branching::DeadEnd => Ok(Examined::Counted(Box::new(counted(prefix, weight, 0)))),
         Branching::Branch { options, .. } => {
-            let e = estimate_from(
-                &mut dlx,
-                u64::from(s.estimate_samples.max(1)),
-                prefix_seed(s.seed, &prefix),
-            );
-            let estimate = UnitEstimate {
-                nodes: e.nodes.mean,
-                nodes_std_err: e.nodes.std_err,
-                updates: e.updates.mean,
-                solutions: e.solutions.mean,
+            let estimate = estimate.then(|| {
+                let e = estimate_from(
+                    &mut dlx,
+                    u64::from(s.estimate_samples.max(1)),
+                    prefix_seed(s.seed, &prefix),
+                );
+                UnitEstimate {
+                    nodes: e.nodes.mean,
+                    nodes_std_err: e.nodes.std_err,
+                    updates: e.updates.mean,
+                    solutions: e.solutions.mean,
+                }
+            });
+            let open = Open {
+                prefix,
+                weight,
+                estimate,
             };
-            Ok(Examined::Open(Open { prefix, estimate }, options))
+            Ok(Examined::Open(open, options))
         }
     }
 }
@@ -151,32 +249,60 @@ pub fn partition(
     prefix: &[u32],
     s: &PartitionSettings,
 ) -> Result<Vec<NewUnit>, PartitionError> {
-    let root = match examine(problem, prefix.to_vec(), s)? {
+    partition_with(problem, prefix, s, true)
+}
+
+/// The root's options as the first units, split further (with estimates) when `split`.
+fn partition_with(
+    problem: &Problem,
+    prefix: &[u32],
+    s: &PartitionSettings,
+    split: bool,
+) -> Result<Vec<NewUnit>, PartitionError> {
+    let root = match examine(problem, prefix.to_vec(), 1, s, false)? {
         Examined::Counted(unit) => return Ok(vec![*unit]),
         Examined::Open(_, options) => options,
     };
+    let first = root.iter().map(|&o| (child(prefix, o), 1)).collect();
+    cut(problem, first, s, split)
+}
+
+/// Cuts the trees below `first` (prefixes with their weights) into units: each is examined,
+/// and when `split`, the unit with the largest estimate is replaced by its children (with
+/// its weight) while it exceeds the budget and the cap allows. An error names the index in
+/// `first` of the prefix that does not apply.
+fn cut(
+    problem: &Problem,
+    first: Vec<(Prefix, u128)>,
+    s: &PartitionSettings,
+    split: bool,
+) -> Result<Vec<NewUnit>, PartitionError> {
     let mut done: Vec<NewUnit> = Vec::new();
     // Each open unit with the options it would split into.
     let mut heap: BinaryHeap<(Open, Vec<u32>)> = BinaryHeap::new();
-    let add = |p: Prefix, done: &mut Vec<NewUnit>, heap: &mut BinaryHeap<(Open, Vec<u32>)>| {
-        match examine(problem, p, s)? {
+    let add = |p: Prefix,
+               weight: u128,
+               done: &mut Vec<NewUnit>,
+               heap: &mut BinaryHeap<(Open, Vec<u32>)>| {
+        match examine(problem, p, weight, s, split)? {
             Examined::Counted(u) => done.push(*u),
             Examined::Open(o, options) => heap.push((o, options)),
         }
         Ok::<(), PrefixError>(())
     };
-    for &o in &root {
-        add(child(prefix, o), &mut done, &mut heap)?;
+    for (index, (p, weight)) in first.into_iter().enumerate() {
+        add(p, weight, &mut done, &mut heap)
+            .map_err(|source| PartitionError::Seed { index, source })?;
     }
     while let Some((top, options)) = heap.pop() {
         let units = done.len() + heap.len() + 1;
         let fits = units - 1 + options.len() <= s.max_units as usize;
-        if top.estimate.nodes <= s.unit_node_budget as f64 || !fits {
+        if !split || top.nodes() <= s.unit_node_budget as f64 || !fits {
             heap.push((top, options));
             break;
         }
         for &o in &options {
-            add(child(&top.prefix, o), &mut done, &mut heap)?;
+            add(child(&top.prefix, o), top.weight, &mut done, &mut heap)?;
         }
     }
     // Counted units first, then the work units largest estimate first.
@@ -185,7 +311,8 @@ pub fn partition(
     done.sort_by(|a, b| a.prefix.cmp(&b.prefix));
     done.extend(open.into_iter().map(|o| NewUnit {
         prefix: o.prefix,
-        estimate: Some(o.estimate),
+        weight: o.weight,
+        estimate: o.estimate,
         task: None,
         counted: None,
     }));
@@ -329,5 +456,173 @@ mod tests {
         ));
         let e = partition_dlx("a b\nc\n", &[], &settings(1, 10)).unwrap_err();
         assert!(e.to_string().starts_with("DLX text, line 2"), "{e}");
+    }
+
+    /// The plain 4x4 Sudoku as the library builds it (the Sudoku core counts only that).
+    fn sudoku4_built() -> (Problem, String) {
+        let config = cores::problems::sudoku::SudokuConfig::new(2, 2);
+        let p = cores::problems::sudoku::Sudoku::build(&config)
+            .unwrap()
+            .problem;
+        let text = cores::xcc::write_dlx(&p);
+        (p, text)
+    }
+
+    fn count_below(problem: &Problem, prefix: &[u32]) -> u128 {
+        let mut d = Dlx::new(problem);
+        d.apply_prefix(prefix).unwrap();
+        d.count()
+    }
+
+    /// Sum of weight x count over the units, each counted on its own from its prefix.
+    fn weighted_sum(problem: &Problem, units: &[NewUnit]) -> u128 {
+        units
+            .iter()
+            .map(|u| {
+                let n = match &u.counted {
+                    Some(r) => r.solutions,
+                    None => count_below(problem, &u.prefix),
+                };
+                u.weight * n
+            })
+            .sum()
+    }
+
+    #[test]
+    fn weighted_seeds_are_split_and_their_children_keep_the_weight() {
+        let (p, text) = sudoku4_built();
+        // Seeds: cell (0,0) = 1 with cell (0,1) = 2, 3 or 4, weights up to 10^20; and a full
+        // grid (solved at once, counted here).
+        let grid = Dlx::new(&p).first().unwrap();
+        let big = 10u128.pow(20);
+        let seeds = vec![
+            Seed {
+                prefix: vec![0, 5],
+                weight: 3,
+            },
+            Seed {
+                prefix: vec![0, 6],
+                weight: big,
+            },
+            Seed {
+                prefix: vec![0, 7],
+                weight: 1,
+            },
+            Seed {
+                prefix: grid.clone(),
+                weight: 7,
+            },
+        ];
+        let want: u128 = seeds
+            .iter()
+            .map(|s| s.weight * count_below(&p, &s.prefix))
+            .sum();
+        assert!(want > u128::from(u64::MAX));
+        for budget in [1, 1_000_000] {
+            let units =
+                partition_job(&text, &[], &seeds, CoreSpec::Dlx, &settings(budget, 1000)).unwrap();
+            assert_eq!(weighted_sum(&p, &units), want, "budget {budget}");
+            for u in &units {
+                let seed = seeds
+                    .iter()
+                    .find(|s| u.prefix.starts_with(&s.prefix))
+                    .unwrap();
+                assert_eq!(u.weight, seed.weight, "{:?}", u.prefix);
+            }
+            let solved = units.iter().find(|u| u.prefix == grid).unwrap();
+            assert_eq!(solved.counted.as_ref().unwrap().solutions, 1);
+            if budget == 1 {
+                assert!(units.len() > seeds.len(), "a tight budget splits the seeds");
+            } else {
+                assert_eq!(units.len(), seeds.len());
+            }
+        }
+    }
+
+    #[test]
+    fn the_sudoku_core_never_splits_and_counts_only_a_plain_sudoku() {
+        let (p, text) = sudoku4_built();
+        let core = CoreSpec::SudokuBands {
+            box_rows: 2,
+            box_cols: 2,
+        };
+        let seeds = vec![
+            Seed {
+                prefix: vec![0],
+                weight: 2,
+            },
+            Seed {
+                prefix: vec![1],
+                weight: 5,
+            },
+        ];
+        let units = partition_job(&text, &[], &seeds, core, &settings(1, 1000)).unwrap();
+        assert_eq!(units.len(), 2);
+        assert!(units
+            .iter()
+            .all(|u| u.estimate.is_none() && u.counted.is_none()));
+        assert_eq!(weighted_sum(&p, &units), 2 * 72 + 5 * 72);
+        // Without seeds: the root's options, unsplit.
+        let units = partition_job(&text, &[], &[], core, &settings(1, 1000)).unwrap();
+        assert!(units
+            .iter()
+            .all(|u| u.estimate.is_none() && u.prefix.len() == 1));
+        assert_eq!(weighted_sum(&p, &units), 288);
+        // Queens are no Sudoku; nor is a 4x4 Sudoku one of 3x3 boxes.
+        let e = partition_job(&queens(6), &[], &[], core, &settings(1, 10)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "core sudoku-bands 2x2 cannot count this problem: it is not a plain 4x4 Sudoku"
+        );
+        let nine = CoreSpec::SudokuBands {
+            box_rows: 3,
+            box_cols: 3,
+        };
+        let e = partition_job(&text, &[], &[], nine, &settings(1, 10)).unwrap_err();
+        assert!(e.to_string().contains("plain 9x9 Sudoku"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_seed_is_refused_by_its_index() {
+        let (_, text) = sudoku4_built();
+        let s = settings(1, 100);
+        let seed = |prefix: Vec<u32>, weight: u128| Seed { prefix, weight };
+        // Options 0 and 1 both fill cell (0,0).
+        let e = partition_job(
+            &text,
+            &[],
+            &[seed(vec![0], 1), seed(vec![0, 1], 1)],
+            CoreSpec::Dlx,
+            &s,
+        )
+        .unwrap_err();
+        assert!(matches!(e, PartitionError::Seed { index: 1, .. }), "{e}");
+        assert!(e.to_string().starts_with("unit 1: "), "{e}");
+        let e = partition_job(
+            &text,
+            &[5],
+            &[seed(vec![5, 16], 1), seed(vec![16], 1)],
+            CoreSpec::Dlx,
+            &s,
+        )
+        .unwrap_err();
+        assert_eq!(e, PartitionError::SeedOutside { index: 1 });
+        let e = partition_job(&text, &[], &[seed(vec![0], 0)], CoreSpec::Dlx, &s).unwrap_err();
+        assert_eq!(e, PartitionError::ZeroWeight { index: 0 });
+        let e = partition_job(
+            &text,
+            &[],
+            &[seed(vec![0, 5], 1), seed(vec![16], 1), seed(vec![5, 0], 2)],
+            CoreSpec::Dlx,
+            &s,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            PartitionError::SeedTwice {
+                first: 0,
+                second: 2
+            }
+        );
     }
 }

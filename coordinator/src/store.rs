@@ -8,7 +8,11 @@
 //! subtrees it handed back happen together or not at all), and [`load`] reads back exactly
 //! the [`Snapshot`] the scheduler had. `unit_results.unit_id` is a primary key and results
 //! are only ever inserted, so a second accepted result for a unit cannot be written even by a
-//! faulty scheduler. Counts are decimal TEXT and are summed in Rust as u128 ([`job_total`]).
+//! faulty scheduler. Counts and unit weights are decimal TEXT; a job's total is summed in
+//! Rust as checked u128 products weight x solutions ([`job_total`]).
+//!
+//! Migrations: `20250101000000_initial.sql`, `20250201000000_benchmarks.sql`,
+//! `20250301000000_weights.sql` (`units.weight`, `jobs.core`, `unit_results.core`).
 
 use std::path::Path;
 use std::str::FromStr;
@@ -23,10 +27,13 @@ use sqlx::Row;
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
-    BenchTask, FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseToken,
-    UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    BenchTask, CoreSpec, CountCore, FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease,
+    LeaseToken, UnitEstimate, UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, LeaseRecord, Snapshot};
+
+mod ledger;
+pub use ledger::{ledger, Ledger, LedgerRow};
 
 /// The default database file, relative to the working directory.
 pub const DEFAULT_DB_PATH: &str = "results/dancehall.db";
@@ -150,8 +157,8 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         sqlx::query(
             "INSERT INTO jobs (id, name, state, prefix, symmetry_factor, unit_node_limit,
                  unit_time_budget_ms, audit_share, seed, dlx, dlx_sha256, spec, created_at,
-                 finished_at, kind, manifest_sha256)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 finished_at, kind, manifest_sha256, core)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET state = excluded.state,
                  finished_at = excluded.finished_at",
         )
@@ -174,6 +181,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(opt_int(job.finished_at, "time")?)
         .bind(job.kind.as_str())
         .bind(job.manifest.as_deref())
+        .bind(job.settings.core.text())
         .execute(&mut *tx)
         .await?;
     }
@@ -215,8 +223,8 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         sqlx::query(
             "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
                  est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
-                 lease_granted_at, lease_deadline, created_at, task)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 lease_granted_at, lease_deadline, created_at, task, weight)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET state = excluded.state,
                  attempts = excluded.attempts, lease_worker = excluded.lease_worker,
                  lease_token = excluded.lease_token,
@@ -240,6 +248,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(opt_int(l.map(|l| l.deadline), "time")?)
         .bind(int(u.created_at, "time")?)
         .bind(task_json(u.task.as_ref())?)
+        .bind(u.weight.to_string())
         .execute(&mut *tx)
         .await?;
     }
@@ -271,8 +280,8 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         // A plain INSERT: a second result for the same unit fails the whole transaction.
         sqlx::query(
             "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
-                 estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at, core)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(int(a.unit, "unit id")?)
         .bind(int(a.job, "job id")?)
@@ -286,6 +295,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(&r.host)
         .bind(prefixes_text(&r.remaining))
         .bind(int(a.accepted_at, "time")?)
+        .bind(r.core.as_str())
         .execute(&mut *tx)
         .await?;
         if let Some(b) = &a.bench {
@@ -447,6 +457,7 @@ fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
 fn job_from_row(row: &SqliteRow) -> Result<Job> {
     let state: String = row.try_get("state")?;
     let kind: String = row.try_get("kind")?;
+    let core: String = row.try_get("core")?;
     Ok(Job {
         id: get_u64(row, "id")?,
         name: row.try_get("name")?,
@@ -465,6 +476,8 @@ fn job_from_row(row: &SqliteRow) -> Result<Job> {
             unit_time_budget_ms: get_opt_u64(row, "unit_time_budget_ms")?,
             audit_share: row.try_get("audit_share")?,
             seed: parse(&row.try_get::<String, _>("seed")?, "seed")?,
+            core: CoreSpec::parse(&core)
+                .ok_or_else(|| StoreError::Corrupt(format!("job core {core:?}")))?,
         },
         created_at: get_u64(row, "created_at")?,
         finished_at: get_opt_u64(row, "finished_at")?,
@@ -473,6 +486,7 @@ fn job_from_row(row: &SqliteRow) -> Result<Job> {
 
 fn result_from_row(row: &SqliteRow) -> Result<UnitResult> {
     let remaining: String = row.try_get("remaining")?;
+    let core: String = row.try_get("core")?;
     Ok(UnitResult {
         solutions: parse(&row.try_get::<String, _>("solutions")?, "solutions")?,
         nodes: get_u64(row, "nodes")?,
@@ -486,6 +500,8 @@ fn result_from_row(row: &SqliteRow) -> Result<UnitResult> {
         run_record_json: row
             .try_get::<Option<String>, _>("received_record")?
             .unwrap_or_default(),
+        core: CountCore::parse(&core)
+            .ok_or_else(|| StoreError::Corrupt(format!("result core {core:?}")))?,
     })
 }
 
@@ -526,6 +542,7 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             parent: get_opt_u64(&row, "parent_id")?,
             audit_of: get_opt_u64(&row, "audit_of")?,
             prefix: get_prefix(&row, "prefix")?,
+            weight: parse(&row.try_get::<String, _>("weight")?, "weight")?,
             estimate,
             task: match row.try_get::<Option<String>, _>("task")? {
                 Some(t) => Some(
@@ -638,23 +655,26 @@ pub async fn job_texts(pool: &SqlitePool, job: JobId) -> Result<Option<StoredJob
     .transpose()
 }
 
-/// A job's count straight from the database: the u128 sum (in Rust) of the accepted
-/// results of its work units (audit re-runs excluded).
+/// A job's count straight from the database: the u128 sum (in Rust) of weight x solutions
+/// over the accepted results of its work units (audit re-runs excluded), before the symmetry
+/// factor. An overflow of u128 is [`StoreError::Range`], never a wrapped number.
 pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<u128> {
     let rows = sqlx::query(
-        "SELECT r.solutions FROM unit_results r JOIN units u ON u.id = r.unit_id
+        "SELECT r.solutions, u.weight FROM unit_results r JOIN units u ON u.id = r.unit_id
          WHERE r.job_id = ? AND u.audit_of IS NULL",
     )
     .bind(int(job, "job id")?)
     .fetch_all(pool)
     .await?;
     let mut total: u128 = 0;
+    let overflow = || StoreError::Range(format!("job {job}: the weighted total overflows u128"));
     for row in rows {
-        let s: String = row.try_get("solutions")?;
-        let v: u128 = parse(&s, "solutions")?;
-        total = total
-            .checked_add(v)
-            .ok_or_else(|| StoreError::Corrupt(format!("job {job} total overflows u128")))?;
+        let v: u128 = parse(&row.try_get::<String, _>("solutions")?, "solutions")?;
+        let w: u128 = parse(&row.try_get::<String, _>("weight")?, "weight")?;
+        total = w
+            .checked_mul(v)
+            .and_then(|x| total.checked_add(x))
+            .ok_or_else(overflow)?;
     }
     Ok(total)
 }

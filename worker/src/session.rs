@@ -9,8 +9,11 @@
 //! - A unit whose lease the coordinator declares invalid (heartbeat) is stopped and its result
 //!   dropped: someone else owns that unit now.
 //! - On shutdown the worker leases nothing more, stops its running units (each hands back its
-//!   unexplored subtrees with the part it finished, or is released when it had not started),
-//!   reports, and returns; after [`DRAIN_LIMIT`] it returns anyway (leases then expire).
+//!   unexplored subtrees with the part it finished, or is released when it had not started;
+//!   a unit of the Sudoku core, which cannot hand back subtrees, is released whole), reports,
+//!   and returns; after [`DRAIN_LIMIT`] it returns anyway (leases then expire).
+//! - A counting job's units are counted with the core its `GetJob` names (DLX unless it says
+//!   `COUNT_CORE_SUDOKU_BANDS`), and each report names the core that counted it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
@@ -19,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cores::grids::CoreSpec;
 use cores::xcc::{parse_dlx, Problem};
 use proto::v1::worker_client::WorkerClient;
 use proto::v1::{self as pb, ReportVerdict};
@@ -30,7 +34,7 @@ use crate::backoff::Backoff;
 use crate::bench::{RunLimits, RunRecord};
 use crate::client::{self, disposition, header, AuthChannel, Disposition};
 use crate::outbox::Outbox;
-use crate::unit::{run_unit, UnitRun, UnitWork};
+use crate::unit::{core_spec, count_core_pb, run_sudoku_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
 
 /// How long a draining worker keeps trying to report before it gives up.
@@ -50,10 +54,12 @@ struct Running {
     abandoned: bool,
 }
 
-/// What a unit's thread produced: a count, or a benchmark run's record.
+/// What a unit's thread produced: a count, a benchmark run's record, or nothing (a count
+/// of the Sudoku core stopped by the shutdown).
 enum Done {
     Count(UnitRun),
     Bench(Box<RunRecord>),
+    Stopped,
 }
 
 type UnitDone = (String, Result<Done, String>);
@@ -61,8 +67,8 @@ type UnitDone = (String, Result<Done, String>);
 /// What a job's units need, cached per job.
 #[derive(Clone)]
 enum JobData {
-    /// A counting job's problem.
-    Count(Arc<Problem>),
+    /// A counting job's problem and the core to count its units with.
+    Count(Arc<Problem>, CoreSpec),
     /// A benchmark job's frozen model files, by name.
     Bench(Arc<BTreeMap<String, String>>),
 }
@@ -352,11 +358,12 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                     .collect(),
             ))
         } else {
+            let core = core_spec(job.core.as_ref()).map_err(|e| format!("job {job_id}: {e}"))?;
             let problem = tokio::task::spawn_blocking(move || parse_dlx(&job.dlx))
                 .await
                 .map_err(|e| e.to_string())?
                 .map_err(|e| format!("job {job_id}'s DLX text: {e}"))?;
-            JobData::Count(Arc::new(problem))
+            JobData::Count(Arc::new(problem), core)
         };
         if self.jobs.len() >= JOB_CACHE {
             self.jobs.remove(0);
@@ -369,7 +376,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
     async fn start_bench(&mut self, unit: pb::Unit, task: pb::BenchTask) -> Result<(), Error> {
         let got = self.job(unit.job_id).await.and_then(|d| match d {
             JobData::Bench(m) => Ok(m),
-            JobData::Count(_) => Err("a benchmark unit of a counting job".to_string()),
+            JobData::Count(..) => Err("a benchmark unit of a counting job".to_string()),
         });
         let models = match got {
             Ok(m) => m,
@@ -426,10 +433,10 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             return self.start_bench(unit, task).await;
         }
         let got = self.job(unit.job_id).await.and_then(|d| match d {
-            JobData::Count(p) => Ok(p),
+            JobData::Count(p, core) => Ok((p, core)),
             JobData::Bench(_) => Err("a counting unit of a benchmark job".to_string()),
         });
-        let problem = match got {
+        let (problem, core) = match got {
             Ok(p) => p,
             Err(e) => {
                 warn!("unit {}: cannot load its problem: {e}", unit.unit_id);
@@ -452,10 +459,16 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let token = unit.lease_token.clone();
         let flag = stop.clone();
         self.tasks.spawn_blocking(move || {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                run_unit(&problem, &work, flag)
+            let result = std::panic::catch_unwind(AssertUnwindSafe(|| match core {
+                CoreSpec::Dlx => run_unit(&problem, &work, flag)
                     .map(Done::Count)
-                    .map_err(|e| format!("bad prefix: {e}"))
+                    .map_err(|e| format!("bad prefix: {e}")),
+                // No budgets: this core counts a unit whole or not at all.
+                CoreSpec::SudokuBands { box_rows, box_cols } => {
+                    run_sudoku_unit(box_rows, box_cols, &work.prefix, &flag)
+                        .map(|run| run.map_or(Done::Stopped, Done::Count))
+                        .map_err(|e| format!("the Sudoku core cannot count the prefix: {e}"))
+                }
             }))
             .unwrap_or_else(|_| Err("the search panicked".to_string()));
             (token, result)
@@ -487,6 +500,14 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let run = match result {
             Ok(Done::Count(run)) => run,
             Ok(Done::Bench(record)) => return self.finished_bench(token, &unit, *record).await,
+            Ok(Done::Stopped) => {
+                info!(
+                    "unit {}: count stopped by the shutdown; releasing it",
+                    unit.unit_id
+                );
+                self.release(vec![token]).await;
+                return;
+            }
             Err(e) => {
                 warn!("unit {}: {e}; releasing it", unit.unit_id);
                 self.release(vec![token]).await;
@@ -518,6 +539,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                     .into_iter()
                     .map(|options| pb::Prefix { options })
                     .collect(),
+                core: count_core_pb(run.core) as i32,
                 ..Default::default()
             }),
         };

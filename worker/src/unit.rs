@@ -1,16 +1,22 @@
-//! Running one work unit: the subtree of a job's problem below the unit's prefix, counted by
-//! the Dancing Links engine on the calling (blocking) thread.
+//! Running one work unit: the subtree of a job's problem below the unit's prefix, counted on
+//! the calling (blocking) thread by the core the job names: the Dancing Links engine
+//! ([`run_unit`]) or, for a plain Sudoku, the band core of `cores::grids`
+//! ([`run_sudoku_unit`]).
 //!
 //! Invariant: a unit's result is exact for the part it explored. When a budget (nodes, time)
 //! or the stop flag ends the search early, `solutions` counts exactly the solutions outside
 //! `remaining`, the unexplored subtrees the engine hands back (cores::xcc::Outcome::Stopped);
-//! the coordinator turns those into new units (issue 3: dynamic re-split).
+//! the coordinator turns those into new units (issue 3: dynamic re-split). The Sudoku core
+//! cannot hand subtrees back: it ignores budgets, and a stop flag leaves it with no result at
+//! all (the unit is then released whole).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cores::grids::{count_completions, givens_from_prefix, CompletionError, CoreSpec, CountCore};
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
+use proto::v1 as pb;
 
 use crate::cputime::CpuTimer;
 
@@ -32,6 +38,8 @@ pub struct UnitRun {
     pub cpu_seconds: Option<f64>,
     /// Unexplored subtrees (full prefixes) when the search stopped early; empty when complete.
     pub remaining: Vec<Vec<OptionId>>,
+    /// The core that counted it.
+    pub core: CountCore,
 }
 
 impl UnitRun {
@@ -67,7 +75,63 @@ pub fn run_unit(
         wall_seconds: wall.elapsed().as_secs_f64(),
         cpu_seconds: cpu.elapsed_secs(),
         remaining,
+        core: CountCore::Dlx,
     })
+}
+
+/// Counts the Sudoku completions of the placements in `prefix` (option
+/// `(row * side + col) * side + digit - 1`) with the band core. `Ok(None)` when `stop` ended the
+/// count: there is no partial result. Nodes are the core's; updates are 0; nothing is handed
+/// back.
+pub fn run_sudoku_unit(
+    box_rows: usize,
+    box_cols: usize,
+    prefix: &[OptionId],
+    stop: &AtomicBool,
+) -> Result<Option<UnitRun>, CompletionError> {
+    let wall = Instant::now();
+    let cpu = CpuTimer::start();
+    let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
+    let Some(c) = count_completions(box_rows, box_cols, &givens, stop)? else {
+        return Ok(None);
+    };
+    Ok(Some(UnitRun {
+        solutions: c.solutions,
+        nodes: c.nodes,
+        updates: 0,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.elapsed_secs(),
+        remaining: Vec::new(),
+        core: CountCore::SudokuBands,
+    }))
+}
+
+/// The core a job's `GetJob` answer names (unset: DLX).
+pub fn core_spec(c: Option<&pb::CoreSpec>) -> Result<CoreSpec, String> {
+    let Some(c) = c else {
+        return Ok(CoreSpec::Dlx);
+    };
+    match c.core() {
+        pb::CountCore::Unspecified | pb::CountCore::Dlx => Ok(CoreSpec::Dlx),
+        pb::CountCore::SudokuBands if c.box_rows > 0 && c.box_cols > 0 => {
+            Ok(CoreSpec::SudokuBands {
+                box_rows: c.box_rows as usize,
+                box_cols: c.box_cols as usize,
+            })
+        }
+        pb::CountCore::SudokuBands => Err(format!(
+            "core sudoku-bands with a {}x{} box",
+            c.box_rows, c.box_cols
+        )),
+    }
+}
+
+/// The wire form of a core.
+pub fn count_core_pb(c: CountCore) -> pb::CountCore {
+    match c {
+        CountCore::Dlx => pb::CountCore::Dlx,
+        CountCore::SudokuBands => pb::CountCore::SudokuBands,
+    }
 }
 
 #[cfg(test)]
@@ -200,5 +264,63 @@ mod tests {
             run_unit(&p, &work, no_stop()),
             Err(PrefixError::Clash { .. })
         ));
+    }
+
+    /// The plain Sudoku of `r x c` boxes, from the library's builder (option ids are
+    /// placements, as the band core reads them).
+    fn sudoku(r: usize, c: usize) -> Problem {
+        let config = cores::problems::sudoku::SudokuConfig::new(r, c);
+        cores::problems::sudoku::Sudoku::build(&config)
+            .unwrap()
+            .problem
+    }
+
+    #[test]
+    fn the_sudoku_core_counts_what_the_dancing_links_count() {
+        // 4x4 grids: 288 (OEIS A107739); 6x6 (2x3 boxes): 28,200,960 (OEIS A107739).
+        let p = sudoku(2, 2);
+        let stop = AtomicBool::new(false);
+        for prefix in [vec![], vec![0], vec![0, 5], vec![0, 5, 16], vec![0, 4]] {
+            let dlx = run_unit(
+                &p,
+                &UnitWork {
+                    prefix: prefix.clone(),
+                    ..Default::default()
+                },
+                no_stop(),
+            );
+            let bands = run_sudoku_unit(2, 2, &prefix, &stop);
+            match dlx {
+                Ok(d) => {
+                    let b = bands.unwrap().unwrap();
+                    assert_eq!(b.solutions, d.solutions, "{prefix:?}");
+                    assert_eq!((b.core, d.core), (CountCore::SudokuBands, CountCore::Dlx));
+                    assert!(b.remaining.is_empty() && b.updates == 0);
+                }
+                // Two digits in one cell: the Sudoku core refuses it too.
+                Err(_) => assert!(bands.is_err(), "{prefix:?}"),
+            }
+        }
+        let p = sudoku(2, 3);
+        // The first row fixed to 1..6 (options (0 * 6 + c) * 6 + c): 28,200,960 / 6! grids.
+        let row: Vec<u32> = (0..6).map(|c| c * 6 + c).collect();
+        let dlx = run_unit(
+            &p,
+            &UnitWork {
+                prefix: row.clone(),
+                ..Default::default()
+            },
+            no_stop(),
+        )
+        .unwrap();
+        assert_eq!(dlx.solutions, 28_200_960 / 720);
+        let bands = run_sudoku_unit(2, 3, &row, &stop).unwrap().unwrap();
+        assert_eq!(bands.solutions, dlx.solutions);
+    }
+
+    #[test]
+    fn a_stopped_sudoku_unit_has_no_result() {
+        let stop = AtomicBool::new(true);
+        assert_eq!(run_sudoku_unit(3, 3, &[], &stop).unwrap(), None);
     }
 }

@@ -6,6 +6,7 @@ pub mod coordinator;
 pub mod domino;
 pub mod domino_report;
 pub mod exit;
+pub mod ledger;
 pub mod problem;
 pub mod run;
 pub mod submit;

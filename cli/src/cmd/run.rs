@@ -240,11 +240,14 @@ impl LocalCluster {
                 r = self.jobs.submit_job(job.submit_request(text)) => r,
                 r = &mut self.server => return Err(server_ended(r)),
             };
-            ids.push(
-                resp.map_err(|s| rpc_error("submit", s))?
-                    .into_inner()
-                    .job_id,
-            );
+            let resp = resp.map_err(|s| rpc_error("submit", s))?.into_inner();
+            if resp.resumed {
+                eprintln!(
+                    "job {} ({}) resumed: {} units finished before, {} to go",
+                    resp.job_id, job.name, resp.units_skipped, resp.units
+                );
+            }
+            ids.push(resp.job_id);
         }
         Ok(ids)
     }
@@ -267,6 +270,17 @@ impl LocalCluster {
             .kill_on_drop(true);
         if std::env::var_os("DANCEHALL_LOG").is_none() {
             cmd.env("DANCEHALL_LOG", "error");
+        }
+        // A local worker dies with this process, even when it is killed (-9): its units come
+        // back when their leases expire, and a restarted `run` resumes the job.
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
         }
         cmd.spawn().context("starting a local worker")
     }
@@ -452,11 +466,17 @@ fn si(x: f64) -> String {
     }
 }
 
-/// A finished job as `count` reports a count; `--json` adds `job`, `units` and `name`.
+/// A finished job as `count` reports a count (for a job of weighted units, `solutions` is
+/// the weighted sum); `--json` adds `job`, `units` and `name`.
 fn count_report(job: &JobSpec, info: &pb::JobInfo) -> CountReport {
+    let solutions = if info.weighted {
+        &info.weighted_solutions
+    } else {
+        &info.solutions
+    };
     CountReport {
         label: job.label.clone(),
-        solutions: info.solutions.parse().unwrap_or(0),
+        solutions: solutions.parse().unwrap_or(0),
         symmetry_factor: job.symmetry_factor,
         nodes: info.nodes,
         updates: info.updates,
@@ -470,6 +490,13 @@ fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
     v["name"] = job.name.clone().into();
     v["job"] = info.job_id.into();
     v["units"] = info.units_total.into();
+    if let Some(e) = job.expected_total {
+        v["expected_total"] = e.to_string().into();
+    }
+    if info.weighted {
+        v["weighted"] = true.into();
+        v["counted_unweighted"] = info.solutions.clone().into();
+    }
     if !info.alarms.is_empty() {
         v["alarms"] = info
             .alarms
@@ -481,12 +508,34 @@ fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
     v
 }
 
+/// The jobs whose final total differs from their spec's `expected_total`.
+fn unexpected_totals(jobs: &[JobSpec], infos: &[pb::JobInfo]) -> Vec<String> {
+    jobs.iter()
+        .zip(infos)
+        .filter(|(_, i)| i.state() == pb::JobState::Done)
+        .filter_map(|(job, i)| {
+            let want = job.expected_total?;
+            let got = &i.solutions_times_symmetry;
+            (got.parse::<u128>().ok() != Some(want)).then(|| {
+                format!(
+                    "job {} ({}): total {got} differs from the spec's expected_total {want}",
+                    i.job_id, job.name
+                )
+            })
+        })
+        .collect()
+}
+
 fn report(
     jobs: &[JobSpec],
     infos: &[pb::JobInfo],
     as_json: bool,
     db: &std::path::Path,
 ) -> anyhow::Result<()> {
+    let wrong = unexpected_totals(jobs, infos);
+    for w in &wrong {
+        eprintln!("WRONG TOTAL {w}");
+    }
     let mut out = std::io::stdout().lock();
     if as_json {
         for (job, info) in jobs.iter().zip(infos) {
@@ -495,6 +544,13 @@ fn report(
     } else if jobs.len() == 1 {
         let (job, i) = (&jobs[0], &infos[0]);
         writeln!(out, "{}", count_report(job, i).human())?;
+        if i.weighted {
+            writeln!(
+                out,
+                "  solutions above are sum(unit weight x unit count); the unit counts alone sum to {}",
+                i.solutions
+            )?;
+        }
         writeln!(
             out,
             "job {} ({}): {} units, {} workers",
@@ -513,15 +569,27 @@ fn report(
             } else {
                 i.solutions_times_symmetry.as_str()
             };
+            let counted = if i.weighted {
+                format!("{} (w)", i.weighted_solutions)
+            } else {
+                i.solutions.clone()
+            };
             writeln!(
                 out,
                 "{:<30} {:>14} {:>8} {:>16} {:>6} {:>12} {:>8.2}",
-                i.name, i.solutions, f, times, i.units_total, i.nodes, i.elapsed_seconds
+                i.name, counted, f, times, i.units_total, i.nodes, i.elapsed_seconds
             )?;
         }
     }
     if !as_json {
         writeln!(out, "results in {}", db.display())?;
+    }
+    if !wrong.is_empty() {
+        anyhow::bail!(
+            "{} job(s) did not reach their expected total: {}",
+            wrong.len(),
+            wrong.join("; ")
+        );
     }
     alarms(infos)?;
     if let Some(i) = infos.iter().find(|i| i.state() != pb::JobState::Done) {

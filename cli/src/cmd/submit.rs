@@ -113,7 +113,14 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
                 .await
                 .map_err(|s| rpc_error("submit", s))?
                 .into_inner();
-            println!("job {} ({}): {} units", resp.job_id, job.name, resp.units);
+            if resp.resumed {
+                println!(
+                    "job {} ({}) resumed: {} units finished before, {} to go",
+                    resp.job_id, job.name, resp.units_skipped, resp.units
+                );
+            } else {
+                println!("job {} ({}): {} units", resp.job_id, job.name, resp.units);
+            }
         }
         Ok(())
     })
@@ -321,12 +328,31 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
         let _ = writeln!(s, "  runs        {}{so_far}", run_statuses(i));
     } else {
         let _ = writeln!(s, "  solutions   {} counted{so_far}", i.solutions);
+        if i.weighted {
+            let _ = writeln!(
+                s,
+                "  weighted    {} (sum of unit weight x count)",
+                i.weighted_solutions
+            );
+        }
     }
     if let Some(f) = factor(i) {
+        let what = if i.weighted { "weighted" } else { "counted" };
         let _ = writeln!(
             s,
-            "  total       {} (counted x symmetry factor {f})",
+            "  total       {} ({what} x symmetry factor {f})",
             i.solutions_times_symmetry
+        );
+    }
+    if let Some(core) = i
+        .core
+        .as_ref()
+        .filter(|c| c.core() == pb::CountCore::SudokuBands)
+    {
+        let _ = writeln!(
+            s,
+            "  core        sudoku-bands {}x{}",
+            core.box_rows, core.box_cols
         );
     }
     if i.kind() != pb::JobKind::Benchmark {
@@ -379,6 +405,8 @@ pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
         "units_leased": i.units_leased,
         "units_queued": i.units_queued,
         "solutions": i.solutions,
+        "weighted": i.weighted,
+        "weighted_solutions": i.weighted_solutions,
         "symmetry_factor": i.symmetry_factor,
         "total_solutions": i.solutions_times_symmetry,
         "nodes": i.nodes,

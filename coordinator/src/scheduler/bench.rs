@@ -47,6 +47,47 @@ impl Scheduler {
             .collect()
     }
 
+    /// Resumes the newest *running* counting job of this name and manifest, if there is one
+    /// (a `dancehall run` killed and started again): nothing is queued anew, its finished
+    /// units are kept and counted as skipped.
+    pub fn resume_count(&mut self, now: Millis, name: &str, manifest: &str) -> Option<Resumed> {
+        let job = self
+            .jobs
+            .values()
+            .filter(|j| {
+                j.kind == JobKind::Count
+                    && j.state == JobState::Running
+                    && j.name == name
+                    && j.manifest.as_deref() == Some(manifest)
+            })
+            .map(|j| j.id)
+            .max()?;
+        let (mut open, mut done) = (0u64, 0u64);
+        for (u, acc) in self.job_units(job) {
+            if u.audit_of.is_some() {
+                continue;
+            }
+            if acc.is_some() {
+                done += 1;
+            } else if matches!(u.state, UnitState::Queued | UnitState::Leased) {
+                open += 1;
+            }
+        }
+        self.event(
+            now,
+            Some(job),
+            None,
+            "job-resumed",
+            format!("{open} units open, {done} finished units kept"),
+        );
+        Some(Resumed {
+            job,
+            resumed: true,
+            queued: open,
+            skipped: done,
+        })
+    }
+
     /// Adds a benchmark job, or resumes the job of the same name and manifest: its cancelled
     /// runs are queued again and its recorded runs are kept (skipped).
     pub fn submit_benchmark(&mut self, now: Millis, new: NewJob) -> Resumed {
@@ -133,6 +174,7 @@ impl Scheduler {
                 Some(*parent),
                 None,
                 Vec::new(),
+                1,
                 None,
                 Some(task.clone()),
             );
@@ -251,6 +293,7 @@ mod tests {
                 .iter()
                 .map(|c| NewUnit {
                     prefix: vec![],
+                    weight: 1,
                     estimate: None,
                     task: Some(task(c)),
                     counted: None,
@@ -276,6 +319,7 @@ mod tests {
             host: "h".into(),
             remaining: vec![],
             run_record_json: json,
+            core: Default::default(),
         }
     }
 

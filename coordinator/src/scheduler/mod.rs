@@ -7,7 +7,9 @@
 //!
 //! Invariants (checked by the seeded model test in `model_test.rs`):
 //! - exactly once: a unit has at most one accepted result, and a job's count is the u128
-//!   sum of the accepted results of its work units (audit re-runs are compared, never added);
+//!   sum of the accepted results of its work units, each times its unit's weight (audit
+//!   re-runs are compared, never added; re-split children and audits inherit the weight);
+//!   sums and products are checked, an overflow is `None` in [`JobStatus`], never wrapped;
 //! - a lease token is valid from its grant until its deadline passes (strictly later than the
 //!   deadline), it is released, its result is reported, or its job is cancelled; never again;
 //! - the queue holds exactly the queued units, in (job, unit id) order: oldest first, so an
@@ -139,6 +141,8 @@ pub struct NewJob {
 #[derive(Clone, Debug)]
 pub struct NewUnit {
     pub prefix: Prefix,
+    /// The unit's weight in its job's total (1 unless the job was submitted weighted).
+    pub weight: u128,
     pub estimate: Option<UnitEstimate>,
     /// A benchmark job's task (then `prefix` is empty).
     pub task: Option<BenchTask>,
@@ -206,8 +210,14 @@ impl Snapshot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobStatus {
     pub job: Job,
-    /// u128 sum of the accepted results of its work units.
-    pub solutions: u128,
+    /// u128 sum of the accepted results of its work units, unweighted (`None`: it overflows
+    /// u128).
+    pub solutions: Option<u128>,
+    /// u128 sum of weight x solutions over the accepted results of its work units (`None`:
+    /// it overflows u128). Equal to `solutions` when every weight is 1.
+    pub weighted_solutions: Option<u128>,
+    /// Some work unit has a weight other than 1.
+    pub weighted: bool,
     pub nodes: u64,
     pub updates: u64,
     pub unit_wall_seconds: f64,
@@ -439,7 +449,7 @@ impl Scheduler {
         });
         let n = new.units.len();
         for u in new.units {
-            let uid = self.new_unit(now, id, None, None, u.prefix, u.estimate, u.task);
+            let uid = self.new_unit(now, id, None, None, u.prefix, u.weight, u.estimate, u.task);
             if let Some(result) = u.counted {
                 self.set_unit_state(uid, UnitState::Done);
                 self.accepted.insert(
@@ -526,7 +536,9 @@ impl Scheduler {
         let j = self.jobs.get(&job).ok_or(SchedError::UnknownJob(job))?;
         let mut st = JobStatus {
             job: j.clone(),
-            solutions: 0,
+            solutions: Some(0),
+            weighted_solutions: Some(0),
+            weighted: false,
             nodes: 0,
             updates: 0,
             unit_wall_seconds: 0.0,
@@ -561,6 +573,7 @@ impl Scheduler {
                 continue;
             }
             st.units_total += 1;
+            st.weighted |= unit.weight != 1;
             match unit.state {
                 UnitState::Queued => st.units_queued += 1,
                 UnitState::Leased => st.units_leased += 1,
@@ -568,7 +581,11 @@ impl Scheduler {
                 UnitState::Cancelled => {}
             }
             if let Some(a) = acc {
-                st.solutions += a.result.solutions;
+                let n = a.result.solutions;
+                st.solutions = st.solutions.and_then(|t| t.checked_add(n));
+                st.weighted_solutions = st
+                    .weighted_solutions
+                    .and_then(|t| t.checked_add(unit.weight.checked_mul(n)?));
                 st.nodes = st.nodes.saturating_add(a.result.nodes);
                 st.updates = st.updates.saturating_add(a.result.updates);
                 st.unit_wall_seconds += a.result.wall_seconds;
@@ -592,6 +609,7 @@ impl Scheduler {
         parent: Option<UnitId>,
         audit_of: Option<UnitId>,
         prefix: Prefix,
+        weight: u128,
         estimate: Option<UnitEstimate>,
         task: Option<BenchTask>,
     ) -> UnitId {
@@ -605,6 +623,7 @@ impl Scheduler {
                 parent,
                 audit_of,
                 prefix,
+                weight,
                 estimate,
                 task,
                 state: UnitState::Queued,
@@ -719,6 +738,15 @@ impl Scheduler {
             .collect();
         assert_eq!(live, self.live, "live leases out of step");
         for u in self.units.values() {
+            // Split children and audits inherit the weight; no weight is 0.
+            assert!(u.weight >= 1, "unit {} has weight 0", u.id);
+            if let Some(p) = u.parent {
+                assert_eq!(
+                    u.weight, self.units[&p].weight,
+                    "unit {} vs parent {p}",
+                    u.id
+                );
+            }
             assert_eq!(
                 u.lease.is_some(),
                 u.state == UnitState::Leased,

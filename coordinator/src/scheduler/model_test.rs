@@ -3,7 +3,9 @@
 //! re-split report, duplicate and wrong late reports, unknown tokens, release, restart) are
 //! applied both to the scheduler and to a small model written independently here; after each
 //! step the verdicts, granted units and counts must agree, and at the end every job's total
-//! must be the true count of the synthetic tree, each unit accepted exactly once.
+//! must be the true count of the synthetic tree, each unit accepted exactly once. The root's
+//! children carry weights (1, 3, 2^40): every unit split from one keeps its weight, and the
+//! weighted total (beyond 2^64) is exact.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +23,13 @@ use crate::job::{
 const DEPTH: usize = 4;
 const FANOUT: u32 = 3;
 const LEASE_MS: u64 = 1_000;
+/// The weights of the root's children (the job's first units).
+const WEIGHTS: [u128; FANOUT as usize] = [1, 3, 1 << 40];
+
+/// The weight of the unit at `prefix`: that of the root's child it lies below.
+fn weight(prefix: &[u32]) -> u128 {
+    WEIGHTS[prefix[0] as usize]
+}
 
 /// The synthetic search tree: every prefix shorter than DEPTH has FANOUT children; a leaf's
 /// solutions are a fixed pseudo-random function of its path.
@@ -56,6 +65,7 @@ fn result(solutions: u128, remaining: Vec<Prefix>) -> UnitResult {
         host: "model".into(),
         remaining,
         run_record_json: String::new(),
+        core: Default::default(),
     }
 }
 
@@ -118,6 +128,16 @@ impl Model {
             .values()
             .map(|u| match u.state {
                 MState::Accepted { solutions, .. } => solutions,
+                _ => 0,
+            })
+            .sum()
+    }
+
+    fn weighted_total(&self) -> u128 {
+        self.units
+            .values()
+            .map(|u| match u.state {
+                MState::Accepted { solutions, .. } => weight(&u.prefix) * solutions,
                 _ => 0,
             })
             .sum()
@@ -191,6 +211,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
     let units: Vec<NewUnit> = (0..FANOUT)
         .map(|c| NewUnit {
             prefix: vec![c],
+            weight: weight(&[c]),
             estimate: None,
             task: None,
             counted: None,
@@ -210,6 +231,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 unit_time_budget_ms: None,
                 audit_share: 0.0,
                 seed: 0,
+                ..Default::default()
             },
             dlx: String::new(),
             spec: String::new(),
@@ -395,7 +417,17 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         }
         s.check_invariants();
         let st = s.status(job).unwrap();
-        assert_eq!(st.solutions, m.accepted_total(), "{ctx}: running total");
+        assert_eq!(
+            st.solutions,
+            Some(m.accepted_total()),
+            "{ctx}: running total"
+        );
+        assert_eq!(
+            st.weighted_solutions,
+            Some(m.weighted_total()),
+            "{ctx}: weighted total"
+        );
+        assert!(st.weighted);
         alarms_seen += s.take_changes().alarms.len();
         assert_eq!(alarms_seen, m.alarms, "{ctx}: alarms");
         for (uid, n) in &m.accepted_verdicts {
@@ -415,6 +447,11 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 }
             };
             assert!(ok, "{ctx}: unit {uid} is {st:?}, model {:?}", u.state);
+            assert_eq!(
+                s.unit(*uid).unwrap().weight,
+                weight(&u.prefix),
+                "{ctx}: unit {uid}"
+            );
         }
     }
 
@@ -437,10 +474,16 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         }
     }
     let st = s.status(job).unwrap();
-    assert_eq!(st.solutions, count(&[]), "seed {seed}: exact total");
+    assert_eq!(st.solutions, Some(count(&[])), "seed {seed}: exact total");
     assert!(
-        st.solutions > u128::from(u64::MAX),
+        st.solutions.unwrap() > u128::from(u64::MAX),
         "the total needs more than 64 bits"
+    );
+    let weighted: u128 = (0..FANOUT).map(|c| weight(&[c]) * count(&[c])).sum();
+    assert_eq!(
+        st.weighted_solutions,
+        Some(weighted),
+        "seed {seed}: exact weighted total"
     );
     assert_eq!(st.units_queued + st.units_leased, 0);
     assert_eq!(st.units_done, st.units_total);
@@ -493,12 +536,14 @@ fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, 
                 unit_time_budget_ms: None,
                 audit_share,
                 seed: 7,
+                ..Default::default()
             },
             dlx: String::new(),
             spec: String::new(),
             units: (0..units as u32)
                 .map(|c| NewUnit {
                     prefix: vec![c],
+                    weight: 1,
                     estimate: None,
                     task: None,
                     counted: None,
@@ -532,7 +577,7 @@ fn audits_run_on_another_worker_and_flag_a_mismatch() {
         "audits do not hold a job open"
     );
     assert_eq!((st.audits_total, st.audits_done), (3, 0));
-    assert_eq!(st.solutions, 10 + 11 + 12);
+    assert_eq!(st.solutions, Some(10 + 11 + 12));
     // Worker a may not audit its own units.
     assert!(s.lease(3, ws[0], 10).unwrap().units.is_empty());
     let g = s.lease(3, ws[1], 10).unwrap();
@@ -556,7 +601,9 @@ fn audits_run_on_another_worker_and_flag_a_mismatch() {
         vec![Verdict::Accepted, Verdict::Mismatch, Verdict::Accepted]
     );
     let st = s.status(job).unwrap();
-    assert_eq!(st.solutions, 10 + 11 + 12, "audits are never added");
+    assert_eq!(st.solutions, Some(10 + 11 + 12), "audits are never added");
+    assert_eq!(st.weighted_solutions, st.solutions);
+    assert!(!st.weighted);
     assert_eq!((st.audits_total, st.audits_done), (3, 3));
     assert_eq!(st.alarms.len(), 1);
     assert_eq!(st.alarms[0].kind, "audit-mismatch");
@@ -608,7 +655,7 @@ fn malformed_remaining_is_rejected_and_requeued() {
     assert_eq!(r.verdict, Verdict::Rejected);
     assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
     assert_eq!(s.status(job).unwrap().alarms[0].kind, "rejected");
-    assert_eq!(s.status(job).unwrap().solutions, 0);
+    assert_eq!(s.status(job).unwrap().solutions, Some(0));
     s.check_invariants();
 }
 
@@ -623,4 +670,137 @@ fn attempts_alarm_is_raised_once() {
     let alarms = s.status(job).unwrap().alarms;
     assert_eq!(alarms.len(), 1);
     assert_eq!(alarms[0].kind, "attempts");
+}
+
+/// A job of weighted units (and a share of audits), worker a reporting every unit.
+fn weighted_job(weights: &[u128], audit_share: f64) -> (Scheduler, Vec<WorkerId>, u64) {
+    let (mut s, ws, _) = two_worker_job(0.0, 0);
+    let job = s.add_job(
+        0,
+        NewJob {
+            name: "weighted".into(),
+            kind: crate::job::JobKind::Count,
+            manifest: None,
+            files: Vec::new(),
+            prefix: vec![],
+            symmetry_factor: 1,
+            settings: JobSettings {
+                audit_share,
+                ..Default::default()
+            },
+            dlx: String::new(),
+            spec: String::new(),
+            units: weights
+                .iter()
+                .enumerate()
+                .map(|(c, &w)| NewUnit {
+                    prefix: vec![c as u32],
+                    weight: w,
+                    estimate: None,
+                    task: None,
+                    counted: None,
+                })
+                .collect(),
+        },
+    );
+    (s, ws, job)
+}
+
+#[test]
+fn split_children_and_audits_keep_their_weight_and_the_weighted_total_is_exact() {
+    let big: u128 = 10u128.pow(20);
+    let (mut s, ws, job) = weighted_job(&[big, 3], 1.0);
+    let g = s.lease(1, ws[0], 10).unwrap();
+    assert_eq!(g.units.len(), 2);
+    let (a, b) = (&g.units[0], &g.units[1]);
+    assert_eq!((a.unit.weight, b.unit.weight), (big, 3));
+    // Unit a stops early and hands back two subtrees; unit b finishes.
+    let r = s.report(
+        2,
+        ws[0],
+        &a.lease.token,
+        a.unit.id,
+        result(5, vec![vec![0, 1], vec![0, 2]]),
+    );
+    assert_eq!(r.verdict, Verdict::Accepted);
+    let r = s.report(2, ws[0], &b.lease.token, b.unit.id, result(7, vec![]));
+    assert_eq!(r.verdict, Verdict::Accepted);
+    let children: Vec<_> = s
+        .job_units(job)
+        .into_iter()
+        .filter(|(u, _)| u.parent == Some(a.unit.id) && u.audit_of.is_none())
+        .map(|(u, _)| (u.prefix.clone(), u.weight))
+        .collect();
+    assert_eq!(children, vec![(vec![0, 1], big), (vec![0, 2], big)]);
+    let audit = s
+        .job_units(job)
+        .into_iter()
+        .find(|(u, _)| u.audit_of == Some(b.unit.id))
+        .map(|(u, _)| u.weight);
+    assert_eq!(
+        audit,
+        Some(3),
+        "an audit keeps the weight of the unit it checks"
+    );
+    // The children and the audit, by worker b.
+    let g = s.lease(3, ws[1], 10).unwrap();
+    assert_eq!(g.units.len(), 3);
+    for g in &g.units {
+        let n = if g.unit.audit_of.is_some() { 7 } else { 11 };
+        let r = s.report(4, ws[1], &g.lease.token, g.unit.id, result(n, vec![]));
+        assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    }
+    let st = s.status(job).unwrap();
+    assert_eq!(st.job.state, JobState::Done);
+    assert_eq!(st.solutions, Some(5 + 7 + 11 + 11));
+    let want = big * (5 + 11 + 11) + 3 * 7;
+    assert!(want > u128::from(u64::MAX));
+    assert_eq!(st.weighted_solutions, Some(want), "audits are never added");
+    assert!(st.weighted);
+    // A restart keeps every weight.
+    let snap = s.snapshot();
+    let again = Scheduler::restore(SchedulerConfig::default(), snap, || LeaseToken("x".into()));
+    assert_eq!(again.status(job).unwrap().weighted_solutions, Some(want));
+    s.check_invariants();
+}
+
+#[test]
+fn an_overflowing_total_is_none_never_wrapped() {
+    let (mut s, ws, job) = weighted_job(&[u128::MAX / 2, 1], 0.0);
+    let g = s.lease(1, ws[0], 10).unwrap();
+    for g in &g.units {
+        let r = s.report(2, ws[0], &g.lease.token, g.unit.id, result(3, vec![]));
+        assert_eq!(r.verdict, Verdict::Accepted);
+    }
+    let st = s.status(job).unwrap();
+    assert_eq!(st.solutions, Some(6));
+    assert_eq!(st.weighted_solutions, None, "(2^127 - 1) x 3 overflows");
+    // The unweighted sum is checked too.
+    let (mut s, ws, job) = weighted_job(&[1, 1], 0.0);
+    let g = s.lease(1, ws[0], 10).unwrap();
+    for g in &g.units {
+        let r = s.report(
+            2,
+            ws[0],
+            &g.lease.token,
+            g.unit.id,
+            result(u128::MAX, vec![]),
+        );
+        assert_eq!(r.verdict, Verdict::Accepted);
+    }
+    let st = s.status(job).unwrap();
+    assert_eq!((st.solutions, st.weighted_solutions), (None, None));
+}
+
+#[test]
+fn a_sudoku_bands_result_that_hands_back_subtrees_is_rejected() {
+    let (mut s, ws, job) = weighted_job(&[1], 0.0);
+    let g = s.lease(1, ws[0], 1).unwrap();
+    let u = &g.units[0];
+    let mut r = result(1, vec![vec![0, 4]]);
+    r.core = crate::job::CountCore::SudokuBands;
+    let out = s.report(2, ws[0], &u.lease.token, u.unit.id, r);
+    assert_eq!(out.verdict, Verdict::Rejected);
+    assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
+    assert_eq!(s.status(job).unwrap().alarms[0].kind, "rejected");
 }

@@ -13,8 +13,8 @@
 
 use super::{audit_selected, ReportRecord, Scheduler};
 use crate::job::{
-    prefixes_text, Accepted, BenchRecord, JobId, LeaseToken, Millis, Prefix, UnitId, UnitResult,
-    UnitState, Verdict, WorkerId,
+    prefixes_text, Accepted, BenchRecord, CountCore, JobId, LeaseToken, Millis, Prefix, UnitId,
+    UnitResult, UnitState, Verdict, WorkerId,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,6 +103,14 @@ impl Scheduler {
         if let Err(why) = check_remaining(&unit.prefix, &result.remaining) {
             return self.reject(now, job, uid, why);
         }
+        if result.core == CountCore::SudokuBands && !result.remaining.is_empty() {
+            return self.reject(
+                now,
+                job,
+                uid,
+                "a unit counted by the sudoku-bands core cannot hand back subtrees".to_string(),
+            );
+        }
         if let Some(of) = unit.audit_of {
             return self.accept_audit(now, worker, uid, of, result);
         }
@@ -122,8 +130,10 @@ impl Scheduler {
         self.record_accepted(now, job, worker, uid, result, None);
         let mut message = "accepted".to_string();
         if split {
+            // The children cover the rest of the parent's subtree: they keep its weight.
+            let weight = self.units[&uid].weight;
             for r in &result.remaining {
-                self.new_unit(now, job, Some(uid), None, r.clone(), None, None);
+                self.new_unit(now, job, Some(uid), None, r.clone(), weight, None, None);
             }
             message = format!(
                 "accepted; {} subtrees queued as new units",
@@ -133,9 +143,18 @@ impl Scheduler {
         } else {
             let settings = &self.jobs[&job].settings;
             if audit_selected(settings.seed, uid, settings.audit_share) {
-                let prefix = self.units[&uid].prefix.clone();
-                let estimate = self.units[&uid].estimate;
-                self.new_unit(now, job, Some(uid), Some(uid), prefix, estimate, None);
+                let u = &self.units[&uid];
+                let (prefix, weight, estimate) = (u.prefix.clone(), u.weight, u.estimate);
+                self.new_unit(
+                    now,
+                    job,
+                    Some(uid),
+                    Some(uid),
+                    prefix,
+                    weight,
+                    estimate,
+                    None,
+                );
             }
         }
         self.check_done(now, job);

@@ -9,9 +9,10 @@ use proto::v1 as pb;
 use tonic::Status;
 
 use crate::job::{
-    Alarm, BenchTask, FrozenFile, JobKind, JobState, LeaseToken, Millis, Unit, UnitResult,
-    UnitState, Verdict,
+    Alarm, BenchTask, CoreSpec, CountCore, FrozenFile, JobKind, JobState, LeaseToken, Millis, Unit,
+    UnitResult, UnitState, Verdict,
 };
+use crate::partition::Seed;
 use crate::scheduler::{Granted, JobStatus};
 use crate::Error;
 
@@ -42,6 +43,84 @@ pub fn parse_count(s: &str, what: &str) -> Result<u128, Error> {
     }
     s.parse()
         .map_err(|_| Error::InvalidArgument(format!("{what} {s} exceeds 2^128 - 1")))
+}
+
+/// A unit's weight: a decimal u128 of at least 1 ("" means 1).
+pub fn parse_weight(s: &str, what: &str) -> Result<u128, Error> {
+    if s.is_empty() {
+        return Ok(1);
+    }
+    match parse_count(s, what)? {
+        0 => Err(Error::InvalidArgument(format!("{what} must be at least 1"))),
+        w => Ok(w),
+    }
+}
+
+/// The weighted units of a submission; a bad weight names the unit's index.
+pub fn seeds(units: Vec<pb::WeightedPrefix>) -> Result<Vec<Seed>, Error> {
+    units
+        .into_iter()
+        .enumerate()
+        .map(|(i, u)| {
+            Ok(Seed {
+                weight: parse_weight(&u.weight, &format!("unit {i}: weight"))?,
+                prefix: u.options,
+            })
+        })
+        .collect()
+}
+
+pub fn count_core(c: pb::CountCore) -> CountCore {
+    match c {
+        pb::CountCore::Unspecified | pb::CountCore::Dlx => CountCore::Dlx,
+        pb::CountCore::SudokuBands => CountCore::SudokuBands,
+    }
+}
+
+pub fn count_core_pb(c: CountCore) -> pb::CountCore {
+    match c {
+        CountCore::Dlx => pb::CountCore::Dlx,
+        CountCore::SudokuBands => pb::CountCore::SudokuBands,
+    }
+}
+
+/// A submission's core (unset: DLX). The Sudoku core needs its box shape.
+pub fn core_spec(c: Option<pb::CoreSpec>) -> Result<CoreSpec, Error> {
+    let Some(c) = c else {
+        return Ok(CoreSpec::Dlx);
+    };
+    match count_core(c.core()) {
+        CountCore::Dlx => Ok(CoreSpec::Dlx),
+        CountCore::SudokuBands => {
+            if c.box_rows == 0 || c.box_cols == 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "core sudoku-bands needs box_rows and box_cols of at least 1, got {}x{}",
+                    c.box_rows, c.box_cols
+                )));
+            }
+            Ok(CoreSpec::SudokuBands {
+                box_rows: c.box_rows as usize,
+                box_cols: c.box_cols as usize,
+            })
+        }
+    }
+}
+
+pub fn core_spec_pb(c: CoreSpec) -> pb::CoreSpec {
+    let (box_rows, box_cols) = match c {
+        CoreSpec::Dlx => (0, 0),
+        CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32),
+    };
+    pb::CoreSpec {
+        core: count_core_pb(c.core()) as i32,
+        box_rows,
+        box_cols,
+    }
+}
+
+/// A decimal u128, or "overflow" when the checked sum or product did not fit.
+fn total_text(v: Option<u128>) -> String {
+    v.map_or_else(|| "overflow".to_string(), |v| v.to_string())
 }
 
 fn counter(v: u64, what: &str) -> Result<u64, Error> {
@@ -85,6 +164,7 @@ pub fn unit_result(r: Option<pb::UnitResult>) -> Result<UnitResult, Error> {
         wall_seconds: seconds(r.wall_seconds, "wall_seconds")?,
         cpu_seconds: seconds(r.cpu_seconds, "cpu_seconds")?,
         host: r.host.chars().take(256).collect(),
+        core: count_core(r.core()),
         remaining: r.remaining.into_iter().map(|p| p.options).collect(),
         run_record_json: r.run_record_json,
     })
@@ -169,6 +249,7 @@ pub fn granted(g: Granted, lease_duration_ms: u64) -> pb::Unit {
         lease_duration_ms,
         audit: g.unit.audit_of.is_some(),
         bench: g.unit.task.as_ref().map(bench_task_pb),
+        weight: g.unit.weight.to_string(),
     }
 }
 
@@ -211,12 +292,15 @@ pub fn job_info(st: JobStatus, now: Millis, with_alarms: bool) -> pb::JobInfo {
         units_done: st.units_done,
         units_leased: st.units_leased,
         units_queued: st.units_queued,
-        solutions: st.solutions.to_string(),
+        solutions: total_text(st.solutions),
         symmetry_factor: j.symmetry_factor.to_string(),
-        solutions_times_symmetry: st
-            .solutions
-            .checked_mul(j.symmetry_factor)
-            .map_or_else(|| "overflow".to_string(), |v| v.to_string()),
+        solutions_times_symmetry: total_text(
+            st.weighted_solutions
+                .and_then(|v| v.checked_mul(j.symmetry_factor)),
+        ),
+        weighted_solutions: total_text(st.weighted_solutions),
+        weighted: st.weighted,
+        core: Some(core_spec_pb(j.settings.core)),
         nodes: st.nodes,
         updates: st.updates,
         elapsed_seconds: end.saturating_sub(j.created_at) as f64 / 1000.0,
@@ -261,6 +345,8 @@ pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>, current: bool) ->
             .and_then(|a| a.bench.as_ref())
             .map_or_else(String::new, |b| b.json.clone()),
         current,
+        weight: u.weight.to_string(),
+        core: r.map_or(pb::CountCore::Unspecified, |r| count_core_pb(r.core)) as i32,
     }
 }
 

@@ -1,6 +1,8 @@
 //! The `Jobs` service for users: submit (partition, then queue), status, cancel, list, units.
 //! Partitioning is CPU work and runs on a blocking thread; a malformed job is refused with
-//! INVALID_ARGUMENT before anything is written.
+//! INVALID_ARGUMENT before anything is written. A counting job may come as weighted units
+//! (`units`: each a full prefix and a decimal weight) and name the core its workers count with
+//! (`core`; the Sudoku core only for the plain Sudoku of its box shape).
 
 use std::sync::Arc;
 
@@ -9,12 +11,43 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{self, check_header, parse_count};
 use super::Shared;
-use crate::job::{JobKind, JobSettings};
-use crate::partition::{partition_dlx, PartitionSettings};
+use crate::job::prefix_text;
+use crate::job::{CoreSpec, JobKind, JobSettings};
+use crate::partition::{partition_job, PartitionSettings, Seed};
 use crate::scheduler::NewJob;
 use crate::Error;
 
 pub struct JobsService(pub(super) Arc<Shared>);
+
+/// SHA-256 over everything that defines a counting job's units and total: the problem, the
+/// prefix, the factor, the core, the weighted units and the partition settings. A running job
+/// with the same name and manifest is resumed by a resubmission.
+fn count_manifest(
+    r: &pb::SubmitJobRequest,
+    seeds: &[Seed],
+    core: CoreSpec,
+    settings: &PartitionSettings,
+    time_budget_ms: Option<u64>,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut line = |s: String| {
+        h.update(s.as_bytes());
+        h.update(b"\n");
+    };
+    line(format!("dlx\t{}", crate::store::sha256_hex(&r.dlx)));
+    line(format!("prefix\t{}", prefix_text(&r.prefix)));
+    line(format!("factor\t{}", r.symmetry_factor));
+    line(format!("core\t{}", core.text()));
+    line(format!("partition\t{settings:?}\t{time_budget_ms:?}"));
+    if let Some(p) = &r.partition {
+        line(format!("limits\t{}\t{}", p.unit_node_limit, p.audit_share));
+    }
+    for s in seeds {
+        line(format!("unit\t{}\t{}", prefix_text(&s.prefix), s.weight));
+    }
+    hex::encode(h.finalize())
+}
 
 impl JobsService {
     /// A benchmark job: checked, frozen, and queued one unit per task; or, when a job of the
@@ -48,6 +81,7 @@ impl JobsService {
                 .into_iter()
                 .map(|t| crate::scheduler::NewUnit {
                     prefix: Vec::new(),
+                    weight: 1,
                     estimate: None,
                     task: Some(t),
                     counted: None,
@@ -85,7 +119,7 @@ impl pb::jobs_server::Jobs for JobsService {
         &self,
         req: Request<pb::SubmitJobRequest>,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
-        let r = req.into_inner();
+        let mut r = req.into_inner();
         check_header(r.header.as_ref())?;
         if r.kind() == pb::JobKind::Benchmark {
             return self.submit_benchmark(r).await;
@@ -101,6 +135,8 @@ impl pb::jobs_server::Jobs for JobsService {
         if symmetry_factor == 0 {
             return Err(Error::InvalidArgument("symmetry_factor must be at least 1".into()).into());
         }
+        let seeds = convert::seeds(std::mem::take(&mut r.units))?;
+        let core = convert::core_spec(r.core)?;
         let p = r.partition.unwrap_or_default();
         if !(0.0..=1.0).contains(&p.audit_share) {
             return Err(Error::InvalidArgument(format!(
@@ -129,9 +165,33 @@ impl pb::jobs_server::Jobs for JobsService {
             0 => d.unit_time_budget.map(|t| t.as_millis() as u64),
             ms => Some(ms),
         };
+        // The same job submitted again while it runs (a `dancehall run` killed and started
+        // again on the same database) resumes it instead of counting it twice.
+        let manifest = count_manifest(&r, &seeds, core, &settings, time_budget_ms);
+        let (name, m) = (r.name.clone(), manifest.clone());
+        if let Some(out) = self
+            .0
+            .mutate(move |s, now| s.resume_count(now, &name, &m))
+            .await?
+        {
+            tracing::info!(
+                job = out.job,
+                open = out.queued,
+                done = out.skipped,
+                "job resumed"
+            );
+            return Ok(Response::new(pb::SubmitJobResponse {
+                job_id: out.job,
+                units: out.queued,
+                resumed: true,
+                units_skipped: out.skipped,
+            }));
+        }
+        // The Sudoku core counts a unit whole: it has no budgets to stop at.
+        let budgets = core == CoreSpec::Dlx;
         let (dlx, prefix) = (r.dlx, r.prefix);
         let (units, dlx, prefix) = tokio::task::spawn_blocking(move || {
-            let units = partition_dlx(&dlx, &prefix, &settings);
+            let units = partition_job(&dlx, &prefix, &seeds, core, &settings);
             (units, dlx, prefix)
         })
         .await
@@ -141,15 +201,16 @@ impl pb::jobs_server::Jobs for JobsService {
         let new = NewJob {
             name: r.name,
             kind: crate::job::JobKind::Count,
-            manifest: None,
+            manifest: Some(manifest),
             files: Vec::new(),
             prefix,
             symmetry_factor,
             settings: JobSettings {
-                unit_node_limit: (p.unit_node_limit > 0).then_some(p.unit_node_limit),
-                unit_time_budget_ms: time_budget_ms,
+                unit_node_limit: (budgets && p.unit_node_limit > 0).then_some(p.unit_node_limit),
+                unit_time_budget_ms: time_budget_ms.filter(|_| budgets),
                 audit_share: p.audit_share,
                 seed: p.seed,
+                core,
             },
             dlx,
             spec: r.spec,

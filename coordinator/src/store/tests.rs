@@ -1,5 +1,6 @@
 //! Store tests on a temporary database file: migrations, round trip of the scheduler state,
-//! exactly-once at the database level, restart semantics, u128 totals beyond 2^64.
+//! exactly-once at the database level, restart semantics, u128 totals beyond 2^64, weights
+//! and cores.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -31,6 +32,7 @@ fn result(solutions: u128, remaining: Vec<Vec<u32>>) -> UnitResult {
         host: "test-host".into(),
         remaining,
         run_record_json: String::new(),
+        core: CountCore::Dlx,
     }
 }
 
@@ -47,12 +49,14 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
             unit_time_budget_ms: None,
             audit_share: 0.0,
             seed: u64::MAX,
+            core: CoreSpec::Dlx,
         },
         dlx: "| a\na\n".into(),
         spec: "name = \"t\"\n".into(),
         units: (0..units)
             .map(|c| NewUnit {
                 prefix: vec![c],
+                weight: 1,
                 estimate: Some(UnitEstimate {
                     nodes: 10.0 + f64::from(c),
                     nodes_std_err: 1.5,
@@ -64,6 +68,7 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
             })
             .chain(counted.map(|n| NewUnit {
                 prefix: vec![99],
+                weight: 1,
                 estimate: None,
                 task: None,
                 counted: Some(result(n, vec![])),
@@ -230,7 +235,7 @@ async fn restart_keeps_done_units_and_leases_until_their_deadline() {
     let mut s = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
     let st = s.status(job).unwrap();
     assert_eq!((st.units_done, st.units_leased, st.units_queued), (1, 1, 1));
-    assert_eq!(st.solutions, 4);
+    assert_eq!(st.solutions, Some(4));
     // The finished unit stays finished: its token only gets `duplicate`.
     let r = s.report(4, 1, &tok_done, 1, result(4, vec![]));
     assert_eq!(r.verdict, Verdict::Duplicate);
@@ -263,7 +268,7 @@ async fn totals_beyond_two_to_the_64_are_exact() {
     assert!(want > u128::from(u64::MAX));
     assert_eq!(job_total(&pool, job).await.unwrap(), want);
     let restored = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
-    assert_eq!(restored.status(job).unwrap().solutions, want);
+    assert_eq!(restored.status(job).unwrap().solutions, Some(want));
     assert_eq!(restored.status(job).unwrap().job.state, JobState::Done);
 }
 
@@ -320,6 +325,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
             .iter()
             .map(|c| NewUnit {
                 prefix: vec![],
+                weight: 1,
                 estimate: None,
                 task: Some(task(c)),
                 counted: None,
@@ -373,4 +379,107 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         "{}",
         runs[1].record
     );
+}
+
+/// Weights (beyond 2^64), the job's core and each result's core survive the round trip; split
+/// children and audits keep their weight; `job_total` is the weighted sum, and one that
+/// overflows u128 is an error, never a wrapped number.
+#[tokio::test]
+async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w1 = s.register(10, "a", "h", 1, "v");
+    let w2 = s.register(10, "b", "h", 1, "v");
+    let big = 10u128.pow(20);
+    let mut new = new_job(3, None);
+    for (u, w) in new.units.iter_mut().zip([big, 3, 1]) {
+        u.weight = w;
+    }
+    let core = CoreSpec::SudokuBands {
+        box_rows: 3,
+        box_cols: 3,
+    };
+    new.settings.core = core;
+    new.settings.audit_share = 1.0;
+    let job = s.add_job(11, new);
+    flush(&mut s, &pool).await;
+    let g = s.lease(12, w1, 3).unwrap().units;
+    assert_eq!(g.len(), 3);
+    // Unit 0 (weight 10^20) is counted by the Sudoku core; unit 1 (weight 3) by DLX, which
+    // stops and hands back two subtrees; unit 2 (weight 1) finishes.
+    let sudoku = UnitResult {
+        core: CountCore::SudokuBands,
+        ..result(5, vec![])
+    };
+    assert_eq!(
+        s.report(13, w1, &g[0].lease.token, g[0].unit.id, sudoku)
+            .verdict,
+        Verdict::Accepted
+    );
+    let split = result(7, vec![vec![1, 4], vec![1, 5]]);
+    s.report(13, w1, &g[1].lease.token, g[1].unit.id, split);
+    s.report(13, w1, &g[2].lease.token, g[2].unit.id, result(2, vec![]));
+    flush(&mut s, &pool).await;
+    // The children and the audits of units 0 and 2, by worker b.
+    let g = s.lease(14, w2, 10).unwrap().units;
+    let mut weights: Vec<(Vec<u32>, bool, u128)> = g
+        .iter()
+        .map(|g| {
+            (
+                g.unit.prefix.clone(),
+                g.unit.audit_of.is_some(),
+                g.unit.weight,
+            )
+        })
+        .collect();
+    weights.sort();
+    assert_eq!(
+        weights,
+        vec![
+            (vec![0], true, big),
+            (vec![1, 4], false, 3),
+            (vec![1, 5], false, 3),
+            (vec![2], true, 1),
+        ]
+    );
+    flush(&mut s, &pool).await;
+    let snap = load(&pool).await.unwrap();
+    assert_eq!(snap, s.snapshot());
+    assert_eq!(snap.jobs[0].settings.core, core);
+    let cores: Vec<CountCore> = snap.results.iter().map(|r| r.result.core).collect();
+    assert_eq!(
+        cores,
+        vec![CountCore::SudokuBands, CountCore::Dlx, CountCore::Dlx]
+    );
+    let want = big * 5 + 3 * 7 + 2;
+    assert_eq!(job_total(&pool, job).await.unwrap(), want);
+    let restored = Scheduler::restore(config(), snap, tokens());
+    let st = restored.status(job).unwrap();
+    assert_eq!(st.weighted_solutions, Some(want));
+    assert_eq!(st.solutions, Some(5 + 7 + 2));
+    assert!(st.weighted);
+    let stored: Vec<(String, String)> =
+        sqlx::query_as("SELECT u.weight, r.core FROM units u JOIN unit_results r ON r.unit_id = u.id ORDER BY u.id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(stored[0], (big.to_string(), "sudoku-bands".to_string()));
+    let job_core: String = sqlx::query_scalar("SELECT core FROM jobs WHERE id = ?")
+        .bind(job as i64)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(job_core, "sudoku-bands 3x3");
+
+    // A total beyond u128.
+    let mut new = new_job(2, None);
+    new.units[0].weight = u128::MAX / 2;
+    let job = s.add_job(20, new);
+    for g in s.lease(21, w1, 10).unwrap().units {
+        s.report(22, w1, &g.lease.token, g.unit.id, result(3, vec![]));
+    }
+    flush(&mut s, &pool).await;
+    let e = job_total(&pool, job).await.unwrap_err();
+    assert!(matches!(e, StoreError::Range(_)), "{e}");
+    assert_eq!(s.status(job).unwrap().weighted_solutions, None);
 }

@@ -106,7 +106,7 @@ async fn submit(jobs: &mut JobsClient, dlx: &str, partition: pb::PartitionSettin
     .job_id
 }
 
-async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
+pub(crate) async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
     jobs.job_status(pb::JobStatusRequest {
         header: Some(header()),
         job_id: job,

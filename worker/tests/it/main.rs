@@ -1,13 +1,15 @@
 //! Integration tests of the worker against a real coordinator served in this process on
 //! 127.0.0.1:0 (`coordinator::serve`), one module per surface: `lifecycle` (register, count,
 //! idle exit, refusal, a coordinator that comes up late) and `leases` (drain on shutdown,
-//! abandoning a unit whose lease is gone).
+//! abandoning a unit whose lease is gone) and `weights` (weighted units counted by the Sudoku
+//! core).
 //!
 //! Waits are on conditions with deadlines (`wait_for`), never fixed sleeps.
 
 mod bench;
 mod leases;
 mod lifecycle;
+mod weights;
 
 use std::future::Future;
 use std::time::Duration;

@@ -1,0 +1,153 @@
+//! `dancehall ledger [JOB] [--db F] [--out FILE]`: a counting job's accepted units as CSV,
+//! read straight from the SQLite file (no coordinator needed).
+//!
+//! Columns: `unit, state, givens` (Sudoku-core jobs: one line of side x side cells, `.` for
+//! empty) or `prefix` (option ids), `weight, count, nodes, core, worker, host, seconds,
+//! factor` (the job's symmetry factor, on every row so that the file stands alone). The job's
+//! total is `factor x sum(weight x count)`; each Sudoku unit can be recounted with `dancehall
+//! count sudoku --box RxC --givens ...`, and the file itself is a `[units]` file for a spec.
+//! A `split` unit's count covers only the part of its subtree outside its child units.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use coordinator::job::CoreSpec;
+use coordinator::store::{self, Ledger};
+
+use super::exit::user_error;
+
+#[derive(clap::Args, Debug)]
+pub struct LedgerArgs {
+    /// The job (default: the latest counting job in the database).
+    pub job: Option<u64>,
+    /// The SQLite database.
+    #[arg(long, default_value = "results/dancehall.db")]
+    pub db: PathBuf,
+    /// Write the CSV here instead of stdout (written to a temporary file, then renamed).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let ledger = runtime.block_on(load(&args.db, args.job))?;
+    let csv = to_csv(&ledger);
+    match &args.out {
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(csv.as_bytes())?;
+        }
+        Some(path) => write_atomically(path, &csv)?,
+    }
+    let total = ledger
+        .total()
+        .map_or_else(|| "overflow".to_string(), |t| t.to_string());
+    eprintln!(
+        "job {} ({}): {} units; factor {} x sum(weight x count) = {total}",
+        ledger.job,
+        ledger.name,
+        ledger.rows.len(),
+        ledger.symmetry_factor
+    );
+    Ok(())
+}
+
+/// Reads the ledger of `job` (default: the latest counting job).
+pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
+    if !db.exists() {
+        return Err(user_error(format!("{}: no such database", db.display())));
+    }
+    let pool = store::open(db).await?;
+    let job = match job {
+        Some(j) => j,
+        None => store::list_jobs(&pool)
+            .await?
+            .into_iter()
+            .filter(|(_, _, kind, _)| kind == "count")
+            .map(|(id, ..)| id)
+            .max()
+            .ok_or_else(|| user_error(format!("{}: no counting job", db.display())))?,
+    };
+    store::ledger(&pool, job)
+        .await?
+        .ok_or_else(|| user_error(format!("{}: no job {job}", db.display())))
+}
+
+/// The ledger as CSV (header line first).
+pub fn to_csv(ledger: &Ledger) -> String {
+    let shape = match ledger.core {
+        CoreSpec::SudokuBands { box_rows, box_cols } => Some(box_rows * box_cols),
+        CoreSpec::Dlx => None,
+    };
+    let cells = if shape.is_some() { "givens" } else { "prefix" };
+    let mut s = format!("unit,state,{cells},weight,count,nodes,core,worker,host,seconds,factor\n");
+    for r in &ledger.rows {
+        let cells = match shape {
+            Some(side) => givens_line(&r.prefix, side),
+            None => coordinator::job::prefix_text(&r.prefix),
+        };
+        s.push_str(&format!(
+            "{},{},{cells},{},{},{},{},{},{},{:.3},{}\n",
+            r.unit,
+            r.state.as_str(),
+            r.weight,
+            r.solutions,
+            r.nodes,
+            r.core.as_str(),
+            r.worker.map_or_else(String::new, |w| w.to_string()),
+            r.host.replace(',', " "),
+            r.wall_seconds,
+            ledger.symmetry_factor
+        ));
+    }
+    s
+}
+
+/// The givens a prefix of Sudoku options places, as one line (`.` for empty; digits, then
+/// letters from 10 on).
+fn givens_line(prefix: &[u32], side: usize) -> String {
+    let mut cells = vec![0usize; side * side];
+    for &o in prefix {
+        let o = o as usize;
+        if o < side * side * side {
+            cells[o / side] = o % side + 1;
+        }
+    }
+    cells
+        .iter()
+        .map(|&v| match v {
+            0 => '.',
+            1..=9 => char::from(b'0' + v as u8),
+            _ => char::from(b'A' + (v - 10) as u8),
+        })
+        .collect()
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it: a reader never sees half
+/// a file, and an error leaves any old file as it was.
+fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| user_error(format!("{}: cannot write here: {e}", dir.display())))?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.persist(path)
+        .map_err(|e| user_error(format!("{}: {e}", path.display())))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn givens_lines_match_the_givens_format() {
+        // r1c1 = 1 (option 0), r1c2 = 3 (option 4 + 2), on 4x4.
+        assert_eq!(givens_line(&[0, 6], 4), "13..............");
+        assert_eq!(givens_line(&[15], 16).chars().next(), Some('G'));
+    }
+}

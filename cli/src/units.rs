@@ -1,0 +1,316 @@
+//! Weighted units of a counting job (a spec's `[units]` table): generated from a symmetry
+//! reduction, or read from a CSV file (a ledger written by `dancehall ledger` is such a file,
+//! so any finished job can be recounted from its ledger alone).
+//!
+//! Generators:
+//! - `sudoku-grids`: every grid of a plain Sudoku through the band reduction of Felgenhauer
+//!   and Jarvis (`cores::grids::units`): one unit per (band-1 column-set class, split of
+//!   column 1), weight the class size, factor `side! c!^(r-1) (r-1)! r!^(c-1) (c-1)!`;
+//! - `queens-first-row`: n queens by the queen of the first row, mirrored: the left half's
+//!   columns with weight 2, the middle column (odd n) with weight 1.
+//!
+//! CSV files: a header line naming at least `weight` and either `givens` (Sudoku problems:
+//! one line of side x side cells, `.` or `0` empty) or `prefix` (option ids separated by
+//! spaces, the job's own prefix included); other columns are ignored.
+
+use std::path::{Path, PathBuf};
+
+use cores::grids::CoreSpec;
+use cores::problems::sudoku::parse_givens;
+use cores::problems::ProblemSpec;
+use cores::xcc::OptionId;
+use serde::Deserialize;
+
+/// `[units]` of a spec.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitsEntry {
+    /// `sudoku-grids` or `queens-first-row`.
+    pub generator: Option<String>,
+    /// A CSV file of weighted units, relative to the spec.
+    pub file: Option<PathBuf>,
+    /// `sudoku-bands` or `dlx` (default: `sudoku-bands` for `sudoku-grids`, else `dlx`).
+    pub core: Option<String>,
+}
+
+/// A job's weighted units and how to count them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightedUnits {
+    /// Full prefixes (option ids) with their weights.
+    pub units: Vec<(Vec<OptionId>, u128)>,
+    pub core: CoreSpec,
+    /// The factor the weighted sum is multiplied by (`None`: the problem's own).
+    pub symmetry_factor: Option<u128>,
+    /// What the units stand for, for labels.
+    pub label: String,
+}
+
+/// The plain Sudoku box shape of `spec`, if it is one (no variants, groups, givens or fixed
+/// row).
+fn plain_sudoku(spec: &ProblemSpec) -> Option<(usize, usize)> {
+    match spec {
+        ProblemSpec::Sudoku {
+            box_rows,
+            box_cols,
+            variants,
+            extra_groups,
+            givens: None,
+            fix_first_row: false,
+        } if variants.is_empty() && extra_groups.is_empty() => Some((*box_rows, *box_cols)),
+        _ => None,
+    }
+}
+
+/// The box shape of a Sudoku problem (with or without variants), for reading givens.
+fn sudoku_shape(spec: Option<&ProblemSpec>) -> Option<(usize, usize)> {
+    match spec {
+        Some(ProblemSpec::Sudoku {
+            box_rows, box_cols, ..
+        }) => Some((*box_rows, *box_cols)),
+        _ => None,
+    }
+}
+
+impl UnitsEntry {
+    /// Builds the units for `problem` (`None`: a DLX-file problem); `dir` is the spec's
+    /// folder. Errors are messages for the spec's `[units]` line.
+    pub fn build(
+        &self,
+        problem: Option<&ProblemSpec>,
+        dir: &Path,
+    ) -> Result<WeightedUnits, String> {
+        let mut units = match (&self.generator, &self.file) {
+            (Some(g), None) => generate(g, problem)?,
+            (None, Some(f)) => read_csv(&dir.join(f), sudoku_shape(problem))?,
+            (Some(_), Some(_)) => return Err("give either `generator` or `file`, not both".into()),
+            (None, None) => return Err("[units] needs a `generator` or a `file`".into()),
+        };
+        match self.core.as_deref() {
+            None => {}
+            Some("dlx") => units.core = CoreSpec::Dlx,
+            Some("sudoku-bands") => {
+                match problem.and_then(plain_sudoku) {
+                    Some((box_rows, box_cols)) => {
+                        units.core = CoreSpec::SudokuBands { box_rows, box_cols }
+                    }
+                    None => return Err(
+                        "core `sudoku-bands` counts plain Sudoku grids only (no variants, extra \
+                         groups, givens or fixed row); use core = \"dlx\""
+                            .into(),
+                    ),
+                }
+            }
+            Some(other) => {
+                return Err(format!(
+                    "unknown core `{other}` (expected `sudoku-bands` or `dlx`)"
+                ))
+            }
+        }
+        if units.units.is_empty() {
+            return Err("no units".into());
+        }
+        Ok(units)
+    }
+}
+
+fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> {
+    match generator {
+        "sudoku-grids" => {
+            let (r, c) = problem.and_then(plain_sudoku).ok_or(
+                "generator `sudoku-grids` counts plain Sudoku grids (family = \"sudoku\" without \
+                 variants, extra groups, givens or fixed row); variants are counted by plain \
+                 splitting: remove [units]",
+            )?;
+            let gu = cores::grids::units::grid_units(r, c).map_err(|e| e.to_string())?;
+            let n = r * c;
+            let units = gu
+                .units
+                .iter()
+                .map(|u| (givens_prefix(&u.givens, n), u.weight))
+                .collect();
+            Ok(WeightedUnits {
+                units,
+                core: CoreSpec::SudokuBands {
+                    box_rows: r,
+                    box_cols: c,
+                },
+                symmetry_factor: Some(gu.symmetry_factor),
+                label: format!(
+                    "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
+                    gu.band_classes, gu.column_splits
+                ),
+            })
+        }
+        "queens-first-row" => {
+            let Some(ProblemSpec::Queens { n }) = problem else {
+                return Err("generator `queens-first-row` needs family = \"queens\"".into());
+            };
+            let n = *n;
+            // Option id of a queen at (0, c) is c (cores::problems::queens numbers row-major).
+            let mut units: Vec<(Vec<OptionId>, u128)> =
+                (0..n / 2).map(|c| (vec![c as OptionId], 2)).collect();
+            if n % 2 == 1 {
+                units.push((vec![(n / 2) as OptionId], 1));
+            }
+            Ok(WeightedUnits {
+                units,
+                core: CoreSpec::Dlx,
+                symmetry_factor: None,
+                label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
+            })
+        }
+        other => Err(format!(
+            "unknown generator `{other}` (expected `sudoku-grids` or `queens-first-row`)"
+        )),
+    }
+}
+
+/// The Sudoku options that place `givens` (cells row by row, 0 = empty).
+pub fn givens_prefix(givens: &[u8], side: usize) -> Vec<OptionId> {
+    givens
+        .iter()
+        .enumerate()
+        .filter(|(_, &v)| v > 0)
+        .map(|(cell, &v)| (cell * side + usize::from(v) - 1) as OptionId)
+        .collect()
+}
+
+/// Reads a CSV file of weighted units; errors name the file and line.
+pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedUnits, String> {
+    let shown = path.display();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot read it: {e}"))?;
+    let mut lines = text.lines().enumerate();
+    let header: Vec<&str> = match lines.next() {
+        Some((_, h)) => h.split(',').map(str::trim).collect(),
+        None => return Err(format!("{shown}:1: empty file (expected a header line)")),
+    };
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let weight_col = col("weight").ok_or(format!("{shown}:1: no `weight` column"))?;
+    let (cells_col, is_givens) = match (col("givens"), col("prefix")) {
+        (Some(g), _) => (g, true),
+        (None, Some(p)) => (p, false),
+        (None, None) => return Err(format!("{shown}:1: no `givens` or `prefix` column")),
+    };
+    let side = match (is_givens, sudoku) {
+        (true, Some((r, c))) => Some(r * c),
+        (true, None) => {
+            return Err(format!(
+                "{shown}:1: a `givens` column needs a Sudoku problem (family = \"sudoku\")"
+            ))
+        }
+        (false, _) => None,
+    };
+    let mut units = Vec::new();
+    for (i, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |m: String| format!("{shown}:{}: {m}", i + 1);
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let get = |k: usize| {
+            fields.get(k).copied().ok_or_else(|| {
+                at(format!(
+                    "{} fields, the header has {}",
+                    fields.len(),
+                    header.len()
+                ))
+            })
+        };
+        let w = get(weight_col)?;
+        let weight: u128 = match w.parse() {
+            Ok(w) if w >= 1 => w,
+            _ => return Err(at(format!("weight `{w}` is not an integer >= 1"))),
+        };
+        let cells = get(cells_col)?;
+        let prefix = match side {
+            Some(n) => {
+                let g = parse_givens(cells, n).map_err(|e| at(format!("givens: {e}")))?;
+                givens_prefix(&g, n)
+            }
+            None => cells
+                .split_whitespace()
+                .map(|w| w.parse::<OptionId>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| at(format!("prefix `{cells}` is not a list of option ids")))?,
+        };
+        units.push((prefix, weight));
+    }
+    let label = format!("{} weighted units from {shown}", units.len());
+    Ok(WeightedUnits {
+        units,
+        core: CoreSpec::Dlx,
+        symmetry_factor: None,
+        label,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sudoku(r: usize, c: usize) -> ProblemSpec {
+        ProblemSpec::sudoku(r, c)
+    }
+
+    #[test]
+    fn sudoku_grids_need_a_plain_grid() {
+        let e = UnitsEntry {
+            generator: Some("sudoku-grids".into()),
+            ..Default::default()
+        };
+        let u = e.build(Some(&sudoku(2, 3)), Path::new(".")).unwrap();
+        assert_eq!(u.symmetry_factor, Some(720 * 6 * 8));
+        assert_eq!(
+            u.core,
+            CoreSpec::SudokuBands {
+                box_rows: 2,
+                box_cols: 3
+            }
+        );
+        let mut diag = sudoku(2, 3);
+        if let ProblemSpec::Sudoku { variants, .. } = &mut diag {
+            variants.push(cores::problems::Variant::Diagonal);
+        }
+        let err = e.build(Some(&diag), Path::new(".")).unwrap_err();
+        assert!(err.contains("plain splitting"), "{err}");
+    }
+
+    #[test]
+    fn queens_first_row_weights_mirror_images() {
+        let e = UnitsEntry {
+            generator: Some("queens-first-row".into()),
+            ..Default::default()
+        };
+        let u = e
+            .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))
+            .unwrap();
+        assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2), (vec![2], 1)]);
+        let u = e
+            .build(Some(&ProblemSpec::Queens { n: 4 }), Path::new("."))
+            .unwrap();
+        assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2)]);
+    }
+
+    #[test]
+    fn csv_units_name_the_line_of_a_bad_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("u.csv");
+        std::fs::write(
+            &p,
+            "unit,givens,weight\n1,1...............,3\n2,12..............,x\n",
+        )
+        .unwrap();
+        let err = read_csv(&p, Some((2, 2))).unwrap_err();
+        assert!(
+            err.ends_with(":3: weight `x` is not an integer >= 1"),
+            "{err}"
+        );
+        std::fs::write(&p, "weight,prefix\n3,0 5\n7,\n").unwrap();
+        let u = read_csv(&p, None).unwrap();
+        assert_eq!(u.units, vec![(vec![0, 5], 3), (vec![], 7)]);
+        std::fs::write(&p, "weight,givens\n3,1..\n").unwrap();
+        let err = read_csv(&p, Some((2, 2))).unwrap_err();
+        assert!(err.contains(":2: givens:"), "{err}");
+    }
+}
