@@ -170,3 +170,37 @@ fn bad_input_names_file_line_and_problem_with_status_2() {
     let o = dancehall(&["count"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn the_completion_core_counts_plain_grids_and_refuses_variants() {
+    // 288 grids of 4x4 (seed 000, Table 1); 39,168 with the 6x6 first row fixed.
+    let v = json(&[
+        "count",
+        "sudoku",
+        "--box",
+        "2x2",
+        "--core",
+        "sudoku-bands",
+        "--json",
+    ]);
+    assert_eq!(v["solutions"], "288");
+    assert_eq!(v["core"], "sudoku-bands");
+    let v = json(&[
+        "count",
+        "sudoku",
+        "--box",
+        "2x3",
+        "--fix-first-row",
+        "--core",
+        "sudoku-bands",
+        "--json",
+    ]);
+    assert_eq!(v["solutions"], "39168");
+    for extra in [&["--variant", "diagonal"][..], &["--limit", "2"][..]] {
+        let mut args = vec!["count", "sudoku", "--box", "2x2", "--core", "sudoku-bands"];
+        args.extend_from_slice(extra);
+        let o = dancehall(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("sudoku-bands"), "{}", stderr(&o));
+    }
+}

@@ -1,0 +1,95 @@
+//! The committed ledger of the 9x9 count (`results/reference/sudoku-9x9/ledger.csv`, written by
+//! `dancehall ledger` after `dancehall run bench-specs/sudoku-9x9.toml`): its weighted sum
+//! gives the published total, and units recounted independently with `dancehall count` (the
+//! Dancing Links engine, and the completion core) give the counts it records.
+//!
+//! Published figures: 6,670,903,752,021,072,936,960 grids (Felgenhauer and Jarvis 2005; OEIS
+//! A107739) = 9! x 72^2 x 3,546,146,300,288; band-1 class sizes sum to 36,288 (2,612,736 / 72,
+//! same paper).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+const LEDGER: &str = "../results/reference/sudoku-9x9/ledger.csv";
+
+struct Row {
+    givens: String,
+    weight: u128,
+    count: u128,
+    factor: u128,
+}
+
+fn rows() -> Vec<Row> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(LEDGER);
+    let text = std::fs::read_to_string(&path).expect("the committed 9x9 ledger");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let (g, w, c, f) = (col("givens"), col("weight"), col("count"), col("factor"));
+    lines
+        .map(|line| {
+            let v: Vec<&str> = line.split(',').collect();
+            Row {
+                givens: v[g].to_string(),
+                weight: v[w].parse().unwrap(),
+                count: v[c].parse().unwrap(),
+                factor: v[f].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_ledger_sums_to_the_published_9x9_total() {
+    let rows = rows();
+    assert_eq!(rows.len(), 440, "44 band classes x 10 column splits");
+    let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
+    assert_eq!(sum, 3_546_146_300_288);
+    let factor = rows[0].factor;
+    assert!(rows.iter().all(|r| r.factor == factor));
+    assert_eq!(factor, 362_880 * 72 * 72);
+    assert_eq!(factor * sum, 6_670_903_752_021_072_936_960);
+    // Each band class appears once per column split, with its size as weight: the sizes of
+    // the 44 classes sum to 36,288.
+    let mut classes: BTreeMap<&str, (u128, usize)> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.givens.len(), 81);
+        let e = classes.entry(&r.givens[..27]).or_insert((r.weight, 0));
+        assert_eq!(e.0, r.weight, "one weight per band class");
+        e.1 += 1;
+    }
+    assert_eq!(classes.len(), 44);
+    assert!(classes.values().all(|&(_, n)| n == 10));
+    assert_eq!(classes.values().map(|&(w, _)| w).sum::<u128>(), 36_288);
+}
+
+fn count(givens: &str, core: &str) -> u128 {
+    let o = Command::new(env!("CARGO_BIN_EXE_dancehall"))
+        .args([
+            "count", "sudoku", "--box", "3x3", "--givens", givens, "--core", core, "--json",
+        ])
+        .output()
+        .expect("run dancehall");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    v["solutions"].as_str().unwrap().parse().unwrap()
+}
+
+#[test]
+fn units_of_the_ledger_recount_to_their_recorded_counts() {
+    let mut rows = rows();
+    // The smallest unit by the Dancing Links engine (independent of the core that made the
+    // ledger), three more spread over the file by the completion core.
+    rows.sort_by_key(|r| r.count);
+    let smallest = &rows[0];
+    assert_eq!(count(&smallest.givens, "dlx"), smallest.count);
+    for r in [&rows[100], &rows[250], &rows[439]] {
+        assert_eq!(count(&r.givens, "sudoku-bands"), r.count);
+    }
+}
