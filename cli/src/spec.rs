@@ -52,7 +52,11 @@ pub struct JobSpec {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Partition {
-    /// Split units whose Monte Carlo estimate exceeds this many nodes.
+    /// Target seconds of search per unit on one core (the coordinator turns it into a node
+    /// budget from the engine's measured rate; default 1 s, shorter for small jobs).
+    pub unit_seconds: Option<f64>,
+    /// Split units whose Monte Carlo estimate exceeds this many nodes (a budget below 20 ms of
+    /// search is raised, with a warning).
     pub unit_node_budget: Option<u64>,
     /// A unit running longer hands its unexplored subtrees back (dynamic re-split).
     pub unit_time_budget_seconds: Option<f64>,
@@ -71,8 +75,9 @@ pub struct Partition {
 
 impl Partition {
     /// `self`'s settings, with `default`'s where `self` has none.
-    fn or(&self, default: &Partition) -> Partition {
+    pub fn or(&self, default: &Partition) -> Partition {
         Partition {
+            unit_seconds: self.unit_seconds.or(default.unit_seconds),
             unit_node_budget: self.unit_node_budget.or(default.unit_node_budget),
             unit_time_budget_seconds: self
                 .unit_time_budget_seconds
@@ -85,7 +90,14 @@ impl Partition {
         }
     }
 
-    fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(t) = self.unit_seconds {
+            if !(t > 0.0 && t.is_finite() && t < 1e9) {
+                return Err(format!(
+                    "unit_seconds = {t} must be a number of seconds > 0"
+                ));
+            }
+        }
         if let Some(s) = self.audit_share {
             if !(0.0..=1.0).contains(&s) {
                 return Err(format!("audit_share = {s} must lie between 0 and 1"));
@@ -112,6 +124,7 @@ impl Partition {
             estimate_samples: self.estimate_samples.unwrap_or(0),
             seed: self.seed.unwrap_or(0),
             unit_node_limit: self.unit_node_limit.unwrap_or(0),
+            unit_seconds: self.unit_seconds.unwrap_or(0.0),
         }
     }
 }

@@ -32,9 +32,10 @@ pub struct TlsConfig {
 /// How a job is cut into units when the submission leaves a setting at 0.
 #[derive(Clone, Debug)]
 pub struct PartitionDefaults {
-    /// Split a unit whose estimated nodes exceed this.
-    pub unit_node_budget: u64,
-    /// Per-unit time budget for dynamic re-split (`None`: units run to the end).
+    /// Target seconds of search per unit on one core (see `crate::sizing`).
+    pub unit_seconds: f64,
+    /// Per-unit time budget for dynamic re-split (`None`: about ten target units, see
+    /// `crate::sizing`).
     pub unit_time_budget: Option<Duration>,
     /// At most this many units at submission.
     pub max_units: u32,
@@ -45,8 +46,8 @@ pub struct PartitionDefaults {
 impl Default for PartitionDefaults {
     fn default() -> Self {
         PartitionDefaults {
-            unit_node_budget: 2_000_000,
-            unit_time_budget: Some(Duration::from_secs(120)),
+            unit_seconds: 1.0,
+            unit_time_budget: None,
             max_units: 20_000,
             estimate_samples: 64,
         }

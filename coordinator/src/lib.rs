@@ -18,6 +18,7 @@ pub mod job;
 pub mod partition;
 pub mod scheduler;
 pub mod server;
+pub mod sizing;
 pub mod store;
 
 pub use config::{generate_token, load_token, Clock, Config, PartitionDefaults, TlsConfig};

@@ -72,8 +72,18 @@ pub fn partition_job(
     core: CoreSpec,
     settings: &PartitionSettings,
 ) -> Result<Vec<NewUnit>, PartitionError> {
-    let problem = parse_dlx(dlx)?;
-    if !core.can_count(&problem) {
+    partition_problem(&parse_dlx(dlx)?, prefix, seeds, core, settings)
+}
+
+/// [`partition_job`] for a parsed problem.
+pub fn partition_problem(
+    problem: &Problem,
+    prefix: &[u32],
+    seeds: &[Seed],
+    core: CoreSpec,
+    settings: &PartitionSettings,
+) -> Result<Vec<NewUnit>, PartitionError> {
+    if !core.can_count(problem) {
         let side = match core {
             CoreSpec::SudokuBands { box_rows, box_cols } => box_rows.saturating_mul(box_cols),
             CoreSpec::Dlx => 0,
@@ -85,7 +95,7 @@ pub fn partition_job(
     }
     let split = core.core() == CountCore::Dlx;
     if seeds.is_empty() {
-        return partition_with(&problem, prefix, settings, split);
+        return partition_with(problem, prefix, settings, split);
     }
     let mut first = Vec::with_capacity(seeds.len());
     for (index, seed) in seeds.iter().enumerate() {
@@ -115,7 +125,7 @@ pub fn partition_job(
             second: w[1].1,
         });
     }
-    cut(&problem, first, settings, split)
+    cut(problem, first, settings, split)
 }
 
 /// Parses the job's DLX text and partitions it.

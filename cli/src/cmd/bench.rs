@@ -5,10 +5,13 @@ pub enum BenchCmd {
     /// Distributed counting: coordinator throughput, speed-up of 2 workers over 1, overhead
     /// per unit and balance of the units.
     Distributed(super::bench_distributed::DistributedArgs),
+    /// `dancehall run SPEC` against one process, wall time and speed-up per spec.
+    Speedup(super::bench_speedup::SpeedupArgs),
 }
 
 pub fn run(cmd: BenchCmd) -> anyhow::Result<()> {
     match cmd {
         BenchCmd::Distributed(a) => super::bench_distributed::run(a),
+        BenchCmd::Speedup(a) => super::bench_speedup::run(a),
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_distributed;
+pub mod bench_speedup;
 pub mod coordinator;
 pub mod domino;
 pub mod domino_report;

@@ -41,6 +41,57 @@ pub struct RunArgs {
     /// `timeout,error`) of the resumed job.
     #[arg(long, value_name = "STATUSES", value_delimiter = ',', global = true)]
     pub retry: Option<Vec<String>>,
+    #[command(flatten)]
+    pub partition: PartitionArgs,
+}
+
+/// How a counting job is cut into units: the keys of a spec's `[partition]` as flags (a flag
+/// wins over the spec).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PartitionArgs {
+    /// Target seconds of search per unit on one core (default 1; shorter for small jobs).
+    #[arg(long, value_name = "S", global = true)]
+    pub unit_seconds: Option<f64>,
+    /// Split units whose estimate exceeds this many nodes (raised when below 20 ms of search).
+    #[arg(long, value_name = "NODES", global = true)]
+    pub unit_node_budget: Option<u64>,
+    /// A unit running longer hands its unexplored subtrees back (default: ten target units).
+    #[arg(long, value_name = "S", global = true)]
+    pub unit_time_budget: Option<f64>,
+    /// A unit stops after about this many nodes and hands the rest back (deterministic).
+    #[arg(long, value_name = "NODES", global = true)]
+    pub unit_node_limit: Option<u64>,
+    /// At most this many units at submission.
+    #[arg(long, value_name = "N", global = true)]
+    pub max_units: Option<u32>,
+    /// Share of units re-run on another worker and compared (0 to 1).
+    #[arg(long, value_name = "SHARE", global = true)]
+    pub audit_share: Option<f64>,
+    /// Random paths per Monte Carlo estimate.
+    #[arg(long, value_name = "N", global = true)]
+    pub estimate_samples: Option<u32>,
+    /// Seed of the estimates.
+    #[arg(long = "partition-seed", value_name = "SEED", global = true)]
+    pub seed: Option<u64>,
+}
+
+impl PartitionArgs {
+    /// The flags as a spec's `[partition]` (unset flags stay unset).
+    pub fn to_partition(&self) -> anyhow::Result<Partition> {
+        let p = Partition {
+            unit_seconds: self.unit_seconds,
+            unit_node_budget: self.unit_node_budget,
+            unit_time_budget_seconds: self.unit_time_budget,
+            unit_node_limit: self.unit_node_limit,
+            audit_share: self.audit_share,
+            max_units: self.max_units,
+            estimate_samples: self.estimate_samples,
+            seed: self.seed,
+        };
+        p.check()
+            .map_err(|m| user_error(format!("partition flags: {m}")))?;
+        Ok(p)
+    }
 }
 
 /// How long a local worker's lease lasts: short, so that a dead worker's units come back soon.
@@ -73,6 +124,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if let Some(statuses) = &args.retry {
         super::submit::check_statuses("--retry", statuses)?;
     }
+    let flags = args.partition.to_partition()?;
+    let spec = match spec {
+        AnySpec::Count(mut file) => {
+            for job in &mut file.jobs {
+                job.partition = flags.or(&job.partition);
+            }
+            AnySpec::Count(file)
+        }
+        AnySpec::Bench(_) if flags != Partition::default() => {
+            return Err(user_error(
+                "partition flags (--unit-seconds, ...) apply to counting jobs only",
+            ));
+        }
+        other => other,
+    };
     let workers = match args.workers {
         Some(0) => return Err(user_error("--workers must be at least 1")),
         Some(n) => n,
@@ -241,6 +307,12 @@ impl LocalCluster {
                 r = &mut self.server => return Err(server_ended(r)),
             };
             let resp = resp.map_err(|s| rpc_error("submit", s))?.into_inner();
+            for w in &resp.warnings {
+                eprintln!("warning: job {}: {w}", job.name);
+            }
+            if !resp.sizing.is_empty() {
+                eprintln!("job {}: {}", job.name, resp.sizing);
+            }
             if resp.resumed {
                 eprintln!(
                     "job {} ({}) resumed: {} units finished before, {} to go",

@@ -113,6 +113,12 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
                 .await
                 .map_err(|s| rpc_error("submit", s))?
                 .into_inner();
+            for w in &resp.warnings {
+                eprintln!("warning: job {}: {w}", job.name);
+            }
+            if !resp.sizing.is_empty() {
+                eprintln!("job {}: {}", job.name, resp.sizing);
+            }
             if resp.resumed {
                 println!(
                     "job {} ({}) resumed: {} units finished before, {} to go",

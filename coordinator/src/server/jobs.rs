@@ -13,9 +13,11 @@ use super::convert::{self, check_header, parse_count};
 use super::Shared;
 use crate::job::prefix_text;
 use crate::job::{CoreSpec, JobKind, JobSettings};
-use crate::partition::{partition_job, PartitionSettings, Seed};
+use crate::partition::{partition_problem, PartitionError, PartitionSettings, Seed};
 use crate::scheduler::NewJob;
+use crate::sizing::{self, SizingRequest};
 use crate::Error;
+use cores::xcc::parse_dlx;
 
 pub struct JobsService(pub(super) Arc<Shared>);
 
@@ -27,7 +29,7 @@ fn count_manifest(
     seeds: &[Seed],
     core: CoreSpec,
     settings: &PartitionSettings,
-    time_budget_ms: Option<u64>,
+    sizing: &SizingRequest,
 ) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
@@ -39,7 +41,7 @@ fn count_manifest(
     line(format!("prefix\t{}", prefix_text(&r.prefix)));
     line(format!("factor\t{}", r.symmetry_factor));
     line(format!("core\t{}", core.text()));
-    line(format!("partition\t{settings:?}\t{time_budget_ms:?}"));
+    line(format!("partition\t{settings:?}\t{sizing:?}"));
     if let Some(p) = &r.partition {
         line(format!("limits\t{}\t{}", p.unit_node_limit, p.audit_share));
     }
@@ -103,6 +105,7 @@ impl JobsService {
             units: out.queued,
             resumed: out.resumed,
             units_skipped: out.skipped,
+            ..Default::default()
         }))
     }
 
@@ -146,9 +149,9 @@ impl pb::jobs_server::Jobs for JobsService {
             .into());
         }
         let d = &self.0.config.partition;
-        let or = |v: u64, default: u64| if v == 0 { default } else { v };
         let settings = PartitionSettings {
-            unit_node_budget: or(p.unit_node_budget, d.unit_node_budget),
+            // Replaced by the sizing below for a job that is split.
+            unit_node_budget: p.unit_node_budget,
             max_units: if p.max_units == 0 {
                 d.max_units
             } else {
@@ -161,13 +164,30 @@ impl pb::jobs_server::Jobs for JobsService {
             },
             seed: p.seed,
         };
-        let time_budget_ms = match p.unit_time_budget_ms {
-            0 => d.unit_time_budget.map(|t| t.as_millis() as u64),
-            ms => Some(ms),
+        if !(p.unit_seconds >= 0.0 && p.unit_seconds < 1e9) {
+            return Err(Error::InvalidArgument(format!(
+                "unit_seconds must be a number of seconds >= 0, got {}",
+                p.unit_seconds
+            ))
+            .into());
+        }
+        let sizing_request = SizingRequest {
+            unit_seconds: if p.unit_seconds > 0.0 {
+                p.unit_seconds
+            } else {
+                d.unit_seconds
+            },
+            node_budget: (p.unit_node_budget > 0).then_some(p.unit_node_budget),
+            time_budget_ms: match p.unit_time_budget_ms {
+                0 => d.unit_time_budget.map(|t| t.as_millis() as u64),
+                ms => Some(ms),
+            },
+            samples: settings.estimate_samples,
+            seed: p.seed,
         };
         // The same job submitted again while it runs (a `dancehall run` killed and started
         // again on the same database) resumes it instead of counting it twice.
-        let manifest = count_manifest(&r, &seeds, core, &settings, time_budget_ms);
+        let manifest = count_manifest(&r, &seeds, core, &settings, &sizing_request);
         let (name, m) = (r.name.clone(), manifest.clone());
         if let Some(out) = self
             .0
@@ -185,18 +205,38 @@ impl pb::jobs_server::Jobs for JobsService {
                 units: out.queued,
                 resumed: true,
                 units_skipped: out.skipped,
+                ..Default::default()
             }));
         }
-        // The Sudoku core counts a unit whole: it has no budgets to stop at.
+        // The Sudoku core counts a unit whole: it has no budgets to stop at, and its units
+        // are never split, so they need no sizing.
         let budgets = core == CoreSpec::Dlx;
         let (dlx, prefix) = (r.dlx, r.prefix);
-        let (units, dlx, prefix) = tokio::task::spawn_blocking(move || {
-            let units = partition_job(&dlx, &prefix, &seeds, core, &settings);
-            (units, dlx, prefix)
+        let (outcome, dlx, prefix) = tokio::task::spawn_blocking(move || {
+            let outcome = (|| {
+                let problem = parse_dlx(&dlx).map_err(PartitionError::from)?;
+                let mut settings = settings;
+                let sizing = if budgets {
+                    let sizing = sizing::size(&problem, &prefix, &sizing_request)
+                        .map_err(PartitionError::from)?;
+                    settings.unit_node_budget = sizing.node_budget;
+                    settings.max_units = settings.max_units.min(sizing.units_cap);
+                    Some(sizing)
+                } else {
+                    None
+                };
+                let units = partition_problem(&problem, &prefix, &seeds, core, &settings)?;
+                Ok::<_, PartitionError>((units, sizing))
+            })();
+            (outcome, dlx, prefix)
         })
         .await
         .map_err(|e| Error::Internal(format!("partition task failed: {e}")))?;
-        let units = units.map_err(Error::from)?;
+        let (units, sizing) = outcome.map_err(Error::from)?;
+        let time_budget_ms = sizing.as_ref().map(|s| s.time_budget_ms);
+        if let Some(s) = &sizing {
+            tracing::info!(sizing = %s.summary(), "job sized");
+        }
         let n = units.len() as u64;
         let new = NewJob {
             name: r.name,
@@ -207,7 +247,7 @@ impl pb::jobs_server::Jobs for JobsService {
             symmetry_factor,
             settings: JobSettings {
                 unit_node_limit: (budgets && p.unit_node_limit > 0).then_some(p.unit_node_limit),
-                unit_time_budget_ms: time_budget_ms.filter(|_| budgets),
+                unit_time_budget_ms: time_budget_ms,
                 audit_share: p.audit_share,
                 seed: p.seed,
                 core,
@@ -223,6 +263,11 @@ impl pb::jobs_server::Jobs for JobsService {
             units: n,
             resumed: false,
             units_skipped: 0,
+            warnings: sizing
+                .as_ref()
+                .map(|s| s.warnings.clone())
+                .unwrap_or_default(),
+            sizing: sizing.as_ref().map(|s| s.summary()).unwrap_or_default(),
         }))
     }
 
