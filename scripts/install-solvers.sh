@@ -11,16 +11,7 @@ set -u
 
 log() { printf 'install-solvers: %s\n' "$*" >&2; }
 
-as_root() {
-    if [ "$(id -u)" = 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-        sudo -n "$@"
-    else
-        log "not root and no password-less sudo: cannot run $*"
-        return 1
-    fi
-}
+. "$(dirname "$0")/lib/as-root.sh"
 
 # --- Debian packages -------------------------------------------------------------------------
 missing=()

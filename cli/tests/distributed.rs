@@ -6,278 +6,13 @@
 //! published figures). Waits are on conditions with deadlines, never fixed sleeps. Every
 //! process a test starts is killed when the test ends, whatever happens.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Stdio;
 
+use common::*;
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_dancehall");
-/// Generous: the machine is shared and the tests run in a debug build.
-const DEADLINE: Duration = Duration::from_secs(90);
-
-fn specs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs")
-}
-
-fn dancehall() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("DANCEHALL_TOKEN")
-        .env_remove("DANCEHALL_COORDINATOR")
-        .env("DANCEHALL_LOG", "error");
-    c
-}
-
-/// Runs to completion; panics with the output unless the exit status is `code`.
-fn run_expect(cmd: &mut Command, code: i32) -> Output {
-    let out = cmd.output().expect("start dancehall");
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{cmd:?}\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// Each stdout line as JSON.
-fn json_lines(out: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
-fn solutions(v: &Value) -> u128 {
-    v["solutions"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no solutions in {v}"))
-        .parse()
-        .unwrap()
-}
-
-/// The single-process count of a problem given by `count`'s arguments.
-fn count(args: &[&str]) -> u128 {
-    let out = run_expect(dancehall().arg("count").args(args).arg("--json"), 0);
-    solutions(&json_lines(&out)[0])
-}
-
-fn wait_until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(10);
-    loop {
-        if let Some(t) = f() {
-            return t;
-        }
-        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(200));
-    }
-}
-
-/// A child process killed (SIGKILL) and reaped when dropped.
-struct Proc(Child);
-
-impl Proc {
-    fn pid(&self) -> u32 {
-        self.0.id()
-    }
-
-    fn kill9(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-
-    fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.0.try_wait().unwrap()
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill9();
-    }
-}
-
-fn write_token(dir: &Path, name: &str, token: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, token).unwrap();
-    path
-}
-
-/// A `dancehall coordinator` process.
-struct Coord {
-    proc: Proc,
-    url: String,
-    port: u16,
-}
-
-fn start_coordinator(db: &Path, token: &Path, port: u16, lease_seconds: u32) -> Coord {
-    try_start_coordinator(db, token, port, lease_seconds).expect("the coordinator to start")
-}
-
-/// Starts a coordinator; None when it exits before listening (e.g. its port is still taken).
-fn try_start_coordinator(db: &Path, token: &Path, port: u16, lease_seconds: u32) -> Option<Coord> {
-    let mut child = dancehall()
-        .arg("coordinator")
-        .arg("--listen")
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--db")
-        .arg(db)
-        .arg("--token-file")
-        .arg(token)
-        .arg("--lease-seconds")
-        .arg(lease_seconds.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Read its stderr on a thread (and keep draining it) to learn the address.
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(rest) = line.split("listening on ").nth(1) {
-                let url = rest.split_whitespace().next().unwrap_or("").to_string();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    let proc = Proc(child);
-    // The reader thread ends (and the channel closes) if the coordinator exits first.
-    let url = match rx.recv_timeout(DEADLINE) {
-        Ok(url) => url,
-        Err(mpsc::RecvTimeoutError::Disconnected) => return None,
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("the coordinator never said where it listens")
-        }
-    };
-    let port = url.rsplit(':').next().unwrap().parse().unwrap();
-    Some(Coord { proc, url, port })
-}
-
-fn start_worker(url: &str, token: &Path, threads: u32, id: &str) -> Proc {
-    Proc(
-        dancehall()
-            .args(["worker", "--coordinator", url, "--token-file"])
-            .arg(token)
-            .args(["--threads", &threads.to_string(), "--worker-id", id])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
-fn submit(url: &str, token: &Path, spec: &Path) -> u64 {
-    let out = run_expect(
-        dancehall()
-            .args(["submit", "--coordinator", url, "--token-file"])
-            .arg(token)
-            .arg(spec),
-        0,
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
-/// `dancehall status JOB --json`, or None while the coordinator cannot answer.
-fn status(url: &str, token: &Path, job: u64) -> Option<Value> {
-    let out = dancehall()
-        .args([
-            "status",
-            &job.to_string(),
-            "--json",
-            "--coordinator",
-            url,
-            "--token-file",
-        ])
-        .arg(token)
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return None;
-    }
-    json_lines(&out).into_iter().next()
-}
-
-fn wait_done(url: &str, token: &Path, job: u64) -> Value {
-    wait_until("the job to finish", || {
-        status(url, token, job).filter(|s| s["state"] == "done")
-    })
-}
-
-/// A spec file holding `body`, with an optional DLX file beside it.
-fn write_spec(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, body).unwrap();
-    path
-}
-
-/// `n` queens cut into units of about `budget` nodes.
-fn queens_spec(dir: &Path, n: usize, budget: u64) -> PathBuf {
-    write_spec(
-        dir,
-        &format!("queens-{n}.toml"),
-        &format!(
-            "name = \"queens-{n}\"\n[problem]\nfamily = \"queens\"\nn = {n}\n\
-             [partition]\nunit_node_budget = {budget}\n"
-        ),
-    )
-}
-
-// ----- the database, read directly -------------------------------------------------------
-
-fn db_rows(db: &Path, sql: &str) -> Vec<Vec<String>> {
-    try_db_rows(db, sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-/// The rows of `sql`, or the error (e.g. while the coordinator is still creating the tables).
-fn try_db_rows(db: &Path, sql: &str) -> Result<Vec<Vec<String>>, sqlx::Error> {
-    use sqlx::{Connection, Row};
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let url = format!("sqlite://{}?mode=ro", db.display());
-        let mut conn = sqlx::SqliteConnection::connect(&url).await?;
-        let rows = sqlx::query(sql).fetch_all(&mut conn).await?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                (0..r.len())
-                    .map(|i| {
-                        r.try_get::<String, _>(i)
-                            .or_else(|_| r.try_get::<i64, _>(i).map(|v| v.to_string()))
-                            .unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .collect())
-    })
-}
-
-/// Checks exactly-once accounting in the database: no unit has two accepted reports, and
-/// the accepted unit results of `job` add up to `expected`.
-fn assert_accepted_once(db: &Path, job: u64, expected: u128) {
-    let twice = db_rows(
-        db,
-        "SELECT unit_id, COUNT(*) FROM report_audit WHERE verdict = 'accepted' \
-         GROUP BY unit_id HAVING COUNT(*) > 1",
-    );
-    assert!(twice.is_empty(), "units accepted twice: {twice:?}");
-    let results = db_rows(
-        db,
-        &format!("SELECT solutions FROM unit_results WHERE job_id = {job}"),
-    );
-    let sum: u128 = results.iter().map(|r| r[0].parse::<u128>().unwrap()).sum();
-    assert_eq!(sum, expected, "sum of the accepted unit results");
-}
 
 // ----- tests -----------------------------------------------------------------------------
 
@@ -520,7 +255,8 @@ fn children_of(parent: u32) -> Vec<u32> {
 fn run_goes_on_when_one_of_its_workers_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("run.db");
-    let spec = queens_spec(dir.path(), 13, 5_000);
+    // Long enough (a few seconds in a debug build) for the kill to land mid-job.
+    let spec = queens_spec(dir.path(), 14, 200_000);
     let mut run = Proc(
         dancehall()
             .arg("run")
@@ -565,11 +301,11 @@ fn run_goes_on_when_one_of_its_workers_is_killed() {
         .unwrap();
     assert!(status.success(), "{status}: {stderr}");
     let v: Value = serde_json::from_str(stdout.trim()).unwrap();
-    // OEIS A000170: 13 queens have 73,712 solutions.
-    assert_eq!(solutions(&v), 73_712);
+    // OEIS A000170: 14 queens have 365,596 solutions.
+    assert_eq!(solutions(&v), 365_596);
     assert!(stderr.contains("starting another"), "{stderr}");
     let job = v["job"].as_u64().unwrap();
-    assert_accepted_once(&db, job, 73_712);
+    assert_accepted_once(&db, job, 365_596);
 }
 
 #[test]
@@ -1052,4 +788,138 @@ fn run_waits_for_the_audits_of_its_jobs() {
     );
     let sum: u128 = counted.iter().map(|r| r[0].parse::<u128>().unwrap()).sum();
     assert_eq!(sum, 92, "audits are compared, never added");
+}
+
+#[test]
+fn a_spec_of_weighted_sudoku_units_counts_every_6x6_grid_and_writes_its_ledger() {
+    // 28,200,960 grids with 2x3 boxes (Pettersen; Russell), the spec's expected_total.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(specs().join("sudoku-6x6-grids.toml"))
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["total_solutions"], "28200960", "{v}");
+    assert_eq!(v["weighted"], true);
+    assert_eq!(v["expected_total"], "28200960");
+    // Every unit was counted by the completion core, with its weight beside its count.
+    let rows = db_rows(
+        &db,
+        "SELECT r.core, u.weight, r.solutions FROM units u JOIN unit_results r \
+         ON r.unit_id = u.id",
+    );
+    assert_eq!(rows.len(), 9, "3 band classes x 3 column splits");
+    assert!(rows.iter().all(|r| r[0] == "sudoku-bands"), "{rows:?}");
+    // The ledger alone gives the total.
+    let ledger = dir.path().join("ledger.csv");
+    run_expect(
+        dancehall()
+            .args(["ledger", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&ledger),
+        0,
+    );
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let (w, c, f) = (col("weight"), col("count"), col("factor"));
+    let total: u128 = lines
+        .map(|l| {
+            let v: Vec<&str> = l.split(',').collect();
+            v[w].parse::<u128>().unwrap()
+                * v[c].parse::<u128>().unwrap()
+                * v[f].parse::<u128>().unwrap()
+        })
+        .sum();
+    assert_eq!(total, 28_200_960);
+    // And the ledger is a [units] file: a spec made of it counts the same.
+    let spec = write_spec(
+        dir.path(),
+        "again.toml",
+        "name = \"again\"\nsymmetry_factor = 34560\nexpected_total = 28200960\n\
+         [problem]\nfamily = \"sudoku\"\nbox_rows = 2\nbox_cols = 3\n\
+         [units]\nfile = \"ledger.csv\"\ncore = \"sudoku-bands\"\n",
+    );
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--json", "--db"])
+            .arg(dir.path().join("again.db")),
+        0,
+    );
+    assert_eq!(json_lines(&out)[0]["total_solutions"], "28200960");
+}
+
+#[test]
+fn a_total_that_differs_from_the_expected_one_fails_the_run() {
+    // 4x4 grids: 288 (seed 000, Table 1); the spec claims 289.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        dir.path(),
+        "wrong.toml",
+        "name = \"wrong\"\nexpected_total = 289\n[problem]\nfamily = \"sudoku\"\n\
+         box_rows = 2\nbox_cols = 2\n",
+    );
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(dir.path().join("d.db")),
+        1,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "WRONG TOTAL job 1 (wrong): total 288 differs from the spec's expected_total 289"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_remote_coordinator_without_tls_warns_that_the_token_travels_in_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "t0k3n");
+    let mut child = dancehall()
+        .args([
+            "coordinator",
+            "--listen",
+            "0.0.0.0:0",
+            "--allow-remote",
+            "--db",
+        ])
+        .arg(dir.path().join("d.db"))
+        .arg("--token-file")
+        .arg(&token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let _proc = Proc(child);
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        let listening = line.contains("listening on");
+        seen.push(line);
+        if listening {
+            break;
+        }
+    }
+    assert!(
+        seen.iter().any(
+            |l| l.starts_with("warning: listening on 0.0.0.0:0 without TLS")
+                && l.contains("clear text")
+        ),
+        "{seen:?}"
+    );
 }

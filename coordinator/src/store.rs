@@ -147,10 +147,27 @@ pub fn sha256_hex(text: &str) -> String {
 
 /// Writes one change set in one transaction.
 pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
-    if c.is_empty() {
+    apply_all(pool, std::slice::from_ref(c)).await
+}
+
+/// Writes change sets, in order, in one transaction (group commit: the server batches the
+/// change sets of concurrent requests): all of them or none.
+pub async fn apply_all(pool: &SqlitePool, sets: &[ChangeSet]) -> Result<()> {
+    if sets.iter().all(ChangeSet::is_empty) {
         return Ok(());
     }
     let mut tx = pool.begin().await?;
+    for c in sets {
+        write_change_set(&mut tx, c).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn write_change_set(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    c: &ChangeSet,
+) -> Result<()> {
     for job in &c.jobs {
         let texts = c.job_texts.iter().find(|t| t.job == job.id);
         let (dlx, spec) = texts.map_or(("", ""), |t| (t.dlx.as_str(), t.spec.as_str()));
@@ -182,7 +199,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(job.kind.as_str())
         .bind(job.manifest.as_deref())
         .bind(job.settings.core.text())
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
     for t in &c.job_texts {
@@ -195,7 +212,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
             .bind(&f.name)
             .bind(&f.sha256)
             .bind(&f.text)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
         }
     }
@@ -213,7 +230,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(&w.software_version)
         .bind(int(w.registered_at, "time")?)
         .bind(int(w.last_seen, "time")?)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
     // Ids grow with creation, so parents are written before their children.
@@ -249,7 +266,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(int(u.created_at, "time")?)
         .bind(task_json(u.task.as_ref())?)
         .bind(u.weight.to_string())
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
     for l in &c.leases {
@@ -272,7 +289,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(int(l.granted_at, "time")?)
         .bind(ended_at)
         .bind(reason)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
     for a in &c.results {
@@ -296,10 +313,10 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(prefixes_text(&r.remaining))
         .bind(int(a.accepted_at, "time")?)
         .bind(r.core.as_str())
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
         if let Some(b) = &a.bench {
-            insert_bench_run(&mut tx, a, b).await?;
+            insert_bench_run(tx, a, b).await?;
         }
     }
     for rep in &c.reports {
@@ -326,7 +343,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(&r.host)
         .bind(prefixes_text(&r.remaining))
         .bind(&r.run_record_json)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
     for e in &c.events {
@@ -338,7 +355,7 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(opt_int(e.unit, "unit id")?)
         .bind(e.kind)
         .bind(&e.message)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
     for a in &c.alarms {
@@ -352,10 +369,9 @@ pub async fn apply(pool: &SqlitePool, c: &ChangeSet) -> Result<()> {
         .bind(&a.kind)
         .bind(&a.message)
         .bind(int(a.raised_at, "time")?)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     }
-    tx.commit().await?;
     Ok(())
 }
 

@@ -61,6 +61,13 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
     } else {
         "http"
     };
+    if !args.listen.ip().is_loopback() && config.tls.is_none() {
+        eprintln!(
+            "warning: listening on {} without TLS: the bearer token and every count travel in \
+             clear text; give --tls-cert/--tls-key unless this network is trusted",
+            args.listen
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -311,7 +311,7 @@ impl LocalCluster {
                 eprintln!("warning: job {}: {w}", job.name);
             }
             if !resp.sizing.is_empty() {
-                eprintln!("job {}: {}", job.name, resp.sizing);
+                tracing::info!(job = %job.name, "{}", resp.sizing);
             }
             if resp.resumed {
                 eprintln!(

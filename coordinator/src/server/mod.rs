@@ -4,10 +4,12 @@
 //! the stored state, and only then serve (the health service reports SERVING from then on).
 //! Each handler checks the protocol version, converts the request (`convert`), makes one
 //! call into the scheduler under its lock, writes the resulting change set to the database in
-//! one transaction, and only then answers: a client never hears of a change that is not on
-//! disk. The scheduler call and the write run in a spawned task, so a client that hangs up
-//! cannot leave memory and database apart; if a write fails, the scheduler is rebuilt from
-//! the database (the authority) and the client gets INTERNAL and may retry.
+//! a transaction (group commit: the change sets of concurrent calls share one, `writer`), and
+//! only then answers: a client never hears of a change that is not on disk. The scheduler call
+//! and the wait run in a spawned task, so a client that hangs up cannot leave memory and
+//! database apart; if a write fails, the scheduler is rebuilt from the database (the
+//! authority) and the client gets INTERNAL and may retry; if that fails too, the coordinator
+//! stops serving.
 //!
 //! Restart rule: leases survive a restart until their deadline (a worker that finished while
 //! the coordinator was down can still report); then their units are queued again.
@@ -19,6 +21,7 @@ mod auth;
 mod convert;
 mod jobs;
 mod worker;
+mod writer;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -65,9 +68,10 @@ fn scheduler_config(c: &Config) -> SchedulerConfig {
 
 /// State shared by the services.
 struct Shared {
-    sched: Mutex<Scheduler>,
+    sched: Arc<Mutex<Scheduler>>,
     pool: SqlitePool,
     config: Config,
+    writer: writer::Writer,
 }
 
 impl Shared {
@@ -75,8 +79,8 @@ impl Shared {
         self.config.clock.now()
     }
 
-    /// Runs `f` on the scheduler and writes what it changed, as one unit that a dropped
-    /// request cannot cut in half.
+    /// Runs `f` on the scheduler and waits until what it changed (and everything changed
+    /// before) is committed (`writer`: group commit); a dropped request cannot cut it in half.
     async fn mutate<T, F>(self: &Arc<Self>, f: F) -> Result<T, Error>
     where
         F: FnOnce(&mut Scheduler, Millis) -> T + Send + 'static,
@@ -84,20 +88,17 @@ impl Shared {
     {
         let me = Arc::clone(self);
         tokio::spawn(async move {
-            let mut s = me.sched.lock().await;
-            let out = f(&mut s, me.now());
-            let changes = s.take_changes();
-            if let Err(e) = store::apply(&me.pool, &changes).await {
-                tracing::error!("writing to the database failed: {e}; reloading the state");
-                match store::load(&me.pool).await {
-                    Ok(snap) => {
-                        *s = Scheduler::restore(scheduler_config(&me.config), snap, random_tokens())
-                    }
-                    Err(e2) => tracing::error!("reloading the state failed too: {e2}"),
-                }
-                return Err(Error::Store(e));
+            let (out, committed) = {
+                let mut s = me.sched.lock().await;
+                let out = f(&mut s, me.now());
+                let changes = s.take_changes();
+                (out, me.writer.queue(changes))
+            };
+            match committed.await {
+                Ok(Ok(())) => Ok(out),
+                Ok(Err(why)) => Err(Error::Internal(why)),
+                Err(_) => Err(Error::Internal("the database writer stopped".into())),
             }
-            Ok(out)
         })
         .await
         .map_err(|e| Error::Internal(format!("scheduler task failed: {e}")))?
@@ -120,11 +121,22 @@ pub async fn serve(
     let _lock = store::lock(&config.db_path)?;
     let pool = store::open(&config.db_path).await?;
     let snapshot = store::load(&pool).await?;
-    let sched = Scheduler::restore(scheduler_config(&config), snapshot, random_tokens());
+    let sched = Arc::new(Mutex::new(Scheduler::restore(
+        scheduler_config(&config),
+        snapshot,
+        random_tokens(),
+    )));
+    let writer = writer::Writer::start(
+        pool.clone(),
+        Arc::clone(&sched),
+        scheduler_config(&config),
+        random_tokens,
+    );
     let shared = Arc::new(Shared {
-        sched: Mutex::new(sched),
+        sched,
         pool: pool.clone(),
         config: config.clone(),
+        writer,
     });
     // Catch up with leases that expired while the coordinator was down.
     shared.mutate(|s, now| s.expire(now)).await?;
@@ -180,11 +192,26 @@ pub async fn serve(
         .add_service(tonic::service::interceptor::InterceptedService::new(
             jobs_svc, auth,
         ))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+            let fatal = Arc::clone(&shared.writer.fatal);
+            tokio::select! {
+                _ = shutdown => {}
+                _ = fatal.notified() => {}
+            }
+        })
         .await;
     expiry.abort();
-    // Let a write in flight finish before the pool closes.
-    drop(shared.sched.lock().await);
+    // Let the writes queued so far finish before the pool closes.
+    let _ = shared.mutate(|_, _| ()).await;
     pool.close().await;
+    if shared
+        .writer
+        .failed
+        .load(std::sync::atomic::Ordering::SeqCst)
+    {
+        return Err(Error::Internal(
+            "stopped serving: the database could neither be written nor reloaded".into(),
+        ));
+    }
     result.map_err(Error::from)
 }

@@ -648,3 +648,46 @@ async fn a_second_coordinator_on_the_same_database_is_refused() {
     // Stopped: the file is free again.
     serving(&db).await.stop().await;
 }
+
+/// Runs `sql` on the database from another connection (as a failing disk or a careless
+/// operator would change it under the coordinator).
+async fn tamper(db: &Path, sql: &str) {
+    use sqlx::Connection;
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    sqlx::query(sql).execute(&mut conn).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_failed_write_is_an_error_and_an_unreloadable_database_stops_the_coordinator() {
+    let (_dir, db) = temp_db();
+    let (clock, _ms) = manual_clock();
+    let dlx = queens(8);
+    let c = Coord::start(&db, clock).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let job = submit(&mut jobs, &dlx, pb::PartitionSettings::default()).await;
+    let a = register(&mut w, "a").await;
+    let units = lease(&mut w, a, 1).await.units;
+    // A write that fails (its table is gone) is INTERNAL, never an answer from memory; the
+    // state is reloaded from the database, which cannot be read either: serving stops.
+    tamper(&db, "DROP TABLE report_audit").await;
+    tamper(&db, "DROP TABLE alarms").await;
+    let r = w
+        .report(pb::ReportRequest {
+            header: Some(header()),
+            worker_id: a,
+            lease_token: units[0].lease_token.clone(),
+            unit_id: units[0].unit_id,
+            result: Some(run_unit(&dlx, &units[0])),
+        })
+        .await;
+    assert_eq!(r.unwrap_err().code(), tonic::Code::Internal);
+    let ended = tokio::time::timeout(Duration::from_secs(30), c.task)
+        .await
+        .expect("the coordinator stops serving")
+        .unwrap();
+    let err = ended.unwrap_err().to_string();
+    assert!(err.contains("neither be written nor reloaded"), "{err}");
+    let _ = job;
+}

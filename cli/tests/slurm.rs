@@ -1,0 +1,156 @@
+//! The Slurm launcher against a real single-node Slurm cluster (started by
+//! `scripts/launch/slurm-single-node.sh`, which installs munge, slurmctld, slurmd and
+//! slurm-client when missing): a `dancehall coordinator` process on loopback, a counting job
+//! submitted with `dancehall submit`, workers launched by `scripts/launch/slurm-workers.sbatch`
+//! unchanged (only command-line options and the documented environment), the exact count;
+//! then a second job whose worker array is cancelled (`scancel`: SIGTERM, the workers drain and
+//! hand their units back) and finished by a second array.
+//!
+//! Counts: 14,200 solutions of 12 queens and 14,772,512 of 16 queens (OEIS A000170).
+//! Needs root (or password-less sudo) and Debian's packages; prints what it does, so that CI
+//! logs show the Slurm job ids, array tasks and counts.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::*;
+
+fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn sh(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// `sbatch` of the project's script with the documented environment; returns the job id.
+fn sbatch(coord: &Coord, token: &Path, logs: &Path, array: &str, wait: bool) -> u64 {
+    let mut cmd = Command::new("sbatch");
+    cmd.current_dir(repo())
+        .env("DANCEHALL_COORDINATOR", &coord.url)
+        .env("DANCEHALL_TOKEN_FILE", token)
+        .env("DANCEHALL_BIN", BIN)
+        .env("DANCEHALL_IDLE", "3")
+        .env("DANCEHALL_LOG", "info")
+        .arg("--parsable")
+        .arg("--export=ALL")
+        .arg(format!("--array={array}"))
+        .arg(format!("--output={}/worker-%A_%a.log", logs.display()));
+    if wait {
+        cmd.arg("--wait");
+    }
+    cmd.arg("scripts/launch/slurm-workers.sbatch");
+    let out = sh(&mut cmd);
+    let id: u64 = stdout(&out)
+        .split(';')
+        .next()
+        .unwrap()
+        .parse()
+        .expect("a job id from sbatch --parsable");
+    println!("slurm: sbatch --array={array} -> job {id}");
+    id
+}
+
+/// The array tasks of a Slurm job still known to `squeue`.
+fn queued(job: u64) -> Vec<String> {
+    let out = Command::new("squeue")
+        .args(["-h", "-j", &job.to_string(), "-o", "%i %T"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn spec(dir: &Path, n: usize) -> std::path::PathBuf {
+    write_spec(
+        dir,
+        &format!("queens-{n}.toml"),
+        &format!(
+            "name = \"queens-{n}\"\n[problem]\nfamily = \"queens\"\nn = {n}\n\
+             [partition]\nunit_seconds = 0.2\n"
+        ),
+    )
+}
+
+#[test]
+fn slurm_workers_count_exactly_and_drain_on_scancel() {
+    sh(Command::new("bash")
+        .arg(repo().join("scripts/launch/slurm-single-node.sh"))
+        .arg("start"));
+    let info = sh(Command::new("sinfo").args(["-h", "-o", "%N %c %T"]));
+    println!("slurm: node {}", stdout(&info));
+
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "slurm-test-token");
+    let db = dir.path().join("d.db");
+    let coord = start_coordinator(&db, &token, 0, 10);
+
+    // Job 1: 12 queens, workers from an array of two tasks; sbatch --wait returns when the
+    // workers have exited (idle for 3 s after the job).
+    let job = submit(&coord.url, &token, &spec(dir.path(), 12));
+    let slurm = sbatch(&coord, &token, dir.path(), "0-1", true);
+    let st = wait_done(&coord.url, &token, job);
+    println!(
+        "slurm: job {slurm} counted dancehall job {job}: {} solutions, {} units, {} workers",
+        st["solutions"], st["units_total"], st["workers"]
+    );
+    assert_eq!(st["solutions"], "14200");
+    assert_accepted_once(&db, job, 14_200);
+
+    // Job 2: 16 queens; the first array is cancelled once units have been counted.
+    let job2 = submit(&coord.url, &token, &spec(dir.path(), 16));
+    let first = sbatch(&coord, &token, dir.path(), "0-1", false);
+    wait_until("the first array to count some units", || {
+        status(&coord.url, &token, job2).filter(|s| s["units_done"].as_u64().unwrap_or(0) >= 3)
+    });
+    sh(Command::new("scancel").arg(first.to_string()));
+    wait_until("the cancelled array to end", || {
+        queued(first).is_empty().then_some(())
+    });
+    let mid = status(&coord.url, &token, job2).unwrap();
+    println!(
+        "slurm: scancel {first}: dancehall job {job2} {} with {}/{} units done, {} leased",
+        mid["state"], mid["units_done"], mid["units_total"], mid["units_leased"]
+    );
+    assert_eq!(mid["state"], "running", "{mid}");
+    // The drained workers handed their units back: none is left leased by them.
+    assert_eq!(mid["units_leased"], 0, "{mid}");
+    let released = db_rows(
+        &db,
+        &format!(
+            "SELECT COUNT(*) FROM leases WHERE job_id = {job2} AND end_reason IN ('released', 'reported')"
+        ),
+    );
+    println!(
+        "slurm: leases of job {job2} ended by release or report: {}",
+        released[0][0]
+    );
+    let second = sbatch(&coord, &token, dir.path(), "0-1", true);
+    let st = wait_done(&coord.url, &token, job2);
+    println!(
+        "slurm: job {second} finished dancehall job {job2}: {} solutions, {} units",
+        st["solutions"], st["units_total"]
+    );
+    assert_eq!(st["solutions"], "14772512");
+    assert_accepted_once(&db, job2, 14_772_512);
+    let expired = db_rows(
+        &db,
+        &format!("SELECT COUNT(*) FROM leases WHERE job_id = {job2} AND end_reason = 'expired'"),
+    );
+    assert_eq!(expired[0][0], "0", "a drained worker lets no lease expire");
+}
