@@ -12,6 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 const LEDGER: &str = "../results/reference/sudoku-9x9/ledger.csv";
+const LEDGER_8X8: &str = "../results/reference/sudoku-8x8/ledger.csv";
 
 struct Row {
     givens: String,
@@ -21,7 +22,11 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(LEDGER);
+    read(LEDGER)
+}
+
+fn read(ledger: &str) -> Vec<Row> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ledger);
     let text = std::fs::read_to_string(&path).expect("the committed 9x9 ledger");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
@@ -70,9 +75,13 @@ fn the_ledger_sums_to_the_published_9x9_total() {
 }
 
 fn count(givens: &str, core: &str) -> u128 {
+    count_box("3x3", givens, core)
+}
+
+fn count_box(shape: &str, givens: &str, core: &str) -> u128 {
     let o = Command::new(env!("CARGO_BIN_EXE_dancehall"))
         .args([
-            "count", "sudoku", "--box", "3x3", "--givens", givens, "--core", core, "--json",
+            "count", "sudoku", "--box", shape, "--givens", givens, "--core", core, "--json",
         ])
         .output()
         .expect("run dancehall");
@@ -92,4 +101,20 @@ fn units_of_the_ledger_recount_to_their_recorded_counts() {
     for r in [&rows[100], &rows[250], &rows[439]] {
         assert_eq!(count(&r.givens, "sudoku-bands"), r.count);
     }
+}
+
+#[test]
+fn the_8x8_ledger_sums_to_the_published_total_and_recounts() {
+    // 29,136,487,207,403,520 grids with 2x4 boxes (Pettersen; Russell), the spec's
+    // expected_total; factor 8! x 4! x 2^3 x 3! = 46,448,640.
+    let rows = read(LEDGER_8X8);
+    assert_eq!(rows.len(), 75, "5 band classes x 15 column splits");
+    assert!(rows
+        .iter()
+        .all(|r| r.factor == 46_448_640 && r.givens.len() == 64));
+    let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
+    assert_eq!(46_448_640 * sum, 29_136_487_207_403_520);
+    let r = &rows[rows.len() / 2];
+    assert_eq!(count_box("2x4", &r.givens, "dlx"), r.count);
+    assert_eq!(count_box("2x4", &r.givens, "sudoku-bands"), r.count);
 }
