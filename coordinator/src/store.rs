@@ -18,6 +18,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+use futures::TryStreamExt;
 use sha2::{Digest, Sha256};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
@@ -527,7 +528,9 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
     for row in sqlx::query("SELECT * FROM jobs").fetch_all(pool).await? {
         snap.jobs.push(job_from_row(&row)?);
     }
-    for row in sqlx::query("SELECT * FROM units").fetch_all(pool).await? {
+    // Streamed row by row: a job of a million units must not hold every row at once.
+    let mut rows = sqlx::query("SELECT * FROM units").fetch(pool);
+    while let Some(row) = rows.try_next().await? {
         let state: String = row.try_get("state")?;
         let estimate = match row.try_get::<Option<f64>, _>("est_nodes")? {
             Some(nodes) => Some(UnitEstimate {
@@ -574,18 +577,18 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             created_at: get_u64(&row, "created_at")?,
         });
     }
+    drop(rows);
     // The record as received is the accepted report's (report_audit); the stored, checked
     // one is bench_runs.record.
-    for row in sqlx::query(
+    let mut rows = sqlx::query(
         "SELECT r.*, b.status AS bench_status, b.objective AS bench_objective,
              b.bound AS bench_bound, b.record AS bench_record,
              (SELECT a.run_record FROM report_audit a
               WHERE a.unit_id = r.unit_id AND a.verdict = 'accepted') AS received_record
          FROM unit_results r LEFT JOIN bench_runs b ON b.unit_id = r.unit_id",
     )
-    .fetch_all(pool)
-    .await?
-    {
+    .fetch(pool);
+    while let Some(row) = rows.try_next().await? {
         let bench = match row.try_get::<Option<String>, _>("bench_status")? {
             Some(status) => Some(BenchRecord {
                 status,
@@ -604,7 +607,9 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             accepted_at: get_u64(&row, "accepted_at")?,
         });
     }
-    for row in sqlx::query("SELECT * FROM leases").fetch_all(pool).await? {
+    drop(rows);
+    let mut rows = sqlx::query("SELECT * FROM leases").fetch(pool);
+    while let Some(row) = rows.try_next().await? {
         let ended = match get_opt_u64(&row, "ended_at")? {
             Some(at) => Some((
                 at,
@@ -623,6 +628,7 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             ended,
         });
     }
+    drop(rows);
     for row in sqlx::query("SELECT * FROM workers").fetch_all(pool).await? {
         snap.workers.push(WorkerInfo {
             id: get_u64(&row, "id")?,

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_distributed;
+pub mod bench_load;
 pub mod bench_speedup;
 pub mod coordinator;
 pub mod domino;
