@@ -12,7 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use cores::grids::CoreSpec;
 use cores::problems::{Built, ProblemSpec};
 use cores::xcc::{write_dlx, OptionId, Problem};
 use proto::v1 as pb;
@@ -163,24 +162,12 @@ impl JobSpec {
                     weight: weight.to_string(),
                 })
                 .collect(),
-            core: self.units.as_ref().map(|u| core_to_proto(u.core)),
+            core: self
+                .units
+                .as_ref()
+                .map(|u| proto::core::core_spec_pb(u.core)),
             ..Default::default()
         }
-    }
-}
-
-/// The wire form of a core.
-pub fn core_to_proto(core: CoreSpec) -> pb::CoreSpec {
-    match core {
-        CoreSpec::Dlx => pb::CoreSpec {
-            core: pb::CountCore::Dlx as i32,
-            ..Default::default()
-        },
-        CoreSpec::SudokuBands { box_rows, box_cols } => pb::CoreSpec {
-            core: pb::CountCore::SudokuBands as i32,
-            box_rows: box_rows as u32,
-            box_cols: box_cols as u32,
-        },
     }
 }
 

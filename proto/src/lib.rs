@@ -1,5 +1,6 @@
 //! dancehall's gRPC protocol, package `dancehall.v1` (see `proto/dancehall.proto` for the
-//! rules every message follows). Only generated code lives here: clients in
+//! rules every message follows). Generated code lives here, plus [`core`]: the one place
+//! where the wire's counting cores meet `cores::grids`. Clients in
 //! [`v1::worker_client`] / [`v1::jobs_client`], servers in [`v1::worker_server`] /
 //! [`v1::jobs_server`].
 
@@ -9,4 +10,83 @@ pub const PROTOCOL_VERSION: u32 = 2;
 /// Generated from `proto/dancehall.proto`.
 pub mod v1 {
     tonic::include_proto!("dancehall.v1");
+}
+
+/// The wire form of the counting cores (`cores::grids::CountCore`, `CoreSpec`), both ways, for
+/// every crate that sends or reads them.
+pub mod core {
+    use crate::v1 as pb;
+    use cores::grids::{CoreSpec, CountCore};
+
+    /// Unspecified reads as DLX (what a worker without the field counts with).
+    pub fn count_core(c: pb::CountCore) -> CountCore {
+        match c {
+            pb::CountCore::Unspecified | pb::CountCore::Dlx => CountCore::Dlx,
+            pb::CountCore::SudokuBands => CountCore::SudokuBands,
+        }
+    }
+
+    pub fn count_core_pb(c: CountCore) -> pb::CountCore {
+        match c {
+            CountCore::Dlx => pb::CountCore::Dlx,
+            CountCore::SudokuBands => pb::CountCore::SudokuBands,
+        }
+    }
+
+    /// A job's core (unset: DLX); the Sudoku core needs a box shape of at least 1x1.
+    pub fn core_spec(c: Option<&pb::CoreSpec>) -> Result<CoreSpec, String> {
+        let Some(c) = c else {
+            return Ok(CoreSpec::Dlx);
+        };
+        match count_core(c.core()) {
+            CountCore::Dlx => Ok(CoreSpec::Dlx),
+            CountCore::SudokuBands if c.box_rows > 0 && c.box_cols > 0 => {
+                Ok(CoreSpec::SudokuBands {
+                    box_rows: c.box_rows as usize,
+                    box_cols: c.box_cols as usize,
+                })
+            }
+            CountCore::SudokuBands => Err(format!(
+                "core sudoku-bands needs box_rows and box_cols of at least 1, got {}x{}",
+                c.box_rows, c.box_cols
+            )),
+        }
+    }
+
+    pub fn core_spec_pb(c: CoreSpec) -> pb::CoreSpec {
+        let (box_rows, box_cols) = match c {
+            CoreSpec::Dlx => (0, 0),
+            CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32),
+        };
+        pb::CoreSpec {
+            core: count_core_pb(c.core()) as i32,
+            box_rows,
+            box_cols,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn cores_round_trip_and_a_bad_shape_is_refused() {
+            for c in [
+                CoreSpec::Dlx,
+                CoreSpec::SudokuBands {
+                    box_rows: 2,
+                    box_cols: 4,
+                },
+            ] {
+                assert_eq!(core_spec(Some(&core_spec_pb(c))), Ok(c));
+            }
+            assert_eq!(core_spec(None), Ok(CoreSpec::Dlx));
+            let bad = pb::CoreSpec {
+                core: pb::CountCore::SudokuBands as i32,
+                box_rows: 0,
+                box_cols: 3,
+            };
+            assert!(core_spec(Some(&bad)).unwrap_err().contains("0x3"));
+        }
+    }
 }

@@ -34,8 +34,9 @@ use crate::backoff::Backoff;
 use crate::bench::{RunLimits, RunRecord};
 use crate::client::{self, disposition, header, AuthChannel, Disposition};
 use crate::outbox::Outbox;
-use crate::unit::{core_spec, count_core_pb, run_sudoku_unit, run_unit, UnitRun, UnitWork};
+use crate::unit::{run_sudoku_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
+use proto::core::{core_spec, count_core_pb};
 
 /// How long a draining worker keeps trying to report before it gives up.
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(90);

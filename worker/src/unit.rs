@@ -14,9 +14,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cores::grids::{count_completions, givens_from_prefix, CompletionError, CoreSpec, CountCore};
+use cores::grids::{count_completions, givens_from_prefix, CompletionError, CountCore};
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
-use proto::v1 as pb;
 
 use crate::cputime::CpuTimer;
 
@@ -104,34 +103,6 @@ pub fn run_sudoku_unit(
         remaining: Vec::new(),
         core: CountCore::SudokuBands,
     }))
-}
-
-/// The core a job's `GetJob` answer names (unset: DLX).
-pub fn core_spec(c: Option<&pb::CoreSpec>) -> Result<CoreSpec, String> {
-    let Some(c) = c else {
-        return Ok(CoreSpec::Dlx);
-    };
-    match c.core() {
-        pb::CountCore::Unspecified | pb::CountCore::Dlx => Ok(CoreSpec::Dlx),
-        pb::CountCore::SudokuBands if c.box_rows > 0 && c.box_cols > 0 => {
-            Ok(CoreSpec::SudokuBands {
-                box_rows: c.box_rows as usize,
-                box_cols: c.box_cols as usize,
-            })
-        }
-        pb::CountCore::SudokuBands => Err(format!(
-            "core sudoku-bands with a {}x{} box",
-            c.box_rows, c.box_cols
-        )),
-    }
-}
-
-/// The wire form of a core.
-pub fn count_core_pb(c: CountCore) -> pb::CountCore {
-    match c {
-        CountCore::Dlx => pb::CountCore::Dlx,
-        CountCore::SudokuBands => pb::CountCore::SudokuBands,
-    }
 }
 
 #[cfg(test)]

@@ -180,7 +180,7 @@ fn submit_request(units: &[Vec<u32>], dlx: &str) -> pb::SubmitJobRequest {
                 weight: "1".into(),
             })
             .collect(),
-        core: Some(crate::spec::core_to_proto(
+        core: Some(proto::core::core_spec_pb(
             cores::grids::CoreSpec::SudokuBands {
                 box_rows: 2,
                 box_cols: 2,

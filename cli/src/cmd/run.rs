@@ -399,12 +399,18 @@ impl LocalCluster {
             .expect("a valid template"),
         );
         let started = Instant::now();
-        let mut interval = tokio::time::interval(Duration::from_millis(100));
         let ctrl_c = tokio::signal::ctrl_c();
         tokio::pin!(ctrl_c);
         loop {
+            // Short jobs are noticed done at once; long ones are not polled more than needed
+            // (each status walks the job's units).
+            let pause = if started.elapsed() < Duration::from_secs(2) {
+                Duration::from_millis(25)
+            } else {
+                Duration::from_millis(250)
+            };
             tokio::select! {
-                _ = interval.tick() => {}
+                _ = tokio::time::sleep(pause) => {}
                 r = &mut self.server => return Err(server_ended(r)),
                 _ = &mut ctrl_c => {
                     bar.abandon();

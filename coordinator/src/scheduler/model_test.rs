@@ -804,3 +804,18 @@ fn a_sudoku_bands_result_that_hands_back_subtrees_is_rejected() {
     assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
     assert_eq!(s.status(job).unwrap().alarms[0].kind, "rejected");
 }
+
+#[test]
+fn a_report_from_another_worker_than_the_lease_holder_is_not_counted() {
+    let (mut s, ws, job) = weighted_job(&[1], 0.0);
+    let g = s.lease(1, ws[0], 1).unwrap();
+    let u = &g.units[0];
+    let r = s.report(2, ws[1], &u.lease.token, u.unit.id, result(5, vec![]));
+    assert_eq!(r.verdict, Verdict::Stale, "{}", r.message);
+    assert!(r.message.contains("belongs to worker"), "{}", r.message);
+    assert_eq!(s.status(job).unwrap().solutions, Some(0));
+    // The lease runs on for its holder.
+    let r = s.report(3, ws[0], &u.lease.token, u.unit.id, result(5, vec![]));
+    assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
+    assert_eq!(s.status(job).unwrap().solutions, Some(5));
+}

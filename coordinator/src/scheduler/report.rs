@@ -67,7 +67,18 @@ impl Scheduler {
         }
         self.expire(now);
         let outcome = match self.live.get(token).copied() {
-            Some(uid) => self.report_live(now, worker, uid, &result),
+            // A live lease answers only to its own worker (as heartbeats and releases do): a
+            // report naming another worker is not counted, and the lease runs on.
+            Some(uid) => match self.units[&uid].lease.as_ref().map(|l| l.worker) {
+                Some(holder) if holder != worker => ReportOutcome {
+                    verdict: Verdict::Stale,
+                    message: format!(
+                        "the lease belongs to worker {holder}, not to worker {worker}"
+                    ),
+                    unit: Some(uid),
+                },
+                _ => self.report_live(now, worker, uid, &result),
+            },
             None => self.report_ended(now, token, &result),
         };
         let job = outcome.unit.map(|u| self.units[&u].job);

@@ -5,11 +5,12 @@
 //! protocol version, decimal counts (u128, digits only), counters that fit the store
 //! (at most i64::MAX), prefixes and lease tokens.
 
+use proto::core::{core_spec_pb, count_core, count_core_pb};
 use proto::v1 as pb;
 use tonic::Status;
 
 use crate::job::{
-    Alarm, BenchTask, CoreSpec, CountCore, FrozenFile, JobKind, JobState, LeaseToken, Millis, Unit,
+    Alarm, BenchTask, CoreSpec, FrozenFile, JobKind, JobState, LeaseToken, Millis, Unit,
     UnitResult, UnitState, Verdict,
 };
 use crate::partition::Seed;
@@ -70,52 +71,9 @@ pub fn seeds(units: Vec<pb::WeightedPrefix>) -> Result<Vec<Seed>, Error> {
         .collect()
 }
 
-pub fn count_core(c: pb::CountCore) -> CountCore {
-    match c {
-        pb::CountCore::Unspecified | pb::CountCore::Dlx => CountCore::Dlx,
-        pb::CountCore::SudokuBands => CountCore::SudokuBands,
-    }
-}
-
-pub fn count_core_pb(c: CountCore) -> pb::CountCore {
-    match c {
-        CountCore::Dlx => pb::CountCore::Dlx,
-        CountCore::SudokuBands => pb::CountCore::SudokuBands,
-    }
-}
-
-/// A submission's core (unset: DLX). The Sudoku core needs its box shape.
+/// A submission's core (unset: DLX); a bad one is INVALID_ARGUMENT.
 pub fn core_spec(c: Option<pb::CoreSpec>) -> Result<CoreSpec, Error> {
-    let Some(c) = c else {
-        return Ok(CoreSpec::Dlx);
-    };
-    match count_core(c.core()) {
-        CountCore::Dlx => Ok(CoreSpec::Dlx),
-        CountCore::SudokuBands => {
-            if c.box_rows == 0 || c.box_cols == 0 {
-                return Err(Error::InvalidArgument(format!(
-                    "core sudoku-bands needs box_rows and box_cols of at least 1, got {}x{}",
-                    c.box_rows, c.box_cols
-                )));
-            }
-            Ok(CoreSpec::SudokuBands {
-                box_rows: c.box_rows as usize,
-                box_cols: c.box_cols as usize,
-            })
-        }
-    }
-}
-
-pub fn core_spec_pb(c: CoreSpec) -> pb::CoreSpec {
-    let (box_rows, box_cols) = match c {
-        CoreSpec::Dlx => (0, 0),
-        CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32),
-    };
-    pb::CoreSpec {
-        core: count_core_pb(c.core()) as i32,
-        box_rows,
-        box_cols,
-    }
+    proto::core::core_spec(c.as_ref()).map_err(Error::InvalidArgument)
 }
 
 /// A decimal u128, or "overflow" when the checked sum or product did not fit.

@@ -92,7 +92,7 @@ impl pb::worker_server::Worker for WorkerService {
             state: convert::job_state(job.state) as i32,
             kind: convert::job_kind(job.kind) as i32,
             files: files.into_iter().map(convert::frozen_file_pb).collect(),
-            core: Some(convert::core_spec_pb(job.settings.core)),
+            core: Some(proto::core::core_spec_pb(job.settings.core)),
         }))
     }
 
