@@ -12,10 +12,15 @@
 //!   unexplored subtrees with the part it finished, or is released when it had not started;
 //!   a unit of the Sudoku core, which cannot hand back subtrees, is released whole), reports,
 //!   and returns; after [`DRAIN_LIMIT`] it returns anyway (leases then expire).
+//! - Prefetch: while it runs only counting units, a worker holds one leased unit in reserve
+//!   beyond its threads and starts it the moment a thread is free (the lease round trip is
+//!   then hidden behind a running unit). A benchmark unit is never held in reserve: leased
+//!   without a free thread, it is released at once for another worker. Reserved units are
+//!   heartbeated like running ones and released on shutdown.
 //! - A counting job's units are counted with the core its `GetJob` names (DLX unless it says
 //!   `COUNT_CORE_SUDOKU_BANDS`), and each report names the core that counted it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +58,8 @@ struct Running {
     stop: Arc<AtomicBool>,
     /// The coordinator said the lease is gone: drop the result.
     abandoned: bool,
+    /// A benchmark run (no prefetch while one runs).
+    bench: bool,
 }
 
 /// What a unit's thread produced: a count, a benchmark run's record, or nothing (a count
@@ -81,6 +88,8 @@ struct Session<S> {
     worker_id: u64,
     heartbeat_every: Duration,
     running: HashMap<String, Running>,
+    /// Leased counting units waiting for a free thread (prefetch).
+    reserve: VecDeque<pb::Unit>,
     tasks: JoinSet<UnitDone>,
     outbox: Outbox<String, pb::ReportRequest>,
     jobs: Vec<(u64, JobData)>,
@@ -120,6 +129,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         worker_id: 0,
         heartbeat_every: Duration::from_secs(10),
         running: HashMap::new(),
+        reserve: VecDeque::new(),
         tasks: JoinSet::new(),
         outbox: Outbox::new(seed),
         jobs: Vec::new(),
@@ -140,8 +150,20 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             return Ok(self.summary.clone());
         }
         loop {
+            if self.drain_deadline.is_some() && !self.reserve.is_empty() {
+                let tokens = self.reserve.drain(..).map(|u| u.lease_token).collect();
+                self.release(tokens).await;
+            }
+            while self.running.len() < self.config.threads {
+                let Some(unit) = self.reserve.pop_front() else {
+                    break;
+                };
+                self.start(unit).await?;
+            }
+            // Report before leasing more: a finished unit's lease ends before another begins.
+            self.flush().await?;
             let now = Instant::now();
-            if self.drain_deadline.is_none() && self.running.len() < self.config.threads {
+            if self.drain_deadline.is_none() && self.wanted() > 0 {
                 if now >= self.next_lease {
                     self.lease().await?;
                 }
@@ -151,9 +173,9 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             if now >= self.next_heartbeat {
                 self.heartbeat().await?;
             }
-            self.flush().await?;
 
-            let holding = !self.running.is_empty() || !self.outbox.is_empty();
+            let holding =
+                !self.running.is_empty() || !self.outbox.is_empty() || !self.reserve.is_empty();
             if let Some(deadline) = self.drain_deadline {
                 if !holding {
                     break;
@@ -199,10 +221,10 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
     /// The earliest moment something is due.
     fn next_wake(&self) -> Instant {
         let mut wake = Instant::now() + Duration::from_secs(60);
-        if self.drain_deadline.is_none() && self.running.len() < self.config.threads {
+        if self.drain_deadline.is_none() && self.wanted() > 0 {
             wake = wake.min(self.next_lease);
         }
-        if !self.running.is_empty() || !self.outbox.is_empty() {
+        if !self.running.is_empty() || !self.outbox.is_empty() || !self.reserve.is_empty() {
             wake = wake.min(self.next_heartbeat);
         }
         if let Some(due) = self.outbox.next_due() {
@@ -295,8 +317,29 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         }
     }
 
+    /// Units to lease now: a free thread each, plus one in reserve while only counting units
+    /// run.
+    fn wanted(&self) -> usize {
+        let prefetch = usize::from(self.running.values().all(|r| !r.bench));
+        (self.config.threads + prefetch).saturating_sub(self.running.len() + self.reserve.len())
+    }
+
+    /// A leased unit: started on a free thread, kept in reserve (a counting unit), or handed
+    /// back (a benchmark unit with no thread free).
+    async fn place(&mut self, unit: pb::Unit) -> Result<(), Error> {
+        if self.running.len() < self.config.threads {
+            self.start(unit).await
+        } else if unit.bench.is_none() {
+            self.reserve.push_back(unit);
+            Ok(())
+        } else {
+            self.release(vec![unit.lease_token]).await;
+            Ok(())
+        }
+    }
+
     async fn lease(&mut self) -> Result<(), Error> {
-        let want = (self.config.threads - self.running.len()) as u32;
+        let want = self.wanted() as u32;
         let req = pb::LeaseRequest {
             header: header(),
             worker_id: self.worker_id,
@@ -317,7 +360,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                     self.idle_since = None;
                     self.next_lease = now;
                     for unit in resp.units {
-                        self.start(unit).await?;
+                        self.place(unit).await?;
                     }
                 }
                 Ok(())
@@ -424,6 +467,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 estimate_nodes: 0.0,
                 stop,
                 abandoned: false,
+                bench: true,
             },
         );
         Ok(())
@@ -482,6 +526,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 estimate_nodes: unit.estimate_nodes,
                 stop,
                 abandoned: false,
+                bench: false,
             },
         );
         Ok(())
@@ -655,6 +700,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             .iter()
             .filter(|(_, r)| !r.abandoned)
             .map(|(t, _)| t.clone())
+            .chain(self.reserve.iter().map(|u| u.lease_token.clone()))
             .chain(self.outbox.keys().cloned())
             .collect();
         if tokens.is_empty() {
@@ -668,7 +714,9 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         match self.client.heartbeat(req).await {
             Ok(resp) => {
                 for token in resp.into_inner().invalid {
-                    if let Some(r) = self.running.get_mut(&token) {
+                    if let Some(i) = self.reserve.iter().position(|u| u.lease_token == token) {
+                        self.reserve.remove(i);
+                    } else if let Some(r) = self.running.get_mut(&token) {
                         info!("unit {}: lease gone; abandoning it", r.unit_id);
                         r.abandoned = true;
                         r.stop.store(true, Ordering::Relaxed);

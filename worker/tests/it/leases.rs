@@ -7,15 +7,16 @@ use crate::{config, partition, queens, spawn_worker, within, Coord};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_hands_every_running_unit_back() {
     let mut coord = Coord::start().await;
-    // Units of the default budget (the root's 13 subtrees here), each long enough to be
-    // running when the signal comes.
-    let job = coord.submit(queens(13), partition(0)).await;
+    // A budget above the whole job: the units are the root's 14 subtrees, each long enough
+    // to be running when the signal comes.
+    let job = coord.submit(queens(14), partition(u64::MAX / 4)).await;
     let units_before = coord.status(job).await.units_total;
     let mut cfg = config(&coord.url, 2);
     cfg.exit_when_idle = None;
     let (stop, task) = spawn_worker(cfg);
     coord
-        .wait_for(job, "two leased units", |i| i.units_leased == 2)
+        // Two running, and one more in reserve (prefetch).
+        .wait_for(job, "three leased units", |i| i.units_leased == 3)
         .await;
     stop.send(()).unwrap();
     let summary = within("the worker to drain", task).await.unwrap().unwrap();
@@ -41,8 +42,8 @@ async fn shutdown_hands_every_running_unit_back() {
     .unwrap();
     assert!(summary.accepted >= 1);
     let info = coord.status(job).await;
-    // OEIS A000170: 13 queens have 73,712 solutions.
-    assert_eq!(info.solutions, "73712");
+    // OEIS A000170: 14 queens have 365,596 solutions.
+    assert_eq!(info.solutions, "365596");
     assert!(info.alarms.is_empty(), "{:?}", info.alarms);
     coord.stop().await;
 }
@@ -50,15 +51,17 @@ async fn shutdown_hands_every_running_unit_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_unit_of_a_cancelled_job_is_abandoned() {
     let mut coord = Coord::start().await;
-    // 15 queens in units of the default budget (millions of nodes): each runs for a while.
-    let job = coord.submit(queens(15), partition(0)).await;
+    // 15 queens cut only at the root (a budget above the whole job): each unit runs for a
+    // while.
+    let job = coord.submit(queens(15), partition(u64::MAX / 4)).await;
     let (_stop, task) = spawn_worker(config(&coord.url, 1));
     coord
-        .wait_for(job, "a leased unit", |i| i.units_leased == 1)
+        // One running, one in reserve (prefetch).
+        .wait_for(job, "two leased units", |i| i.units_leased == 2)
         .await;
     coord.cancel(job).await;
-    // The next heartbeat says the lease is gone: the worker stops the unit, drops its
-    // result and, with nothing left to lease, exits.
+    // The next heartbeat says the leases are gone: the worker stops the running unit, drops
+    // its result and the reserved one and, with nothing left to lease, exits.
     let summary = within("the worker to abandon the unit", task)
         .await
         .unwrap()
@@ -66,5 +69,35 @@ async fn a_unit_of_a_cancelled_job_is_abandoned() {
     assert_eq!(summary.abandoned, 1, "{summary:?}");
     assert_eq!(summary.accepted, 0, "{summary:?}");
     assert_eq!(coord.status(job).await.state(), pb::JobState::Cancelled);
+    coord.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_holds_one_counting_unit_in_reserve_and_no_more() {
+    let mut coord = Coord::start().await;
+    // 14 queens cut at the root: 14 units, each long enough to be seen leased.
+    let job = coord.submit(queens(14), partition(u64::MAX / 4)).await;
+    let mut cfg = config(&coord.url, 1);
+    cfg.exit_when_idle = None;
+    let (stop, task) = spawn_worker(cfg);
+    // One thread: one unit running and one in reserve, never more.
+    coord
+        .wait_for(job, "two leased units", |i| i.units_leased == 2)
+        .await;
+    let mut most = 0;
+    for _ in 0..20 {
+        let info = coord.status(job).await;
+        most = most.max(info.units_leased);
+        if info.state() != pb::JobState::Running {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(most <= 2, "a one-thread worker held {most} leases");
+    stop.send(()).unwrap();
+    let summary = within("the worker to drain", task).await.unwrap().unwrap();
+    // The reserved unit was handed back, never run.
+    assert!(summary.released >= 1, "{summary:?}");
+    assert_eq!(coord.status(job).await.units_leased, 0);
     coord.stop().await;
 }
