@@ -8,8 +8,9 @@
 //! unit time is the requested one (default [`crate::config::PartitionDefaults`], 1 s),
 //! shortened for small jobs to a [`UNITS_PER_JOB`]th of the job, never below
 //! [`MIN_UNIT_SECONDS`]; the node budget is that time at the measured rate. A node budget
-//! given with the job is kept unless it is below [`MIN_UNIT_SECONDS`] of search: then it is
-//! raised (with a warning) to the time-based one. Units that still run long are re-split
+//! given with the job is kept unless it is below [`MIN_UNIT_SECONDS`] of search and would cut
+//! the job into more than four times [`UNITS_PER_JOB`] units: then it is raised (with a
+//! warning) to the time-based one. Units that still run long are re-split
 //! while the job runs: the default per-unit time budget is [`RESPLIT_FACTOR`] target units
 //! (at least 1 s), after which a worker hands its unexplored subtrees back.
 //!
@@ -116,7 +117,8 @@ pub fn size(problem: &Problem, prefix: &[u32], req: &SizingRequest) -> Result<Si
     let floor = (MIN_UNIT_SECONDS * rate) as u64;
     let node_budget = match req.node_budget {
         None => timed,
-        Some(b) if b < floor => {
+        // A tiny budget matters only when it makes many units (a tiny job may keep it).
+        Some(b) if b < floor && job_nodes / b as f64 > 4.0 * UNITS_PER_JOB => {
             warnings.push(format!(
                 "unit_node_budget = {b} nodes is {:.1} ms of search per unit here (engine at \
                  {:.3e} nodes/s), less than the coordination of a unit costs: raised to {timed} \
