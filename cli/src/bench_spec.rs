@@ -83,12 +83,24 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
     if raw.name.trim().is_empty() {
         return Err(user_error(format!("{shown}:1: `name` must not be empty")));
     }
-    if !(b.time_limit_seconds > 0.0 && b.time_limit_seconds.is_finite()) {
+    if let Err(e) = proto::limits::check_time_limit(b.time_limit_seconds) {
         return Err(fail(format!(
-            "time_limit_seconds = {} must be a positive number",
+            "time_limit_seconds = {}: {e}",
             b.time_limit_seconds
         )));
     }
+    let memory_limit_bytes = match b.memory_limit_mb {
+        None => None,
+        Some(mb) => match mb.checked_mul(1 << 20) {
+            Some(bytes) if proto::limits::check_memory_limit(bytes).is_ok() => Some(bytes),
+            _ => {
+                return Err(fail(format!(
+                    "memory_limit_mb = {mb} is above {} MB (1 PiB)",
+                    proto::limits::MAX_MEMORY_LIMIT_BYTES >> 20
+                )))
+            }
+        },
+    };
     let configs: Vec<String> = match b.configs {
         Some(c) if c.is_empty() => return Err(fail("configs is empty".into())),
         Some(c) => c,
@@ -127,7 +139,7 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
         batches,
         configs,
         time_limit_seconds: b.time_limit_seconds,
-        memory_limit_bytes: b.memory_limit_mb.map(|m| m << 20),
+        memory_limit_bytes,
         instances: b.instances,
     })
 }
@@ -303,6 +315,19 @@ mod tests {
         assert_eq!(s.configs.len(), worker::bench::CONFIGS.len());
         assert_eq!(s.time_limit_seconds, 300.0);
         assert_eq!(s.tasks().len(), 100 * worker::bench::CONFIGS.len());
+    }
+
+    #[test]
+    fn limits_past_their_bounds_are_errors_not_overflows() {
+        let e = err(
+            "name = \"q\"\n[benchmark]\nsuite = \"domino/suite-public\"\ntime_limit_seconds = 1e12\n",
+        );
+        assert!(e.contains("spec.toml:2:") && e.contains("a week"), "{e}");
+        let e = err(
+            "name = \"q\"\n[benchmark]\nsuite = \"domino/suite-public\"\n\
+             memory_limit_mb = 9223372036854775807\n",
+        );
+        assert!(e.contains("memory_limit_mb") && e.contains("1 PiB"), "{e}");
     }
 
     #[test]

@@ -62,9 +62,10 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
         if t.config.trim().is_empty() {
             return Err(format!("{what}: no configuration"));
         }
-        if !(t.time_limit_seconds > 0.0 && t.time_limit_seconds.is_finite()) {
-            return Err(format!("{what}: the time limit must be positive"));
-        }
+        proto::limits::check_time_limit(t.time_limit_seconds)
+            .map_err(|e| format!("{what}: {e}"))?;
+        proto::limits::check_memory_limit(t.memory_limit_bytes.unwrap_or(0))
+            .map_err(|e| format!("{what}: {e}"))?;
         if !pairs.insert((t.instance_id.as_str(), t.config.as_str())) {
             return Err(format!("{what} appears twice"));
         }

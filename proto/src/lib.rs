@@ -12,6 +12,38 @@ pub mod v1 {
     tonic::include_proto!("dancehall.v1");
 }
 
+/// Bounds on a benchmark task's limits (`BenchTask.time_limit_seconds`,
+/// `memory_limit_bytes`), checked where a spec is read, where a task is submitted and where a
+/// worker runs one: a limit past them is refused, never a panic or an overflow.
+pub mod limits {
+    /// A week.
+    pub const MAX_TIME_LIMIT_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+    /// One PiB.
+    pub const MAX_MEMORY_LIMIT_BYTES: u64 = 1 << 50;
+
+    /// Why a time limit is refused, if it is.
+    pub fn check_time_limit(seconds: f64) -> Result<(), String> {
+        if seconds > 0.0 && seconds <= MAX_TIME_LIMIT_SECONDS {
+            Ok(())
+        } else {
+            Err(format!(
+                "time limit {seconds} s must be positive and at most {MAX_TIME_LIMIT_SECONDS} s (a week)"
+            ))
+        }
+    }
+
+    /// Why a memory limit (bytes, 0 = none) is refused, if it is.
+    pub fn check_memory_limit(bytes: u64) -> Result<(), String> {
+        if bytes <= MAX_MEMORY_LIMIT_BYTES {
+            Ok(())
+        } else {
+            Err(format!(
+                "memory limit {bytes} bytes is above {MAX_MEMORY_LIMIT_BYTES} (1 PiB)"
+            ))
+        }
+    }
+}
+
 /// The wire form of the counting cores (`cores::grids::CountCore`, `CoreSpec`), both ways, for
 /// every crate that sends or reads them.
 pub mod core {
@@ -88,5 +120,28 @@ pub mod core {
             };
             assert!(core_spec(Some(&bad)).unwrap_err().contains("0x3"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::limits::*;
+
+    #[test]
+    fn limits_past_the_bounds_are_refused() {
+        assert!(check_time_limit(300.0).is_ok());
+        for bad in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e300,
+            MAX_TIME_LIMIT_SECONDS * 2.0,
+        ] {
+            assert!(check_time_limit(bad).is_err(), "{bad}");
+        }
+        assert!(check_memory_limit(0).is_ok());
+        assert!(check_memory_limit(512 << 20).is_ok());
+        assert!(check_memory_limit(u64::MAX).is_err());
     }
 }

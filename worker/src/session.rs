@@ -72,6 +72,15 @@ enum Done {
 
 type UnitDone = (String, Result<Done, String>);
 
+/// A task's wall-time limit as the worker applies it: within the protocol's bounds (NaN and
+/// out-of-range values, which a current coordinator refuses, are clamped).
+fn wall_limit(seconds: f64) -> f64 {
+    if seconds.is_nan() {
+        return proto::limits::MAX_TIME_LIMIT_SECONDS;
+    }
+    seconds.clamp(0.001, proto::limits::MAX_TIME_LIMIT_SECONDS)
+}
+
 /// What a job's units need, cached per job.
 #[derive(Clone)]
 enum JobData {
@@ -434,7 +443,9 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let limits = RunLimits {
             memory: (task.memory_limit_bytes > 0).then_some(task.memory_limit_bytes),
             stop: Some(stop.clone()),
-            ..RunLimits::with_wall(Duration::from_secs_f64(task.time_limit_seconds.max(0.001)))
+            // Clamped: a limit past the bounds (an old coordinator did not check) must not
+            // panic the worker.
+            ..RunLimits::with_wall(Duration::from_secs_f64(wall_limit(task.time_limit_seconds)))
         };
         debug!(
             unit = unit.unit_id,
