@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use cores::grids::CoreSpec;
-use cores::problems::sudoku::parse_givens;
+use cores::problems::sudoku::{parse_givens, placements};
 use cores::problems::ProblemSpec;
 use cores::xcc::OptionId;
 use serde::Deserialize;
@@ -126,7 +126,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let units = gu
                 .units
                 .iter()
-                .map(|u| (givens_prefix(&u.givens, n), u.weight))
+                .map(|u| (placements(&u.givens, n), u.weight))
                 .collect();
             Ok(WeightedUnits {
                 units,
@@ -163,16 +163,6 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             "unknown generator `{other}` (expected `sudoku-grids` or `queens-first-row`)"
         )),
     }
-}
-
-/// The Sudoku options that place `givens` (cells row by row, 0 = empty).
-pub fn givens_prefix(givens: &[u8], side: usize) -> Vec<OptionId> {
-    givens
-        .iter()
-        .enumerate()
-        .filter(|(_, &v)| v > 0)
-        .map(|(cell, &v)| (cell * side + usize::from(v) - 1) as OptionId)
-        .collect()
 }
 
 /// Reads a CSV file of weighted units; errors name the file and line.
@@ -226,7 +216,7 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
         let prefix = match side {
             Some(n) => {
                 let g = parse_givens(cells, n).map_err(|e| at(format!("givens: {e}")))?;
-                givens_prefix(&g, n)
+                placements(&g, n)
             }
             None => cells
                 .split_whitespace()

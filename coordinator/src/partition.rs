@@ -128,16 +128,6 @@ pub fn partition_problem(
     cut(problem, first, settings, split)
 }
 
-/// Parses the job's DLX text and partitions it.
-pub fn partition_dlx(
-    dlx: &str,
-    prefix: &[u32],
-    settings: &PartitionSettings,
-) -> Result<Vec<NewUnit>, PartitionError> {
-    let problem = parse_dlx(dlx)?;
-    partition(&problem, prefix, settings)
-}
-
 /// A candidate unit whose subtree was estimated (or not: a unit never split).
 struct Open {
     prefix: Prefix,
@@ -451,7 +441,7 @@ mod tests {
         let mut d = Dlx::new(&p);
         d.apply_prefix(&[1]).unwrap();
         let want = d.count();
-        let units = partition_dlx(&text, &[1], &settings(1, 1000)).unwrap();
+        let units = partition_job(&text, &[1], &[], CoreSpec::Dlx, &settings(1, 1000)).unwrap();
         assert!(units.iter().all(|u| u.prefix.starts_with(&[1])));
         assert_eq!(sum_of_units(&p, &units), want);
         // A full solution as the prefix: one unit, counted here.
@@ -461,10 +451,10 @@ mod tests {
         assert_eq!(units[0].counted.as_ref().unwrap().solutions, 1);
         // Errors name what is wrong.
         assert!(matches!(
-            partition_dlx(&text, &[0, 1], &settings(1, 10)),
+            partition_job(&text, &[0, 1], &[], CoreSpec::Dlx, &settings(1, 10)),
             Err(PartitionError::Prefix(_))
         ));
-        let e = partition_dlx("a b\nc\n", &[], &settings(1, 10)).unwrap_err();
+        let e = partition_job("a b\nc\n", &[], &[], CoreSpec::Dlx, &settings(1, 10)).unwrap_err();
         assert!(e.to_string().starts_with("DLX text, line 2"), "{e}");
     }
 

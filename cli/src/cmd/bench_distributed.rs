@@ -183,28 +183,10 @@ async fn throughput(
         .map_err(|s| super::submit::rpc_error("submit", s))?
         .into_inner();
     let started = Instant::now();
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut workers = tokio::task::JoinSet::new();
-    for i in 0..concurrency {
-        let config = worker::Config {
-            coordinator: cluster.url.clone(),
-            token: cluster.token.clone(),
-            threads: 1,
-            worker_id: Some(format!("bench-{i}")),
-            exit_when_idle: None,
-            tls_ca: None,
-        };
-        let mut stop = stop_rx.clone();
-        workers.spawn(worker::run(config, async move {
-            let _ = stop.wait_for(|s| *s).await;
-        }));
-    }
+    let fleet = super::fleet::Fleet::start(&cluster.url, &cluster.token, concurrency, "bench");
     let infos = cluster.wait(&[resp.job_id], false).await?;
     let seconds = started.elapsed().as_secs_f64();
-    let _ = stop_tx.send(true);
-    while let Some(r) = workers.join_next().await {
-        r.context("a benchmark worker")??;
-    }
+    fleet.stop().await?;
     cluster.stop().await?;
     let expected = u128::from(units) * u128::from(units + 1);
     let got: u128 = infos[0].solutions.parse().unwrap_or(0);

@@ -227,22 +227,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
             .into_inner()
             .job_id;
         let started = Instant::now();
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let mut workers = tokio::task::JoinSet::new();
-        for i in 0..a.workers {
-            let config = worker::Config {
-                coordinator: coord.url.clone(),
-                token: token.clone(),
-                threads: 1,
-                worker_id: Some(format!("sim-{i}")),
-                exit_when_idle: None,
-                tls_ca: None,
-            };
-            let mut stop = stop_rx.clone();
-            workers.spawn(worker::run(config, async move {
-                let _ = stop.wait_for(|s| *s).await;
-            }));
-        }
+        let fleet = super::fleet::Fleet::start(&coord.url, &token, a.workers, "sim");
         let info = loop {
             tokio::time::sleep(Duration::from_millis(200)).await;
             let info = jobs
@@ -260,10 +245,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
             }
         };
         let seconds = started.elapsed().as_secs_f64();
-        let _ = stop_tx.send(true);
-        while let Some(r) = workers.join_next().await {
-            r.context("a simulated worker")??;
-        }
+        fleet.stop().await?;
         Ok::<_, anyhow::Error>((seconds, info.solutions.parse::<u128>().unwrap_or(0)))
     })?;
     let (cpu, mib) = coord.usage();

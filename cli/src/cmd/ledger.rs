@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use coordinator::job::CoreSpec;
 use coordinator::store::{self, Ledger};
+use cores::problems::sudoku::format_grid;
 
 use super::exit::user_error;
 
@@ -78,14 +79,14 @@ pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
 /// The ledger as CSV (header line first).
 pub fn to_csv(ledger: &Ledger) -> String {
     let shape = match ledger.core {
-        CoreSpec::SudokuBands { box_rows, box_cols } => Some(box_rows * box_cols),
+        CoreSpec::SudokuBands { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx => None,
     };
     let cells = if shape.is_some() { "givens" } else { "prefix" };
     let mut s = format!("unit,state,{cells},weight,count,nodes,core,worker,host,seconds,factor\n");
     for r in &ledger.rows {
         let cells = match shape {
-            Some(side) => givens_line(&r.prefix, side),
+            Some((box_rows, box_cols)) => givens_line(&r.prefix, box_rows, box_cols),
             None => coordinator::job::prefix_text(&r.prefix),
         };
         s.push_str(&format!(
@@ -105,24 +106,13 @@ pub fn to_csv(ledger: &Ledger) -> String {
     s
 }
 
-/// The givens a prefix of Sudoku options places, as one line (`.` for empty; digits, then
-/// letters from 10 on).
-fn givens_line(prefix: &[u32], side: usize) -> String {
-    let mut cells = vec![0usize; side * side];
-    for &o in prefix {
-        let o = o as usize;
-        if o < side * side * side {
-            cells[o / side] = o % side + 1;
-        }
+/// The givens a prefix of Sudoku options places, as one line of the givens format (`.` for
+/// empty); the prefix itself if it is not a set of placements (a job's prefixes always are).
+fn givens_line(prefix: &[u32], box_rows: usize, box_cols: usize) -> String {
+    match cores::grids::givens_from_prefix(box_rows, box_cols, prefix) {
+        Ok(givens) => format_grid(&givens, box_rows * box_cols),
+        Err(_) => coordinator::job::prefix_text(prefix),
     }
-    cells
-        .iter()
-        .map(|&v| match v {
-            0 => '.',
-            1..=9 => char::from(b'0' + v as u8),
-            _ => char::from(b'A' + (v - 10) as u8),
-        })
-        .collect()
 }
 
 /// Writes `text` to a temporary file beside `path`, then renames it: a reader never sees half
@@ -147,7 +137,7 @@ mod tests {
     #[test]
     fn givens_lines_match_the_givens_format() {
         // r1c1 = 1 (option 0), r1c2 = 3 (option 4 + 2), on 4x4.
-        assert_eq!(givens_line(&[0, 6], 4), "13..............");
-        assert_eq!(givens_line(&[15], 16).chars().next(), Some('G'));
+        assert_eq!(givens_line(&[0, 6], 2, 2), "13..............");
+        assert_eq!(givens_line(&[15], 4, 4).chars().next(), Some('G'));
     }
 }

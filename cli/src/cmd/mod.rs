@@ -8,6 +8,7 @@ pub mod coordinator;
 pub mod domino;
 pub mod domino_report;
 pub mod exit;
+pub mod fleet;
 pub mod ledger;
 pub mod problem;
 pub mod run;

@@ -332,12 +332,7 @@ impl Sudoku {
                 b.option(&items)?;
             }
         }
-        let prefix = givens
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| v > 0)
-            .map(|(cell, &v)| (cell * s + v as usize - 1) as OptionId)
-            .collect();
+        let prefix = placements(&givens, s);
         Ok(Sudoku {
             problem: b.build()?,
             prefix,
@@ -383,6 +378,18 @@ impl Sudoku {
         }
         Ok(format_grid(&grid, s))
     }
+}
+
+/// The options that place `givens` (cells row by row, 0 = empty) in a Sudoku of side `side`:
+/// option `(row * side + col) * side + digit - 1`, the numbering of [`Sudoku::build`] (and the
+/// inverse of `crate::grids::givens_from_prefix`).
+pub fn placements(givens: &[u8], side: usize) -> Vec<OptionId> {
+    givens
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| v > 0)
+        .map(|(cell, &v)| (cell * side + usize::from(v) - 1) as OptionId)
+        .collect()
 }
 
 /// A list of options that is not a filled grid.
