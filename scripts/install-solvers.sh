@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the external solvers of the domino benchmark (issue 4, seed 001), idempotently and
-# without questions, then prints what is available:
+# Installs the external solvers of the benchmarks, idempotently and without questions, then
+# prints what is available:
 #   - Debian packages: minizinc (the MiniZinc driver), flatzinc (Gecode's fzn-gecode and its
-#     solver configuration), gringo (ships a clingo 5.4 binary);
+#     solver configuration), gringo (ships a clingo 5.4 binary) for the domino benchmark (seed
+#     001); minisat and gprolog for the Sudoku formulations of seed 000 (SAT, CLP(FD));
 #   - the PyPI package clingo (a newer clingo, run as `python3 -m clingo`).
 # Chuffed is not packaged here: it is only detected (`minizinc --solvers`), never installed.
 # A missing optional piece never fails the script: the benchmark records an unavailable
@@ -18,6 +19,8 @@ missing=()
 command -v minizinc >/dev/null 2>&1 || missing+=(minizinc)
 command -v fzn-gecode >/dev/null 2>&1 || missing+=(flatzinc)
 command -v clingo >/dev/null 2>&1 || missing+=(gringo)
+command -v minisat >/dev/null 2>&1 || missing+=(minisat)
+command -v gprolog >/dev/null 2>&1 || missing+=(gprolog)
 
 if [ "${#missing[@]}" -gt 0 ]; then
     if command -v apt-get >/dev/null 2>&1; then
@@ -80,4 +83,11 @@ if command -v python3 >/dev/null 2>&1 && python3 -c 'import clingo' >/dev/null 2
 else
     echo "  clingo (python3 -m clingo): not available"
 fi
+for tool in minisat gprolog; do
+    if command -v "$tool" >/dev/null 2>&1; then
+        echo "  $tool: $(command -v "$tool")"
+    else
+        echo "  $tool: not available"
+    fi
+done
 exit 0

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what the tests use besides the solvers (scripts/install-solvers.sh), idempotently:
+#   - openssh-server: the ssh launcher's test runs scripts/launch/ssh-workers.sh against a real
+#     sshd on localhost;
+#   - chromium: the HTML report's test renders it headless;
+#   - kubernetes-validate (PyPI): checks scripts/launch/k8s-workers.yaml against the
+#     Kubernetes API schema offline.
+# Slurm's packages are installed by scripts/launch/slurm-single-node.sh when its test starts.
+# A piece that cannot be installed is logged; the test that needs it then fails and says why.
+set -u
+
+log() { printf 'install-test-tools: %s\n' "$*" >&2; }
+
+. "$(dirname "$0")/lib/as-root.sh"
+
+missing=()
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt_install() {
+            as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1
+        }
+        if ! apt_install "${missing[@]}"; then
+            log "apt-get update (once)"
+            as_root apt-get update -q >/dev/null 2>&1 || log "apt-get update failed"
+            for pkg in "${missing[@]}"; do
+                apt_install "$pkg" || log "could not install Debian package $pkg"
+            done
+        fi
+    else
+        log "no apt-get: cannot install ${missing[*]}"
+    fi
+fi
+
+if command -v python3 >/dev/null 2>&1; then
+    if ! command -v kubernetes-validate >/dev/null 2>&1; then
+        python3 -m pip install -q --disable-pip-version-check kubernetes-validate >/dev/null 2>&1 \
+            || python3 -m pip install -q --disable-pip-version-check --break-system-packages \
+                kubernetes-validate >/dev/null 2>&1 \
+            || log "pip install kubernetes-validate failed"
+    fi
+fi
+
+echo "test tools available:"
+for tool in /usr/sbin/sshd chromium kubernetes-validate; do
+    if command -v "$tool" >/dev/null 2>&1; then
+        echo "  $tool: $(command -v "$tool")"
+    else
+        echo "  $tool: not available"
+    fi
+done
+exit 0
