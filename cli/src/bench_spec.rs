@@ -240,7 +240,7 @@ impl BenchSpec {
 
     pub fn submit_request(&self) -> pb::SubmitJobRequest {
         pb::SubmitJobRequest {
-            header: Some(coordinator::client::header()),
+            header: proto::client::header(),
             name: self.name.clone(),
             spec: self.text.clone(),
             kind: pb::JobKind::Benchmark as i32,

@@ -146,7 +146,7 @@ impl JobSpec {
     /// The request that submits this job; `spec_text` is kept by the coordinator.
     pub fn submit_request(&self, spec_text: &str) -> pb::SubmitJobRequest {
         pb::SubmitJobRequest {
-            header: Some(coordinator::client::header()),
+            header: proto::client::header(),
             name: self.name.clone(),
             spec: spec_text.to_string(),
             dlx: write_dlx(&self.problem),

@@ -337,8 +337,8 @@ fn a_restarted_coordinator_resumes_on_its_database() {
 
 #[test]
 fn a_repeated_or_late_report_is_not_counted_twice() {
-    use coordinator::client;
     use cores::xcc::{parse_dlx, Dlx};
+    use proto::client;
     use proto::v1 as pb;
 
     let dir = tempfile::tempdir().unwrap();
@@ -353,9 +353,9 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
         .build()
         .unwrap();
     let (verdicts, mismatch_verdict) = rt.block_on(async {
-        let channel = client::channel(&coord.url, None).await.unwrap();
+        let channel = client::connect(&coord.url, None).await.unwrap();
         let mut w = client::worker(channel, "report-token").unwrap();
-        let h = || Some(client::header());
+        let h = || client::header();
         let me = w
             .register(pb::RegisterRequest {
                 header: h(),

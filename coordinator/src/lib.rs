@@ -4,14 +4,12 @@
 //! Layers, each testable without the next: [`job`] (domain types), [`scheduler`] (a plain
 //! state machine for leases and exactly-once accounting), [`store`] (SQLite through sqlx),
 //! [`partition`] (cuts a job into units with Monte Carlo estimates), and [`server`] (a thin
-//! tonic adapter; entry point [`serve`]). [`client`] connects to a coordinator with the
-//! bearer token.
+//! tonic adapter; entry point [`serve`]). Clients connect with `proto::client`.
 //!
 //! The default listen address is [`config::DEFAULT_LISTEN_ADDR`] (loopback); [`serve`] takes
 //! an already bound listener, so the CLI decides and must be asked for anything else.
 
 pub mod bench;
-pub mod client;
 pub mod config;
 mod error;
 pub mod job;

@@ -1,11 +1,14 @@
 //! dancehall's gRPC protocol, package `dancehall.v1` (see `proto/dancehall.proto` for the
 //! rules every message follows). Generated code lives here, plus [`core`]: the one place
-//! where the wire's counting cores meet `cores::grids`. Clients in
+//! where the wire's counting cores meet `cores::grids`, and [`client`]: how every client
+//! (worker, CLI, tests) connects. Generated clients in
 //! [`v1::worker_client`] / [`v1::jobs_client`], servers in [`v1::worker_server`] /
 //! [`v1::jobs_server`].
 
 /// The protocol version this build speaks; sent in every `RequestHeader`.
 pub const PROTOCOL_VERSION: u32 = 2;
+
+pub mod client;
 
 /// Generated from `proto/dancehall.proto`.
 pub mod v1 {

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 pub mod backoff;
 pub mod bench;
-pub mod client;
 pub mod cputime;
 pub mod outbox;
 mod session;
@@ -66,17 +65,8 @@ pub struct Summary {
 /// Why a worker stopped before it was told to.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("bad coordinator URL `{url}`: {reason}")]
-    BadUrl { url: String, reason: String },
-    #[error("cannot read {}: {source}", path.display())]
-    ReadFile {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("TLS set-up failed: {0}")]
-    Tls(String),
-    #[error("the token is not printable ASCII")]
-    BadToken,
+    #[error(transparent)]
+    Client(#[from] proto::client::ClientError),
     #[error("the coordinator refused this worker ({:?}): {}", .0.code(), .0.message())]
     Refused(tonic::Status),
     #[error("--threads must be at least 1")]

@@ -29,7 +29,6 @@ use std::time::Duration;
 
 use cores::grids::CoreSpec;
 use cores::xcc::{parse_dlx, Problem};
-use proto::v1::worker_client::WorkerClient;
 use proto::v1::{self as pb, ReportVerdict};
 use tokio::task::JoinSet;
 use tokio::time::{sleep_until, Instant};
@@ -37,10 +36,10 @@ use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
 use crate::bench::{RunLimits, RunRecord};
-use crate::client::{self, disposition, header, AuthChannel, Disposition};
 use crate::outbox::Outbox;
 use crate::unit::{run_sudoku_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
+use proto::client::{self, disposition, header, Disposition, WorkerClient};
 use proto::core::{core_spec, count_core_pb};
 
 /// How long a draining worker keeps trying to report before it gives up.
@@ -91,7 +90,7 @@ enum JobData {
 }
 
 struct Session<S> {
-    client: WorkerClient<AuthChannel>,
+    client: WorkerClient,
     config: Config,
     host: String,
     worker_id: u64,
@@ -120,8 +119,12 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
     if config.threads == 0 {
         return Err(Error::NoThreads);
     }
-    let channel = client::channel(&config.coordinator, config.tls_ca.as_deref())?;
-    let auth = client::Auth::new(&config.token)?;
+    // Lazily connected: a worker may start before its coordinator is up (the first calls
+    // fail with UNAVAILABLE and are retried).
+    let channel = client::endpoint(&config.coordinator, config.tls_ca.as_deref())?
+        .timeout(Duration::from_secs(60))
+        .connect_lazy();
+    let client = client::worker(channel, &config.token)?;
     let host = hostname::get()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -132,7 +135,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         ^ u64::from(std::process::id()).rotate_left(32);
     let now = Instant::now();
     let mut session = Session {
-        client: client::worker_client(channel, auth),
+        client,
         config,
         host,
         worker_id: 0,

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use coordinator::client;
+use proto::client;
 use proto::v1 as pb;
 
 use super::exit::user_error;
@@ -163,7 +163,7 @@ async fn throughput(
 ) -> anyhow::Result<Throughput> {
     let mut cluster = LocalCluster::start(db, 0).await?;
     let req = pb::SubmitJobRequest {
-        header: Some(client::header()),
+        header: client::header(),
         name: "trivial-units".into(),
         spec: String::new(),
         dlx: trivial_dlx(units),

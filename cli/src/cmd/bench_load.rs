@@ -17,9 +17,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use coordinator::client;
 use cores::problems::sudoku::{Sudoku, SudokuConfig};
 use cores::xcc::write_dlx;
+use proto::client;
 use proto::v1 as pb;
 
 use super::exit::user_error;
@@ -169,7 +169,7 @@ fn trivial_units(n: usize) -> Vec<Vec<u32>> {
 
 fn submit_request(units: &[Vec<u32>], dlx: &str) -> pb::SubmitJobRequest {
     pb::SubmitJobRequest {
-        header: Some(client::header()),
+        header: client::header(),
         name: format!("load-{}", units.len()),
         dlx: dlx.to_string(),
         symmetry_factor: "1".into(),
@@ -218,7 +218,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
     let (coord, _) = CoordProc::start(&dir.path().join("load.db"), &token_path)?;
     let rt = runtime()?;
     let (seconds, total) = rt.block_on(async {
-        let ch = client::channel(&coord.url, None).await?;
+        let ch = client::connect(&coord.url, None).await?;
         let mut jobs = client::jobs(ch, &token)?;
         let job = jobs
             .submit_job(submit_request(&units, &dlx))
@@ -232,7 +232,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(200)).await;
             let info = jobs
                 .job_status(pb::JobStatusRequest {
-                    header: Some(client::header()),
+                    header: client::header(),
                     job_id: job,
                 })
                 .await
@@ -277,7 +277,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
         let (coord, _) = CoordProc::start(&db, &token_path)?;
         let t = Instant::now();
         rt.block_on(async {
-            let ch = client::channel(&coord.url, None).await?;
+            let ch = client::connect(&coord.url, None).await?;
             let mut jobs = client::jobs(ch, &token)?;
             jobs.submit_job(submit_request(&big, &dlx))
                 .await
@@ -293,10 +293,10 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
         let (coord, _) = CoordProc::start(&db, &token_path)?;
         let (total, queued) = rt.block_on(async {
             loop {
-                if let Ok(ch) = client::channel(&coord.url, None).await {
+                if let Ok(ch) = client::connect(&coord.url, None).await {
                     let mut jobs = client::jobs(ch, &token)?;
                     let req = pb::JobStatusRequest {
-                        header: Some(client::header()),
+                        header: client::header(),
                         job_id: 1,
                     };
                     if let Ok(r) = jobs.job_status(req).await {

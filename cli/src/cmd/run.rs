@@ -9,8 +9,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use coordinator::client::{self, JobsClient};
 use indicatif::{ProgressBar, ProgressStyle};
+use proto::client::{self, JobsClient};
 use proto::v1 as pb;
 use tokio::process::{Child, Command};
 
@@ -219,7 +219,7 @@ pub(crate) async fn retry(
     statuses: &[String],
 ) -> anyhow::Result<u64> {
     let req = pb::RetryRunsRequest {
-        header: Some(client::header()),
+        header: client::header(),
         job_id: job,
         statuses: statuses.to_vec(),
     };
@@ -283,7 +283,7 @@ impl LocalCluster {
             let _ = stop_rx.await;
         }));
         let url = format!("http://{addr}");
-        let channel = client::channel(&url, None).await?;
+        let channel = client::connect(&url, None).await?;
         let jobs = client::jobs(channel, &token)?;
         Ok(LocalCluster {
             url,
@@ -371,7 +371,7 @@ impl LocalCluster {
         let mut infos = Vec::with_capacity(ids.len());
         for &job_id in ids {
             let req = pb::JobStatusRequest {
-                header: Some(client::header()),
+                header: client::header(),
                 job_id,
             };
             let resp = self
@@ -474,7 +474,7 @@ impl LocalCluster {
     /// Every unit of a job (estimates and measurements).
     pub async fn units(&mut self, job_id: u64) -> anyhow::Result<Vec<pb::UnitInfo>> {
         let req = pb::JobUnitsRequest {
-            header: Some(client::header()),
+            header: client::header(),
             job_id,
         };
         let resp = self

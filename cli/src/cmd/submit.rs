@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use coordinator::client::{self, JobsClient};
+use proto::client::{self, JobsClient};
 use proto::v1 as pb;
 
 use super::exit::user_error;
@@ -32,10 +32,10 @@ impl Connection {
     pub async fn jobs_client(&self) -> anyhow::Result<JobsClient> {
         let token = coordinator::load_token(self.token_file.as_deref())
             .map_err(|e| user_error(e.to_string()))?;
-        let channel = client::channel(&self.coordinator, self.tls_ca.as_deref())
+        let channel = client::connect(&self.coordinator, self.tls_ca.as_deref())
             .await
             .map_err(|e| match e {
-                coordinator::Error::Transport(_) => {
+                client::ClientError::Connect(_) => {
                     anyhow::anyhow!("cannot reach the coordinator at {}: {e}", self.coordinator)
                 }
                 e => user_error(e.to_string()),
@@ -205,7 +205,7 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
         let infos = match args.job {
             Some(job_id) => {
                 let req = pb::JobStatusRequest {
-                    header: Some(client::header()),
+                    header: client::header(),
                     job_id,
                 };
                 let resp = jobs
@@ -232,7 +232,7 @@ pub fn cancel(args: CancelArgs) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
         let req = pb::CancelJobRequest {
-            header: Some(client::header()),
+            header: client::header(),
             job_id: args.job,
         };
         let resp = jobs
@@ -246,7 +246,7 @@ pub fn cancel(args: CancelArgs) -> anyhow::Result<()> {
 
 async fn list(jobs: &mut JobsClient) -> anyhow::Result<Vec<pb::JobInfo>> {
     let req = pb::ListJobsRequest {
-        header: Some(client::header()),
+        header: client::header(),
     };
     let resp = jobs
         .list_jobs(req)

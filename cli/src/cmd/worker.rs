@@ -65,14 +65,8 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
         .build()
         .context("starting the async runtime")?;
     let summary = runtime.block_on(worker::run(config, shutdown_signal()));
-    let summary = summary.map_err(|e| match e {
-        worker::Error::Refused(_)
-        | worker::Error::BadUrl { .. }
-        | worker::Error::ReadFile { .. }
-        | worker::Error::BadToken
-        | worker::Error::NoThreads => user_error(e.to_string()),
-        other => anyhow::Error::new(other),
-    })?;
+    // Every way a worker stops early is something the user can fix (token, URL, version).
+    let summary = summary.map_err(|e| user_error(e.to_string()))?;
     tracing::info!(?summary, "worker done");
     if quiet {
         return Ok(());

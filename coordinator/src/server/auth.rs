@@ -1,12 +1,11 @@
-//! Bearer-token authentication, in interceptors (never in handlers): the server side checks
-//! `authorization: Bearer <token>` on every call, the client side adds it.
+//! Bearer-token authentication, in an interceptor (never in handlers): the server checks
+//! `authorization: Bearer <token>` on every call (clients add it: `proto::client`).
 //!
 //! Invariant: the comparison takes the same time whatever the token: both sides are hashed
 //! with SHA-256 and the digests compared without an early exit, so neither the token's
 //! content nor its length leaks through timing.
 
 use sha2::{Digest, Sha256};
-use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
 use tonic::{Request, Status};
 
@@ -49,30 +48,6 @@ impl Interceptor for BearerAuth {
     }
 }
 
-/// Client interceptor: adds `authorization: Bearer <token>` to every call.
-#[derive(Clone)]
-pub struct BearerToken {
-    value: MetadataValue<Ascii>,
-}
-
-impl BearerToken {
-    /// Fails when the token cannot travel in a header (non-ASCII or control characters).
-    pub fn new(token: &str) -> Result<Self, crate::Error> {
-        let value = format!("Bearer {token}")
-            .parse()
-            .map_err(|_| crate::Error::Token("the token is not printable ASCII".to_string()))?;
-        Ok(BearerToken { value })
-    }
-}
-
-impl Interceptor for BearerToken {
-    fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
-        req.metadata_mut()
-            .insert("authorization", self.value.clone());
-        Ok(req)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,11 +71,5 @@ mod tests {
         assert_eq!(call(&mut a, Some("s3cret")), denied);
         assert_eq!(call(&mut a, Some("Basic s3cret")), denied);
         assert_eq!(call(&mut a, None), denied);
-        let mut c = BearerToken::new("s3cret").unwrap();
-        let req = c.call(Request::new(())).unwrap();
-        assert_eq!(
-            req.metadata().get("authorization").unwrap(),
-            "Bearer s3cret"
-        );
     }
 }

@@ -42,10 +42,9 @@ use crate::job::{LeaseToken, Millis};
 use crate::scheduler::{Scheduler, SchedulerConfig};
 use crate::{store, Config, Error};
 
-pub use auth::{BearerAuth, BearerToken};
+pub use auth::BearerAuth;
 
-/// Largest message accepted or sent (DLX texts of big problems exceed tonic's 4 MiB default).
-pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+use proto::client::MAX_MESSAGE_BYTES;
 
 /// Random lease tokens: 128 bits from a CSPRNG seeded by the operating system.
 fn random_tokens() -> impl FnMut() -> LeaseToken + Send + 'static {

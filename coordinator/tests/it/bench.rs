@@ -3,9 +3,9 @@
 //! rejected and the unit runs again), retry and resume. The worker here is hand-driven, so it
 //! can lie.
 
-use coordinator::client::header;
 use coordinator::store::sha256_hex;
 use coordinator::Clock;
+use proto::client::header;
 use proto::v1 as pb;
 
 use crate::server::{lease, register, report, temp_db, Coord, TOKEN};
@@ -34,7 +34,7 @@ fn task(config: &str) -> pb::BenchTask {
 
 fn request(tasks: Vec<pb::BenchTask>) -> pb::SubmitJobRequest {
     pb::SubmitJobRequest {
-        header: Some(header()),
+        header: header(),
         name: "wire".into(),
         kind: pb::JobKind::Benchmark as i32,
         tasks,
@@ -130,7 +130,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
 
     let info = jobs
         .job_status(pb::JobStatusRequest {
-            header: Some(header()),
+            header: header(),
             job_id: job,
         })
         .await
@@ -150,7 +150,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
     // Retry the wrong one: a new unit; resubmitting the same job resumes it.
     let r = jobs
         .retry_runs(pb::RetryRunsRequest {
-            header: Some(header()),
+            header: header(),
             job_id: job,
             statuses: vec!["wrong".into()],
         })
@@ -175,7 +175,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
     );
     let e = jobs
         .retry_runs(pb::RetryRunsRequest {
-            header: Some(header()),
+            header: header(),
             job_id: job,
             statuses: vec!["solved".into()],
         })

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use coordinator::client::{self, header, JobsClient, WorkerClient};
 use coordinator::{Clock, Config};
 use cores::xcc::{parse_dlx, Dlx, Limits, Outcome};
+use proto::client::{self, header, JobsClient, WorkerClient};
 use proto::v1 as pb;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -65,7 +65,7 @@ impl Coord {
     }
 
     pub async fn clients(&self, token: &str) -> (WorkerClient, JobsClient) {
-        let ch = client::channel(&self.url, None).await.unwrap();
+        let ch = client::connect(&self.url, None).await.unwrap();
         (
             client::worker(ch.clone(), token).unwrap(),
             client::jobs(ch, token).unwrap(),
@@ -91,7 +91,7 @@ pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
 
 async fn submit(jobs: &mut JobsClient, dlx: &str, partition: pb::PartitionSettings) -> u64 {
     jobs.submit_job(pb::SubmitJobRequest {
-        header: Some(header()),
+        header: header(),
         name: "queens".into(),
         spec: "# test".into(),
         dlx: dlx.into(),
@@ -108,7 +108,7 @@ async fn submit(jobs: &mut JobsClient, dlx: &str, partition: pb::PartitionSettin
 
 pub(crate) async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
     jobs.job_status(pb::JobStatusRequest {
-        header: Some(header()),
+        header: header(),
         job_id: job,
     })
     .await
@@ -120,7 +120,7 @@ pub(crate) async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
 
 pub async fn register(w: &mut WorkerClient, name: &str) -> u64 {
     w.register(pb::RegisterRequest {
-        header: Some(header()),
+        header: header(),
         host: "localhost".into(),
         name: name.into(),
         threads: 1,
@@ -134,7 +134,7 @@ pub async fn register(w: &mut WorkerClient, name: &str) -> u64 {
 
 pub async fn lease(w: &mut WorkerClient, worker: u64, max: u32) -> pb::LeaseResponse {
     w.lease(pb::LeaseRequest {
-        header: Some(header()),
+        header: header(),
         worker_id: worker,
         max_units: max,
     })
@@ -182,7 +182,7 @@ pub async fn report(
 ) -> (pb::ReportVerdict, String) {
     let r = w
         .report(pb::ReportRequest {
-            header: Some(header()),
+            header: header(),
             worker_id: worker,
             lease_token: unit.lease_token.clone(),
             unit_id: unit.unit_id,
@@ -218,7 +218,7 @@ async fn work(mut w: WorkerClient, name: &str) -> Vec<(pb::Unit, pb::UnitResult)
                 None => {
                     let job = w
                         .get_job(pb::GetJobRequest {
-                            header: Some(header()),
+                            header: header(),
                             job_id: unit.job_id,
                         })
                         .await
@@ -245,36 +245,30 @@ async fn a_wrong_or_missing_token_is_unauthenticated() {
     let c = Coord::start(&db, Clock::System).await;
     let (mut w, mut jobs) = c.clients("wrong-token").await;
     let e = jobs
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unauthenticated);
     let e = w
         .register(pb::RegisterRequest {
-            header: Some(header()),
+            header: header(),
             ..Default::default()
         })
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unauthenticated);
     // No token at all.
-    let ch = client::channel(&c.url, None).await.unwrap();
+    let ch = client::connect(&c.url, None).await.unwrap();
     let mut bare = pb::jobs_client::JobsClient::new(ch);
     let e = bare
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unauthenticated);
     // The right token passes.
     let (_, mut jobs) = c.clients(TOKEN).await;
     let list = jobs
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap();
     assert!(list.into_inner().jobs.is_empty());
@@ -403,7 +397,7 @@ async fn a_job_is_counted_exactly_by_workers_with_resplits_and_duplicates() {
 async fn count_counted(jobs: &mut JobsClient, job: u64) -> u64 {
     let units = jobs
         .job_units(pb::JobUnitsRequest {
-            header: Some(header()),
+            header: header(),
             job_id: job,
         })
         .await
@@ -432,7 +426,7 @@ async fn an_expired_lease_is_stale_and_its_unit_goes_back_to_the_queue() {
     ms.fetch_add(31_000, Ordering::SeqCst);
     let hb = w
         .heartbeat(pb::HeartbeatRequest {
-            header: Some(header()),
+            header: header(),
             worker_id: a,
             lease_tokens: vec![first.lease_token.clone()],
         })
@@ -497,7 +491,7 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     let c = Coord::start(&db, Clock::System).await;
     let (mut w, mut jobs) = c.clients(TOKEN).await;
     let mut req = pb::SubmitJobRequest {
-        header: Some(header()),
+        header: header(),
         name: "bad".into(),
         dlx: "a b\nc\n".into(),
         ..Default::default()
@@ -515,9 +509,7 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     assert_eq!(e.code(), tonic::Code::InvalidArgument);
     assert!(e.message().contains("prefix"), "{}", e.message());
     let list = jobs
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap()
         .into_inner();
@@ -525,7 +517,7 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     // Unknown ids are NOT_FOUND.
     let e = w
         .lease(pb::LeaseRequest {
-            header: Some(header()),
+            header: header(),
             worker_id: 999,
             max_units: 1,
         })
@@ -534,7 +526,7 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     assert_eq!(e.code(), tonic::Code::NotFound);
     let e = jobs
         .job_status(pb::JobStatusRequest {
-            header: Some(header()),
+            header: header(),
             job_id: 5,
         })
         .await
@@ -591,32 +583,28 @@ async fn tls_serves_clients_that_trust_the_ca_and_only_those() {
         let _ = rx.await;
     }));
     let url = format!("https://127.0.0.1:{port}");
-    let ch = client::channel(&url, Some(&dir.path().join("ca.pem")))
+    let ch = client::connect(&url, Some(&dir.path().join("ca.pem")))
         .await
         .unwrap();
     let mut jobs = client::jobs(ch, TOKEN).unwrap();
     let list = jobs
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap();
     assert!(list.into_inner().jobs.is_empty());
     // Plain HTTP/2 to the TLS port gets no answer.
     let plain = format!("http://127.0.0.1:{port}");
-    let outcome = match client::channel(&plain, None).await {
+    let outcome = match client::connect(&plain, None).await {
         Ok(ch) => client::jobs(ch, TOKEN)
             .unwrap()
-            .list_jobs(pb::ListJobsRequest {
-                header: Some(header()),
-            })
+            .list_jobs(pb::ListJobsRequest { header: header() })
             .await
             .map(|_| ()),
         Err(_) => Err(tonic::Status::unavailable("no connection")),
     };
     assert!(outcome.is_err());
     // https without the CA certificate is refused before connecting.
-    assert!(client::channel(&url, None).await.is_err());
+    assert!(client::connect(&url, None).await.is_err());
     tx.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
@@ -625,11 +613,9 @@ async fn tls_serves_clients_that_trust_the_ca_and_only_those() {
 async fn serving(db: &Path) -> Coord {
     let c = Coord::start(db, Clock::System).await;
     let (_w, mut jobs) = c.clients(TOKEN).await;
-    jobs.list_jobs(pb::ListJobsRequest {
-        header: Some(header()),
-    })
-    .await
-    .unwrap();
+    jobs.list_jobs(pb::ListJobsRequest { header: header() })
+        .await
+        .unwrap();
     c
 }
 
@@ -675,7 +661,7 @@ async fn a_failed_write_is_an_error_and_an_unreloadable_database_stops_the_coord
     tamper(&db, "DROP TABLE alarms").await;
     let r = w
         .report(pb::ReportRequest {
-            header: Some(header()),
+            header: header(),
             worker_id: a,
             lease_token: units[0].lease_token.clone(),
             unit_id: units[0].unit_id,

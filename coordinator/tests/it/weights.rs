@@ -5,10 +5,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use coordinator::client::header;
 use coordinator::Clock;
 use cores::problems::sudoku::{Sudoku, SudokuConfig};
 use cores::xcc::{write_dlx, Dlx, Problem};
+use proto::client::header;
 use proto::v1 as pb;
 
 use crate::server::{lease, register, report, status, temp_db, Coord, TOKEN};
@@ -27,7 +27,7 @@ fn sudoku_core(box_rows: u32, box_cols: u32) -> pb::CoreSpec {
 
 fn request(dlx: String, units: &[(Vec<u32>, &str)], core: pb::CoreSpec) -> pb::SubmitJobRequest {
     pb::SubmitJobRequest {
-        header: Some(header()),
+        header: header(),
         name: "weighted".into(),
         dlx,
         symmetry_factor: "3".into(),
@@ -86,7 +86,7 @@ async fn weighted_units_are_leased_with_their_weight_and_summed_times_the_symmet
         .all(|u| u.node_budget == 0 && u.time_budget_ms == 0));
     let g = w
         .get_job(pb::GetJobRequest {
-            header: Some(header()),
+            header: header(),
             job_id: job,
         })
         .await
@@ -129,9 +129,7 @@ async fn weighted_units_are_leased_with_their_weight_and_summed_times_the_symmet
     let (_, mut jobs) = c.clients(TOKEN).await;
     check(&status(&mut jobs, job).await);
     let list = jobs
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap()
         .into_inner()
@@ -139,7 +137,7 @@ async fn weighted_units_are_leased_with_their_weight_and_summed_times_the_symmet
     assert_eq!(list[0].weighted_solutions, want.to_string());
     let units = jobs
         .job_units(pb::JobUnitsRequest {
-            header: Some(header()),
+            header: header(),
             job_id: job,
         })
         .await
@@ -197,9 +195,7 @@ async fn bad_weighted_units_and_cores_are_refused_by_name() {
     let msg = refused(request(dlx.clone(), &[], sudoku_core(3, 3))).await;
     assert!(msg.contains("not a plain 9x9 Sudoku"), "{msg}");
     let list = jobs
-        .list_jobs(pb::ListJobsRequest {
-            header: Some(header()),
-        })
+        .list_jobs(pb::ListJobsRequest { header: header() })
         .await
         .unwrap()
         .into_inner();

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use coordinator::client;
 use coordinator::store::sha256_hex;
+use proto::client;
 use proto::v1 as pb;
 
 use crate::{config, within, Coord};
@@ -50,7 +50,7 @@ async fn submit(
     files: Vec<pb::FrozenFile>,
 ) -> pb::SubmitJobResponse {
     let req = pb::SubmitJobRequest {
-        header: Some(client::header()),
+        header: client::header(),
         name: name.into(),
         kind: pb::JobKind::Benchmark as i32,
         tasks: t,
@@ -63,7 +63,7 @@ async fn submit(
 /// (instance, config) -> status of the current runs.
 async fn statuses(coord: &mut Coord, job: u64) -> BTreeMap<(String, String), String> {
     let req = pb::JobUnitsRequest {
-        header: Some(client::header()),
+        header: client::header(),
         job_id: job,
     };
     let units = coord.jobs.job_units(req).await.unwrap().into_inner().units;
@@ -127,7 +127,7 @@ async fn a_worker_runs_benchmark_tasks_with_the_frozen_models() {
     assert_eq!(got.values().collect::<Vec<_>>(), vec!["error"]);
     // ... and its record names the frozen model it ran, by hash.
     let req = pb::JobUnitsRequest {
-        header: Some(client::header()),
+        header: client::header(),
         job_id: other.job_id,
     };
     let unit = coord
@@ -166,7 +166,7 @@ async fn a_worker_runs_benchmark_tasks_with_the_frozen_models() {
     );
     // Retry the errors: two new units, run again, still errors.
     let req = pb::RetryRunsRequest {
-        header: Some(client::header()),
+        header: client::header(),
         job_id: job.job_id,
         statuses: vec!["error".into()],
     };

@@ -14,8 +14,8 @@ mod weights;
 use std::future::Future;
 use std::time::Duration;
 
-use coordinator::client::{self, JobsClient};
 use cores::problems::ProblemSpec;
+use proto::client::{self, JobsClient};
 use proto::v1 as pb;
 use tokio::net::TcpListener;
 
@@ -48,7 +48,7 @@ impl Coord {
         let task = tokio::spawn(coordinator::serve(listener, config, async {
             let _ = rx.await;
         }));
-        let channel = client::channel(&url, None).await.unwrap();
+        let channel = client::connect(&url, None).await.unwrap();
         let jobs = client::jobs(channel, TOKEN).unwrap();
         Coord {
             url,
@@ -62,7 +62,7 @@ impl Coord {
     pub async fn submit(&mut self, spec: ProblemSpec, partition: pb::PartitionSettings) -> u64 {
         let built = spec.build().unwrap();
         let req = pb::SubmitJobRequest {
-            header: Some(client::header()),
+            header: client::header(),
             name: spec.to_string(),
             spec: String::new(),
             dlx: cores::xcc::write_dlx(&built.problem),
@@ -76,7 +76,7 @@ impl Coord {
 
     pub async fn status(&mut self, job_id: u64) -> pb::JobInfo {
         let req = pb::JobStatusRequest {
-            header: Some(client::header()),
+            header: client::header(),
             job_id,
         };
         self.jobs
@@ -90,7 +90,7 @@ impl Coord {
 
     pub async fn cancel(&mut self, job_id: u64) {
         let req = pb::CancelJobRequest {
-            header: Some(client::header()),
+            header: client::header(),
             job_id,
         };
         self.jobs.cancel_job(req).await.unwrap();

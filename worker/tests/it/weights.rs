@@ -2,9 +2,9 @@
 //! submitted as weighted 4x4 Sudoku prefixes, and the coordinator's weighted total equals
 //! sum(weight x count) with every count taken independently by the Dancing Links engine.
 
-use coordinator::client;
 use cores::problems::sudoku::{Sudoku, SudokuConfig};
 use cores::xcc::{write_dlx, Dlx};
+use proto::client;
 use proto::v1 as pb;
 
 use crate::{config, spawn_worker, within, Coord};
@@ -41,7 +41,7 @@ async fn weighted_sudoku_units_are_counted_by_the_band_core_and_weighted_exactly
         .sum();
     assert!(want > u128::from(u64::MAX));
     let req = pb::SubmitJobRequest {
-        header: Some(client::header()),
+        header: client::header(),
         name: "weighted sudoku".into(),
         dlx: write_dlx(&problem),
         symmetry_factor: "2".into(),
@@ -77,7 +77,7 @@ async fn weighted_sudoku_units_are_counted_by_the_band_core_and_weighted_exactly
     let list = coord
         .jobs
         .job_units(pb::JobUnitsRequest {
-            header: Some(client::header()),
+            header: client::header(),
             job_id: job.job_id,
         })
         .await
@@ -110,7 +110,7 @@ async fn the_sudoku_core_is_refused_for_a_problem_that_is_not_its_sudoku() {
         .build()
         .unwrap();
     let req = pb::SubmitJobRequest {
-        header: Some(client::header()),
+        header: client::header(),
         name: "queens".into(),
         dlx: write_dlx(&queens.problem),
         core: Some(sudoku_core(3, 3)),
@@ -136,7 +136,7 @@ async fn a_sudoku_unit_stopped_by_the_shutdown_is_released_whole() {
     // far more than a test waits for, so the unit is running when the signal comes.
     let row: Vec<u32> = (0..9).map(|c| c * 10).collect();
     let req = pb::SubmitJobRequest {
-        header: Some(client::header()),
+        header: client::header(),
         name: "9x9".into(),
         dlx: write_dlx(&problem),
         units: vec![pb::WeightedPrefix {
