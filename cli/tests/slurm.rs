@@ -13,28 +13,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use common::*;
-
-fn repo() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-fn sh(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 /// `sbatch` of the project's script with the documented environment; returns the job id.
 fn sbatch(coord: &Coord, token: &Path, logs: &Path, array: &str, wait: bool) -> u64 {
@@ -76,17 +57,6 @@ fn queued(job: u64) -> Vec<String> {
         .collect()
 }
 
-fn spec(dir: &Path, n: usize) -> std::path::PathBuf {
-    write_spec(
-        dir,
-        &format!("queens-{n}.toml"),
-        &format!(
-            "name = \"queens-{n}\"\n[problem]\nfamily = \"queens\"\nn = {n}\n\
-             [partition]\nunit_seconds = 0.2\n"
-        ),
-    )
-}
-
 #[test]
 fn slurm_workers_count_exactly_and_drain_on_scancel() {
     sh(Command::new("bash")
@@ -102,7 +72,7 @@ fn slurm_workers_count_exactly_and_drain_on_scancel() {
 
     // Job 1: 12 queens, workers from an array of two tasks; sbatch --wait returns when the
     // workers have exited (idle for 3 s after the job).
-    let job = submit(&coord.url, &token, &spec(dir.path(), 12));
+    let job = submit(&coord.url, &token, &queens_spec_timed(dir.path(), 12, 0.2));
     let slurm = sbatch(&coord, &token, dir.path(), "0-1", true);
     let st = wait_done(&coord.url, &token, job);
     println!(
@@ -113,7 +83,7 @@ fn slurm_workers_count_exactly_and_drain_on_scancel() {
     assert_accepted_once(&db, job, 14_200);
 
     // Job 2: 16 queens; the first array is cancelled once units have been counted.
-    let job2 = submit(&coord.url, &token, &spec(dir.path(), 16));
+    let job2 = submit(&coord.url, &token, &queens_spec_timed(dir.path(), 16, 0.2));
     let first = sbatch(&coord, &token, dir.path(), "0-1", false);
     wait_until("the first array to count some units", || {
         status(&coord.url, &token, job2).filter(|s| s["units_done"].as_u64().unwrap_or(0) >= 3)
@@ -122,14 +92,12 @@ fn slurm_workers_count_exactly_and_drain_on_scancel() {
     wait_until("the cancelled array to end", || {
         queued(first).is_empty().then_some(())
     });
-    let mid = status(&coord.url, &token, job2).unwrap();
+    // The drained workers handed their units back: none is left leased by them.
+    let mid = assert_drained(&coord.url, &token, job2);
     println!(
         "slurm: scancel {first}: dancehall job {job2} {} with {}/{} units done, {} leased",
         mid["state"], mid["units_done"], mid["units_total"], mid["units_leased"]
     );
-    assert_eq!(mid["state"], "running", "{mid}");
-    // The drained workers handed their units back: none is left leased by them.
-    assert_eq!(mid["units_leased"], 0, "{mid}");
     let released = db_rows(
         &db,
         &format!(
@@ -146,11 +114,5 @@ fn slurm_workers_count_exactly_and_drain_on_scancel() {
         "slurm: job {second} finished dancehall job {job2}: {} solutions, {} units",
         st["solutions"], st["units_total"]
     );
-    assert_eq!(st["solutions"], "14772512");
-    assert_accepted_once(&db, job2, 14_772_512);
-    let expired = db_rows(
-        &db,
-        &format!("SELECT COUNT(*) FROM leases WHERE job_id = {job2} AND end_reason = 'expired'"),
-    );
-    assert_eq!(expired[0][0], "0", "a drained worker lets no lease expire");
+    assert_exact_after_drain(&db, job2, &st, 14_772_512);
 }

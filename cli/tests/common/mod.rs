@@ -1,6 +1,6 @@
 //! Helpers of the end-to-end tests that run `dancehall` processes (`distributed.rs`,
-//! `slurm.rs`): starting coordinators and workers, submitting, waiting on conditions with
-//! deadlines, reading the database.
+//! `slurm.rs`, `ssh.rs`): starting coordinators and workers, submitting, waiting on conditions
+//! with deadlines, running the project's scripts, reading the database.
 #![allow(dead_code)] // each test binary uses a part
 
 use std::io::{BufRead, BufReader};
@@ -16,7 +16,28 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_dancehall");
 pub const DEADLINE: Duration = Duration::from_secs(90);
 
 pub fn specs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs")
+    repo().join("bench-specs")
+}
+
+/// The workspace root, where the project's scripts are.
+pub fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// Runs a command other than dancehall to completion; panics with its output unless it succeeds.
+pub fn sh(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 pub fn dancehall() -> Command {
@@ -223,12 +244,21 @@ pub fn write_spec(dir: &Path, name: &str, body: &str) -> PathBuf {
 
 /// `n` queens cut into units of about `budget` nodes.
 pub fn queens_spec(dir: &Path, n: usize, budget: u64) -> PathBuf {
+    queens_spec_partition(dir, n, &format!("unit_node_budget = {budget}"))
+}
+
+/// `n` queens cut into units of about `seconds` of search each.
+pub fn queens_spec_timed(dir: &Path, n: usize, seconds: f64) -> PathBuf {
+    queens_spec_partition(dir, n, &format!("unit_seconds = {seconds}"))
+}
+
+fn queens_spec_partition(dir: &Path, n: usize, partition: &str) -> PathBuf {
     write_spec(
         dir,
         &format!("queens-{n}.toml"),
         &format!(
             "name = \"queens-{n}\"\n[problem]\nfamily = \"queens\"\nn = {n}\n\
-             [partition]\nunit_node_budget = {budget}\n"
+             [partition]\n{partition}\n"
         ),
     )
 }
@@ -279,4 +309,25 @@ pub fn assert_accepted_once(db: &Path, job: u64, expected: u128) {
     );
     let sum: u128 = results.iter().map(|r| r[0].parse::<u128>().unwrap()).sum();
     assert_eq!(sum, expected, "sum of the accepted unit results");
+}
+
+/// The status of `job` just after all its workers were drained in the middle: still running,
+/// and no unit left leased (the workers finished or handed back everything they held).
+pub fn assert_drained(url: &str, token: &Path, job: u64) -> Value {
+    let st = status(url, token, job).expect("the coordinator to answer");
+    assert_eq!(st["state"], "running", "{st}");
+    assert_eq!(st["units_leased"], 0, "{st}");
+    st
+}
+
+/// The end of a job whose first workers were drained: the exact count in the status `st`,
+/// each unit accepted once, and no lease expired (a drained worker lets none expire).
+pub fn assert_exact_after_drain(db: &Path, job: u64, st: &Value, expected: u128) {
+    assert_eq!(st["solutions"], expected.to_string().as_str(), "{st}");
+    assert_accepted_once(db, job, expected);
+    let expired = db_rows(
+        db,
+        &format!("SELECT COUNT(*) FROM leases WHERE job_id = {job} AND end_reason = 'expired'"),
+    );
+    assert_eq!(expired[0][0], "0", "a drained worker lets no lease expire");
 }
