@@ -363,16 +363,18 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
                 name: "test".into(),
                 threads: 1,
                 software_version: "test".into(),
+                capabilities: None,
             })
             .await
             .unwrap()
             .into_inner()
             .worker_id;
         let units = w
-            .lease(pb::LeaseRequest {
+            .exchange(pb::ExchangeRequest {
                 header: h(),
                 worker_id: me,
-                max_units: 2,
+                reports: vec![],
+                lease_max_units: 2,
             })
             .await
             .unwrap()
@@ -393,9 +395,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
             .into_inner()
             .dlx;
         let problem = parse_dlx(&dlx).unwrap();
-        let result = |unit: &pb::Unit, solutions: u128| pb::ReportRequest {
-            header: h(),
-            worker_id: me,
+        let result = |unit: &pb::Unit, solutions: u128| pb::UnitReport {
             lease_token: unit.lease_token.clone(),
             unit_id: unit.unit_id,
             result: Some(pb::UnitResult {
@@ -417,23 +417,28 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
         };
         let (a, b) = (&units[0], &units[1]);
         let n_a = exact(a);
-        let mut verdicts = Vec::new();
-        for _ in 0..2 {
-            let v = w
-                .report(result(a, n_a))
+        // Reports travel in batches; each gets its own verdict, in order.
+        let mut reporter = w.clone();
+        let mut report = async |reports: Vec<pb::UnitReport>| -> Vec<pb::ReportVerdict> {
+            reporter
+                .exchange(pb::ExchangeRequest {
+                    header: h(),
+                    worker_id: me,
+                    reports,
+                    lease_max_units: 0,
+                })
                 .await
                 .unwrap()
                 .into_inner()
-                .verdict();
-            verdicts.push(v);
-        }
+                .verdicts
+                .iter()
+                .map(|v| v.verdict())
+                .collect()
+        };
+        // The same result twice in one batch: counted once.
+        let mut verdicts = report(vec![result(a, n_a), result(a, n_a)]).await;
         // The same unit reported again with another count: not added, an alarm.
-        let mismatch = w
-            .report(result(a, n_a + 1))
-            .await
-            .unwrap()
-            .into_inner()
-            .verdict();
+        let mismatch = report(vec![result(a, n_a + 1)]).await[0];
         // A late report: the lease was handed back first.
         w.release(pb::ReleaseRequest {
             header: h(),
@@ -443,13 +448,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
         .await
         .unwrap();
         let n_b = exact(b);
-        verdicts.push(
-            w.report(result(b, n_b))
-                .await
-                .unwrap()
-                .into_inner()
-                .verdict(),
-        );
+        verdicts.extend(report(vec![result(b, n_b)]).await);
         (verdicts, mismatch)
     });
     assert_eq!(

@@ -18,9 +18,8 @@ use serde::Deserialize;
 
 /// The oldest Kubernetes the manifest is for.
 const KUBERNETES_MIN: &str = "1.29.0";
-/// How long a worker keeps draining after SIGTERM: `DRAIN_LIMIT` in worker/src/session.rs
-/// (90 s; the worker crate does not export it).
-const DRAIN_LIMIT_SECONDS: u64 = 90;
+/// How long a worker keeps draining after SIGTERM.
+const DRAIN_LIMIT_SECONDS: u64 = worker::DRAIN_LIMIT.as_secs();
 
 fn manifest() -> PathBuf {
     repo().join("scripts/launch/k8s-workers.yaml")

@@ -14,6 +14,7 @@
 //! whose `parent` is the unit it supersedes: a task's *current* unit is the one no other unit
 //! names as parent, and every unit keeps its own, never-updated result.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 pub use cores::grids::{CoreSpec, CountCore};
@@ -311,6 +312,46 @@ pub struct WorkerInfo {
     pub software_version: String,
     pub registered_at: Millis,
     pub last_seen: Millis,
+    pub capabilities: Capabilities,
+}
+
+/// What a worker can run, as it said when it registered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The benchmark configurations whose solvers it has; `None` when it did not say (any).
+    pub bench_configs: Option<BTreeSet<String>>,
+    /// Its machine's memory (0 = unknown).
+    pub memory_bytes: u64,
+    /// Its machine's logical CPUs (0 = unknown; for the record).
+    pub cpus: u32,
+}
+
+impl Capabilities {
+    /// Whether a worker with these capabilities can run `task` as asked: its configuration's
+    /// solver is installed, and the task's memory limit fits the machine (when both are known).
+    pub fn can_run(&self, task: &BenchTask) -> bool {
+        let config = self
+            .bench_configs
+            .as_ref()
+            .is_none_or(|c| c.contains(&task.config));
+        let memory = match (task.memory_limit_bytes, self.memory_bytes) {
+            (Some(limit), have) if have > 0 => limit <= have,
+            _ => true,
+        };
+        config && memory
+    }
+
+    /// The configurations as stored (`None`: not said).
+    pub fn configs_text(&self) -> Option<String> {
+        self.bench_configs
+            .as_ref()
+            .map(|c| c.iter().cloned().collect::<Vec<_>>().join(" "))
+    }
+
+    /// Reads what [`Capabilities::configs_text`] wrote.
+    pub fn configs_from_text(text: Option<&str>) -> Option<BTreeSet<String>> {
+        text.map(|t| t.split_whitespace().map(str::to_string).collect())
+    }
 }
 
 /// Renders a list of prefixes canonically (`"1 5 9;1 5 10"`), for the store and to compare

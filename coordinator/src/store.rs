@@ -28,8 +28,8 @@ use sqlx::Row;
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
-    BenchTask, CoreSpec, CountCore, FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease,
-    LeaseToken, UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    BenchTask, Capabilities, CoreSpec, CountCore, FrozenFile, Job, JobId, JobKind, JobSettings,
+    JobState, Lease, LeaseToken, UnitEstimate, UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, LeaseRecord, Snapshot};
 
@@ -220,9 +220,11 @@ async fn write_change_set(
     for w in &c.workers {
         sqlx::query(
             "INSERT INTO workers (id, name, host, threads, software_version, registered_at,
-                 last_seen)
-             VALUES (?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
+                 last_seen, bench_configs, memory_bytes, cpus)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,
+                 bench_configs = excluded.bench_configs, memory_bytes = excluded.memory_bytes,
+                 cpus = excluded.cpus",
         )
         .bind(int(w.id, "worker id")?)
         .bind(&w.name)
@@ -231,6 +233,9 @@ async fn write_change_set(
         .bind(&w.software_version)
         .bind(int(w.registered_at, "time")?)
         .bind(int(w.last_seen, "time")?)
+        .bind(w.capabilities.configs_text())
+        .bind(int(w.capabilities.memory_bytes, "memory")?)
+        .bind(i64::from(w.capabilities.cpus))
         .execute(&mut **tx)
         .await?;
     }
@@ -638,6 +643,14 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
             software_version: row.try_get("software_version")?,
             registered_at: get_u64(&row, "registered_at")?,
             last_seen: get_u64(&row, "last_seen")?,
+            capabilities: Capabilities {
+                bench_configs: Capabilities::configs_from_text(
+                    row.try_get::<Option<String>, _>("bench_configs")?
+                        .as_deref(),
+                ),
+                memory_bytes: get_u64(&row, "memory_bytes")?,
+                cpus: uint(row.try_get("cpus")?, "cpus")? as u32,
+            },
         });
     }
     for row in sqlx::query("SELECT * FROM alarms").fetch_all(pool).await? {

@@ -73,4 +73,4 @@ pub enum Error {
     NoThreads,
 }
 
-pub use session::run;
+pub use session::{run, DRAIN_LIMIT};

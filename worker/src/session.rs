@@ -12,11 +12,20 @@
 //!   unexplored subtrees with the part it finished, or is released when it had not started;
 //!   a unit of the Sudoku core, which cannot hand back subtrees, is released whole), reports,
 //!   and returns; after [`DRAIN_LIMIT`] it returns anyway (leases then expire).
-//! - Prefetch: while it runs only counting units, a worker holds one leased unit in reserve
-//!   beyond its threads and starts it the moment a thread is free (the lease round trip is
-//!   then hidden behind a running unit). A benchmark unit is never held in reserve: leased
-//!   without a free thread, it is released at once for another worker. Reserved units are
-//!   heartbeated like running ones and released on shutdown.
+//! - Batches: the worker talks to the coordinator through `Exchange`, which delivers the
+//!   finished results and leases more in one call (one transaction on the coordinator). While
+//!   units run, a result waits up to [`REPORT_DELAY`] to share a call with others; leases are
+//!   asked for when a thread is free or the reserve is down to half its target.
+//! - Prefetch: while it runs only counting units, a worker holds leased units in reserve
+//!   beyond its threads, about a quarter second of work by the average unit so far (one when
+//!   units are long, up to [`MAX_RESERVE`] when they are trivial: [`reserve_target`]), and
+//!   starts one the moment a thread is free, so the round trip hides behind running units.
+//!   A benchmark unit is never held in reserve: leased without a free thread, it is released
+//!   at once for another worker. Reserved units are heartbeated like running ones and
+//!   released on shutdown; a worker killed outright costs the units it held (running and
+//!   reserved), which return to the queue when their leases expire.
+//! - Capabilities: the worker registers with the benchmark configurations its machine can
+//!   run, its memory and CPUs; the coordinator routes benchmark units accordingly.
 //! - A counting job's units are counted with the core its `GetJob` names (DLX unless it says
 //!   `COUNT_CORE_SUDOKU_BANDS`), and each report names the core that counted it.
 
@@ -48,6 +57,14 @@ pub const DRAIN_LIMIT: Duration = Duration::from_secs(90);
 const JOB_CACHE: usize = 8;
 /// Ask again for work at least this often when the coordinator had none.
 const MAX_LEASE_WAIT: Duration = Duration::from_secs(5);
+/// The reserve of leased counting units holds about this much work (by the average unit).
+const RESERVE_SECONDS: f64 = 0.25;
+/// At most this many units in reserve.
+const MAX_RESERVE: usize = 32;
+/// While units run, a finished result waits up to this long to share a call with others.
+const REPORT_DELAY: Duration = Duration::from_millis(50);
+/// Reports per `Exchange` call at most.
+const MAX_REPORTS_PER_CALL: usize = 256;
 
 /// A unit being run on a blocking thread.
 struct Running {
@@ -99,7 +116,12 @@ struct Session<S> {
     /// Leased counting units waiting for a free thread (prefetch).
     reserve: VecDeque<pb::Unit>,
     tasks: JoinSet<UnitDone>,
-    outbox: Outbox<String, pb::ReportRequest>,
+    outbox: Outbox<String, pb::UnitReport>,
+    /// What this machine can run, sent when registering.
+    capabilities: pb::Capabilities,
+    /// Moving average of a counting unit's wall time (seconds; 0 before the first one): sets
+    /// the depth of the reserve.
+    unit_seconds: f64,
     jobs: Vec<(u64, JobData)>,
     lease_backoff: Backoff,
     next_lease: Instant,
@@ -144,6 +166,8 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         reserve: VecDeque::new(),
         tasks: JoinSet::new(),
         outbox: Outbox::new(seed),
+        capabilities: capabilities().await,
+        unit_seconds: 0.0,
         jobs: Vec::new(),
         lease_backoff: Backoff::for_worker(seed.rotate_left(7)),
         next_lease: now,
@@ -154,6 +178,35 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         shutdown: Box::pin(shutdown),
     };
     session.main().await
+}
+
+/// Counting units to hold in reserve beyond the threads: about [`RESERVE_SECONDS`] of work for
+/// the whole worker by the average unit so far (`unit_seconds`, 0 before the first: then one),
+/// at least one, at most [`MAX_RESERVE`]; none while a benchmark unit runs (a benchmark unit is
+/// never held back from a worker that could start it now).
+fn reserve_target(threads: usize, unit_seconds: f64, bench_running: bool) -> usize {
+    if bench_running {
+        return 0;
+    }
+    if unit_seconds <= 0.0 {
+        return 1;
+    }
+    let n = (threads as f64 * RESERVE_SECONDS / unit_seconds).ceil();
+    (n as usize).clamp(1, MAX_RESERVE)
+}
+
+/// What this machine can run: the benchmark configurations whose solvers are installed
+/// (detected once per process, off the async threads), its memory and CPUs.
+async fn capabilities() -> pb::Capabilities {
+    let configs = tokio::task::spawn_blocking(crate::bench::available_configs)
+        .await
+        .unwrap_or_default();
+    let host = crate::bench::HostInfo::current();
+    pb::Capabilities {
+        bench_configs: configs,
+        memory_bytes: host.memory_bytes,
+        cpus: host.cores,
+    }
 }
 
 impl<S: Future<Output = ()> + Unpin> Session<S> {
@@ -172,17 +225,13 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 };
                 self.start(unit).await?;
             }
-            // Report before leasing more: a finished unit's lease ends before another begins.
-            self.flush().await?;
-            let now = Instant::now();
-            if self.drain_deadline.is_none() && self.wanted() > 0 {
-                if now >= self.next_lease {
-                    self.lease().await?;
-                }
-            } else {
+            // Reports go out in the same call as the lease: a finished unit's lease ends
+            // before another begins.
+            self.exchange().await?;
+            if !self.lease_wanted() {
                 self.idle_since = None;
             }
-            if now >= self.next_heartbeat {
+            if Instant::now() >= self.next_heartbeat {
                 self.heartbeat().await?;
             }
 
@@ -233,14 +282,16 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
     /// The earliest moment something is due.
     fn next_wake(&self) -> Instant {
         let mut wake = Instant::now() + Duration::from_secs(60);
-        if self.drain_deadline.is_none() && self.wanted() > 0 {
+        if self.lease_wanted() {
             wake = wake.min(self.next_lease);
         }
         if !self.running.is_empty() || !self.outbox.is_empty() || !self.reserve.is_empty() {
             wake = wake.min(self.next_heartbeat);
         }
         if let Some(due) = self.outbox.next_due() {
-            wake = wake.min(Instant::from_std(due));
+            let due = Instant::from_std(due);
+            let batched = !self.running.is_empty() && self.drain_deadline.is_none();
+            wake = wake.min(if batched { due + REPORT_DELAY } else { due });
         }
         if let (Some(limit), Some(since)) = (self.config.exit_when_idle, self.idle_since) {
             wake = wake.min(since + limit);
@@ -273,6 +324,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 name: self.config.worker_id.clone().unwrap_or_default(),
                 threads: self.config.threads as u32,
                 software_version: env!("CARGO_PKG_VERSION").to_string(),
+                capabilities: Some(self.capabilities.clone()),
             };
             let attempt = tokio::select! {
                 r = self.client.register(req) => r,
@@ -329,11 +381,28 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         }
     }
 
-    /// Units to lease now: a free thread each, plus one in reserve while only counting units
-    /// run.
+    fn reserve_target(&self) -> usize {
+        let bench = self.running.values().any(|r| r.bench);
+        reserve_target(self.config.threads, self.unit_seconds, bench)
+    }
+
+    /// Units to lease now: a free thread each, and the reserve filled up to its target.
     fn wanted(&self) -> usize {
-        let prefetch = usize::from(self.running.values().all(|r| !r.bench));
-        (self.config.threads + prefetch).saturating_sub(self.running.len() + self.reserve.len())
+        (self.config.threads + self.reserve_target())
+            .saturating_sub(self.running.len() + self.reserve.len())
+    }
+
+    /// Whether to lease once the back-off allows: not draining, and a thread is free or the
+    /// reserve is down to half its target (so that leases come in batches).
+    fn lease_wanted(&self) -> bool {
+        self.drain_deadline.is_none()
+            && self.wanted() > 0
+            && (self.running.len() < self.config.threads
+                || self.reserve.len() * 2 <= self.reserve_target())
+    }
+
+    fn lease_due(&self, now: Instant) -> bool {
+        self.lease_wanted() && now >= self.next_lease
     }
 
     /// A leased unit: started on a free thread, kept in reserve (a counting unit), or handed
@@ -347,45 +416,6 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         } else {
             self.release(vec![unit.lease_token]).await;
             Ok(())
-        }
-    }
-
-    async fn lease(&mut self) -> Result<(), Error> {
-        let want = self.wanted() as u32;
-        let req = pb::LeaseRequest {
-            header: header(),
-            worker_id: self.worker_id,
-            max_units: want,
-        };
-        match self.client.lease(req).await {
-            Ok(resp) => {
-                self.lease_backoff.reset();
-                let resp = resp.into_inner();
-                let now = Instant::now();
-                if resp.units.is_empty() {
-                    let wait = Duration::from_millis(resp.retry_after_ms.max(20));
-                    self.next_lease = now + wait.min(MAX_LEASE_WAIT);
-                    if self.running.is_empty() && self.outbox.is_empty() {
-                        self.idle_since.get_or_insert(now);
-                    }
-                } else {
-                    self.idle_since = None;
-                    self.next_lease = now;
-                    for unit in resp.units {
-                        self.place(unit).await?;
-                    }
-                }
-                Ok(())
-            }
-            Err(status) => {
-                let now = Instant::now();
-                self.next_lease = now + self.lease_backoff.next_delay();
-                // An unreachable coordinator counts as nothing to do.
-                if self.running.is_empty() && self.outbox.is_empty() {
-                    self.idle_since.get_or_insert(now);
-                }
-                self.on_failure("lease", &status).await
-            }
         }
     }
 
@@ -576,14 +606,17 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         };
         self.summary.units_run += 1;
         self.summary.nodes += run.nodes;
+        self.unit_seconds = if self.unit_seconds > 0.0 {
+            0.8 * self.unit_seconds + 0.2 * run.wall_seconds
+        } else {
+            run.wall_seconds.max(1e-6)
+        };
         if run.remaining.len() == 1 && run.remaining[0] == unit.prefix {
             // Stopped before it branched at all: hand it back whole.
             self.release(vec![token]).await;
             return;
         }
-        let report = pb::ReportRequest {
-            header: header(),
-            worker_id: self.worker_id,
+        let report = pb::UnitReport {
             lease_token: token.clone(),
             unit_id: unit.unit_id,
             result: Some(pb::UnitResult {
@@ -631,9 +664,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 return;
             }
         };
-        let report = pb::ReportRequest {
-            header: header(),
-            worker_id: self.worker_id,
+        let report = pb::UnitReport {
             lease_token: token.clone(),
             unit_id: unit.unit_id,
             result: Some(pb::UnitResult {
@@ -648,63 +679,132 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         self.outbox.push(token, report, Instant::now().into_std());
     }
 
-    /// Sends every report that is due.
-    async fn flush(&mut self) -> Result<(), Error> {
-        let now = Instant::now().into_std();
-        for token in self.outbox.due(now) {
-            let Some(report) = self.outbox.get(&token) else {
-                continue;
-            };
-            let mut report = report.clone();
-            report.worker_id = self.worker_id;
-            let solutions = report
-                .result
-                .as_ref()
-                .and_then(|r| r.solutions.parse::<u128>().ok())
-                .unwrap_or(0);
-            match self.client.report(report).await {
-                Ok(resp) => {
-                    let resp = resp.into_inner();
-                    self.outbox.ack(&token);
-                    match resp.verdict() {
-                        ReportVerdict::Accepted => {
-                            self.summary.accepted += 1;
-                            self.summary.solutions += solutions;
-                        }
-                        ReportVerdict::Duplicate => self.summary.duplicate += 1,
-                        ReportVerdict::Stale => {
-                            self.summary.stale += 1;
-                            debug!("report not counted: {}", resp.message);
-                        }
-                        ReportVerdict::Mismatch => {
-                            self.summary.mismatch += 1;
-                            warn!("report disagrees with an accepted one: {}", resp.message);
-                        }
-                        ReportVerdict::Rejected => {
-                            self.summary.rejected += 1;
-                            warn!("report rejected as malformed: {}", resp.message);
-                        }
-                        ReportVerdict::Unspecified => {
-                            warn!("report answered without a verdict: {}", resp.message)
-                        }
-                    }
-                }
-                Err(status) => {
-                    if disposition(&status) == Disposition::Drop {
-                        warn!("report refused ({status}); dropping it");
-                        self.outbox.ack(&token);
-                    } else {
-                        self.outbox.failed(&token, Instant::now().into_std());
-                    }
-                    self.on_failure("report", &status).await?;
-                    if disposition(&status) == Disposition::Retry {
-                        // The coordinator is away: the other reports wait for their turn.
-                        break;
-                    }
-                }
+    /// Whether to call the coordinator now: a lease is due (the reserve ran low), or reports
+    /// are waiting and either no unit runs (nothing to batch them with) or the oldest has
+    /// waited [`REPORT_DELAY`].
+    fn exchange_due(&self, now: Instant) -> bool {
+        if self.lease_due(now) {
+            return true;
+        }
+        match self.outbox.next_due() {
+            None => false,
+            Some(due) => {
+                let due = Instant::from_std(due);
+                due <= now
+                    && (self.running.is_empty()
+                        || self.drain_deadline.is_some()
+                        || now >= due + REPORT_DELAY)
             }
         }
-        Ok(())
+    }
+
+    /// Sends the due reports and leases more, in one call (`Exchange`); each report leaves
+    /// the outbox once it has a verdict.
+    async fn exchange(&mut self) -> Result<(), Error> {
+        let now = Instant::now();
+        if !self.exchange_due(now) {
+            return Ok(());
+        }
+        let tokens: Vec<String> = self
+            .outbox
+            .due(now.into_std())
+            .into_iter()
+            .take(MAX_REPORTS_PER_CALL)
+            .collect();
+        let reports: Vec<pb::UnitReport> = tokens
+            .iter()
+            .filter_map(|t| self.outbox.get(t).cloned())
+            .collect();
+        let lease_max = if self.lease_due(now) {
+            self.wanted() as u32
+        } else {
+            0
+        };
+        let req = pb::ExchangeRequest {
+            header: header(),
+            worker_id: self.worker_id,
+            reports,
+            lease_max_units: lease_max,
+        };
+        match self.client.exchange(req).await {
+            Ok(resp) => {
+                let resp = resp.into_inner();
+                for (token, verdict) in tokens.iter().zip(&resp.verdicts) {
+                    if let Some(report) = self.outbox.ack(token) {
+                        self.tally(&report, verdict);
+                    }
+                }
+                if lease_max > 0 {
+                    self.lease_backoff.reset();
+                    let now = Instant::now();
+                    if resp.units.is_empty() {
+                        let wait = Duration::from_millis(resp.retry_after_ms.max(20));
+                        self.next_lease = now + wait.min(MAX_LEASE_WAIT);
+                        if self.running.is_empty() && self.outbox.is_empty() {
+                            self.idle_since.get_or_insert(now);
+                        }
+                    } else {
+                        self.idle_since = None;
+                        self.next_lease = now;
+                        for unit in resp.units {
+                            self.place(unit).await?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Err(status) => {
+                let now = Instant::now();
+                if disposition(&status) == Disposition::Drop {
+                    warn!("exchange refused ({status}); dropping its reports");
+                    for t in &tokens {
+                        self.outbox.ack(t);
+                    }
+                } else {
+                    for t in &tokens {
+                        self.outbox.failed(t, now.into_std());
+                    }
+                }
+                if lease_max > 0 {
+                    self.next_lease = now + self.lease_backoff.next_delay();
+                    // An unreachable coordinator counts as nothing to do.
+                    if self.running.is_empty() && self.outbox.is_empty() {
+                        self.idle_since.get_or_insert(now);
+                    }
+                }
+                self.on_failure("exchange", &status).await
+            }
+        }
+    }
+
+    /// Counts a report's verdict in the summary (and logs the ones worth a look).
+    fn tally(&mut self, report: &pb::UnitReport, resp: &pb::ReportResponse) {
+        match resp.verdict() {
+            ReportVerdict::Accepted => {
+                self.summary.accepted += 1;
+                self.summary.solutions += report
+                    .result
+                    .as_ref()
+                    .and_then(|r| r.solutions.parse::<u128>().ok())
+                    .unwrap_or(0);
+            }
+            ReportVerdict::Duplicate => self.summary.duplicate += 1,
+            ReportVerdict::Stale => {
+                self.summary.stale += 1;
+                debug!("report not counted: {}", resp.message);
+            }
+            ReportVerdict::Mismatch => {
+                self.summary.mismatch += 1;
+                warn!("report disagrees with an accepted one: {}", resp.message);
+            }
+            ReportVerdict::Rejected => {
+                self.summary.rejected += 1;
+                warn!("report rejected as malformed: {}", resp.message);
+            }
+            ReportVerdict::Unspecified => {
+                warn!("report answered without a verdict: {}", resp.message)
+            }
+        }
     }
 
     async fn heartbeat(&mut self) -> Result<(), Error> {
@@ -759,5 +859,26 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             Ok(_) => self.summary.released += n,
             Err(status) => debug!("release failed ({status}); the leases will expire"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reserve_holds_a_quarter_second_of_work() {
+        // Before the first unit: one.
+        assert_eq!(reserve_target(4, 0.0, false), 1);
+        // Units of a second or more: one, whatever the threads (the tail of a job stays short).
+        assert_eq!(reserve_target(1, 2.0, false), 1);
+        assert_eq!(reserve_target(2, 1.0, false), 1);
+        // 10 ms units on 2 threads: 50 units = 0.25 s of work for the worker.
+        assert_eq!(reserve_target(2, 0.01, false), MAX_RESERVE.min(50));
+        assert_eq!(reserve_target(1, 0.05, false), 5);
+        // Trivial units: capped.
+        assert_eq!(reserve_target(8, 1e-5, false), MAX_RESERVE);
+        // While a benchmark run holds a thread: nothing in reserve.
+        assert_eq!(reserve_target(4, 0.01, true), 0);
     }
 }

@@ -251,7 +251,7 @@ impl Scheduler {
 mod tests {
     use super::super::{NewUnit, SchedulerConfig};
     use super::*;
-    use crate::job::{BenchTask, JobSettings, LeaseToken};
+    use crate::job::{BenchTask, Capabilities, JobSettings, LeaseToken, WorkerId};
     use crate::store::sha256_hex;
     use std::collections::BTreeMap;
 
@@ -425,6 +425,65 @@ mod tests {
         assert!(matches!(
             s.retry(5, 99, &[]),
             Err(SchedError::UnknownJob(99))
+        ));
+        s.check_invariants();
+    }
+
+    fn configs(names: &[&str]) -> Capabilities {
+        Capabilities {
+            bench_configs: Some(names.iter().map(|n| n.to_string()).collect()),
+            memory_bytes: 1 << 30,
+            cpus: 2,
+        }
+    }
+
+    fn leased_configs(s: &mut Scheduler, now: Millis, w: WorkerId) -> Vec<String> {
+        let got = s.lease(now, w, 64).unwrap();
+        let mut names: Vec<String> = got
+            .units
+            .iter()
+            .map(|g| g.unit.task.as_ref().unwrap().config.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn benchmark_units_go_to_workers_that_can_run_them() {
+        let mut s = sched();
+        let mut job = bench_job(&["native", "gecode", "clingo", "chuffed"]);
+        // A memory limit above the small machine's: only the big one may take it.
+        job.units[0].task.as_mut().unwrap().memory_limit_bytes = Some(2 << 30);
+        s.submit_benchmark(0, job);
+        let small = s.register(0, "small", "h", 1, "0");
+        s.set_capabilities(small, configs(&["native", "gecode"]))
+            .unwrap();
+        let big = s.register(0, "big", "h", 1, "0");
+        let mut caps = configs(&["native", "clingo"]);
+        caps.memory_bytes = 4 << 30;
+        s.set_capabilities(big, caps).unwrap();
+        // chuffed: nobody has it, so whoever asks first takes it (to record `unavailable`).
+        assert_eq!(leased_configs(&mut s, 1, small), ["chuffed", "gecode"]);
+        assert_eq!(leased_configs(&mut s, 1, big), ["clingo", "native"]);
+        s.check_invariants();
+    }
+
+    #[test]
+    fn a_unit_only_absent_workers_can_run_goes_to_anyone() {
+        let lease_ms = SchedulerConfig::default().lease_duration_ms;
+        let mut s = sched();
+        s.submit_benchmark(0, bench_job(&["clingo"]));
+        let able = s.register(0, "able", "h", 1, "0");
+        s.set_capabilities(able, configs(&["clingo"])).unwrap();
+        let other = s.register(0, "other", "h", 1, "0");
+        s.set_capabilities(other, configs(&["native"])).unwrap();
+        // While the able worker was seen within a lease duration, the unit waits for it.
+        assert!(leased_configs(&mut s, lease_ms, other).is_empty());
+        // Gone for longer than that: the job must not hang on it.
+        assert_eq!(leased_configs(&mut s, lease_ms + 1, other), ["clingo"]);
+        assert!(matches!(
+            s.set_capabilities(99, Capabilities::default()),
+            Err(SchedError::UnknownWorker(99))
         ));
         s.check_invariants();
     }

@@ -1,12 +1,19 @@
 //! Leases: grant (oldest queued unit first), heartbeat (extend), expire (requeue), release.
 //!
+//! Routing: a benchmark unit goes to a worker that can run it (`Capabilities::can_run`: its
+//! configuration's solver installed, its memory limit within the machine's). When no worker
+//! seen within the last lease duration can, any worker takes it (and records the run as
+//! `unavailable`), so that a configuration nobody has never holds a job open forever.
+//!
 //! Invariant: a unit is leased by at most one live lease; a lease is live from its grant
 //! until `now > deadline`, release, report or cancellation, and its token is never valid
 //! again afterwards. Every operation first expires the leases whose deadline has passed, so
 //! that validity never depends on how often the server's expiry timer runs.
 
+use std::collections::HashMap;
+
 use super::{LeaseRecord, SchedError, Scheduler};
-use crate::job::{JobState, Lease, LeaseToken, Millis, Unit, UnitState, WorkerId};
+use crate::job::{BenchTask, JobState, Lease, LeaseToken, Millis, Unit, UnitState, WorkerId};
 
 /// One unit handed to a worker.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +62,8 @@ impl Scheduler {
         self.expire(now);
         let max = max.min(self.config.max_units_per_lease) as usize;
         let mut picked = Vec::new();
+        // Per (configuration, memory limit): may this worker take such a unit?
+        let mut routed: HashMap<(&str, Option<u64>), bool> = HashMap::new();
         for &(job, uid) in &self.queue {
             if picked.len() >= max {
                 break;
@@ -63,6 +72,15 @@ impl Scheduler {
                 continue;
             }
             let unit = &self.units[&uid];
+            if let Some(task) = &unit.task {
+                let key = (task.config.as_str(), task.memory_limit_bytes);
+                let ok = *routed
+                    .entry(key)
+                    .or_insert_with(|| self.may_run(now, worker, task));
+                if !ok {
+                    continue;
+                }
+            }
             if let Some(of) = unit.audit_of {
                 if self.accepted.get(&of).and_then(|a| a.worker) == Some(worker) {
                     continue;
@@ -124,6 +142,19 @@ impl Scheduler {
         }
         let idle = self.live.is_empty() && !self.has_leasable();
         Ok(LeaseOutcome { units, idle })
+    }
+
+    /// Whether `worker` may take a unit of `task`: it can run it, or no worker seen within
+    /// the last lease duration can.
+    fn may_run(&self, now: Millis, worker: WorkerId, task: &BenchTask) -> bool {
+        if self.workers[&worker].capabilities.can_run(task) {
+            return true;
+        }
+        let recent = now.saturating_sub(self.config.lease_duration_ms);
+        !self
+            .workers
+            .values()
+            .any(|w| w.last_seen >= recent && w.capabilities.can_run(task))
     }
 
     fn has_leasable(&self) -> bool {

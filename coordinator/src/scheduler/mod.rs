@@ -28,9 +28,9 @@ mod report;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::job::{
-    Accepted, Alarm, BenchTask, FrozenFile, Job, JobId, JobKind, JobSettings, JobState, LeaseToken,
-    Millis, Prefix, Unit, UnitEstimate, UnitId, UnitResult, UnitState, Verdict, WorkerId,
-    WorkerInfo,
+    Accepted, Alarm, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind, JobSettings,
+    JobState, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId, UnitResult, UnitState,
+    Verdict, WorkerId, WorkerInfo,
 };
 
 pub use bench::Resumed;
@@ -407,6 +407,7 @@ impl Scheduler {
                 software_version: software_version.to_string(),
                 registered_at: now,
                 last_seen: now,
+                capabilities: Capabilities::default(),
             },
         );
         self.dirty.workers.insert(id);
@@ -418,6 +419,21 @@ impl Scheduler {
             format!("worker {id} on {host}"),
         );
         id
+    }
+
+    /// Records what a worker can run (benchmark units then go to workers that can run them).
+    pub fn set_capabilities(
+        &mut self,
+        worker: WorkerId,
+        capabilities: Capabilities,
+    ) -> Result<(), SchedError> {
+        let w = self
+            .workers
+            .get_mut(&worker)
+            .ok_or(SchedError::UnknownWorker(worker))?;
+        w.capabilities = capabilities;
+        self.dirty.workers.insert(worker);
+        Ok(())
     }
 
     /// Adds a job and its units; returns its id. A job whose units were all counted at

@@ -10,8 +10,8 @@ use proto::v1 as pb;
 use tonic::Status;
 
 use crate::job::{
-    Alarm, BenchTask, CoreSpec, FrozenFile, JobKind, JobState, LeaseToken, Millis, Unit,
-    UnitResult, UnitState, Verdict,
+    Alarm, BenchTask, Capabilities, CoreSpec, FrozenFile, JobKind, JobState, LeaseToken, Millis,
+    Unit, UnitResult, UnitState, Verdict,
 };
 use crate::partition::Seed;
 use crate::scheduler::{Granted, JobStatus};
@@ -106,6 +106,18 @@ pub fn token(s: &str) -> Result<LeaseToken, Error> {
 
 pub fn tokens(v: &[String]) -> Result<Vec<LeaseToken>, Error> {
     v.iter().map(|s| token(s)).collect()
+}
+
+/// What a worker said it can run; a request without the message (not said) restricts nothing.
+pub fn capabilities(c: Option<pb::Capabilities>) -> Capabilities {
+    match c {
+        None => Capabilities::default(),
+        Some(c) => Capabilities {
+            bench_configs: Some(c.bench_configs.into_iter().collect()),
+            memory_bytes: c.memory_bytes,
+            cpus: c.cpus,
+        },
+    }
 }
 
 pub fn unit_result(r: Option<pb::UnitResult>) -> Result<UnitResult, Error> {

@@ -1,4 +1,5 @@
-//! The `Worker` service: register, lease, fetch a job's problem, heartbeat, report, release.
+//! The `Worker` service: register, exchange (reports and a lease), fetch a job's problem,
+//! heartbeat, release.
 //! Each handler: check the header, convert, one scheduler call (written to the store), answer.
 
 use std::sync::Arc;
@@ -22,10 +23,15 @@ impl pb::worker_server::Worker for WorkerService {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
         let threads = r.threads.max(1);
+        let capabilities = convert::capabilities(r.capabilities);
         let id = self
             .0
-            .mutate(move |s, now| s.register(now, &r.name, &r.host, threads, &r.software_version))
-            .await?;
+            .mutate(move |s, now| {
+                let id = s.register(now, &r.name, &r.host, threads, &r.software_version);
+                s.set_capabilities(id, capabilities).map(|()| id)
+            })
+            .await?
+            .map_err(Error::from)?;
         let c = &self.0.config;
         Ok(Response::new(pb::RegisterResponse {
             worker_id: id,
@@ -35,34 +41,65 @@ impl pb::worker_server::Worker for WorkerService {
         }))
     }
 
-    async fn lease(
+    async fn exchange(
         &self,
-        req: Request<pb::LeaseRequest>,
-    ) -> Result<Response<pb::LeaseResponse>, Status> {
+        req: Request<pb::ExchangeRequest>,
+    ) -> Result<Response<pb::ExchangeResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
-        let max = r.max_units.max(1);
-        let out = self
+        // Each report is read on its own: one that cannot be read is rejected alone.
+        let reports: Vec<_> = r
+            .reports
+            .into_iter()
+            .map(|rep| {
+                let token = convert::token(&rep.lease_token)?;
+                let result = convert::unit_result(rep.result)?;
+                Ok::<_, Error>((token, rep.unit_id, result))
+            })
+            .collect();
+        let (worker, max) = (r.worker_id, r.lease_max_units);
+        let (verdicts, lease) = self
             .0
-            .mutate(move |s, now| s.lease(now, r.worker_id, max))
-            .await?
-            .map_err(Error::from)?;
+            .mutate(move |s, now| {
+                let verdicts: Vec<pb::ReportResponse> = reports
+                    .into_iter()
+                    .map(|rep| match rep {
+                        Ok((token, unit, result)) => {
+                            let out = s.report(now, worker, &token, unit, result);
+                            pb::ReportResponse {
+                                verdict: convert::verdict(out.verdict) as i32,
+                                message: out.message,
+                            }
+                        }
+                        Err(e) => pb::ReportResponse {
+                            verdict: pb::ReportVerdict::Rejected as i32,
+                            message: format!("unreadable report: {e}"),
+                        },
+                    })
+                    .collect();
+                let lease = (max > 0).then(|| s.lease(now, worker, max));
+                (verdicts, lease)
+            })
+            .await?;
         let c = &self.0.config;
         let lease_ms = c.lease_duration.as_millis() as u64;
-        let retry = if out.units.is_empty() {
-            c.retry_after.as_millis() as u64
-        } else {
-            0
+        let mut resp = pb::ExchangeResponse {
+            verdicts,
+            ..Default::default()
         };
-        Ok(Response::new(pb::LeaseResponse {
-            units: out
+        if let Some(lease) = lease {
+            let out = lease.map_err(Error::from)?;
+            if out.units.is_empty() {
+                resp.retry_after_ms = c.retry_after.as_millis() as u64;
+            }
+            resp.idle = out.idle;
+            resp.units = out
                 .units
                 .into_iter()
                 .map(|g| convert::granted(g, lease_ms))
-                .collect(),
-            retry_after_ms: retry,
-            idle: out.idle,
-        }))
+                .collect();
+        }
+        Ok(Response::new(resp))
     }
 
     async fn get_job(
@@ -112,25 +149,6 @@ impl pb::worker_server::Worker for WorkerService {
             extended: out.extended.into_iter().map(|t| t.0).collect(),
             invalid: out.invalid.into_iter().map(|t| t.0).collect(),
             lease_duration_ms: self.0.config.lease_duration.as_millis() as u64,
-        }))
-    }
-
-    async fn report(
-        &self,
-        req: Request<pb::ReportRequest>,
-    ) -> Result<Response<pb::ReportResponse>, Status> {
-        let r = req.into_inner();
-        check_header(r.header.as_ref())?;
-        let token = convert::token(&r.lease_token)?;
-        let result = convert::unit_result(r.result)?;
-        let (worker, unit) = (r.worker_id, r.unit_id);
-        let out = self
-            .0
-            .mutate(move |s, now| s.report(now, worker, &token, unit, result))
-            .await?;
-        Ok(Response::new(pb::ReportResponse {
-            verdict: convert::verdict(out.verdict) as i32,
-            message: out.message,
         }))
     }
 

@@ -132,6 +132,13 @@ async fn the_database_holds_exactly_the_scheduler_state() {
     let mut s = Scheduler::new(config(), tokens());
     let w1 = s.register(10, "a", "host-a", 2, "0.1");
     let w2 = s.register(10, "b", "host-b", 2, "0.1");
+    // What a worker can run survives a restart (w1 said nothing, w2 said what it has).
+    let caps = crate::job::Capabilities {
+        bench_configs: Some(["clingo".to_string(), "native".to_string()].into()),
+        memory_bytes: 8 << 30,
+        cpus: 4,
+    };
+    s.set_capabilities(w2, caps).unwrap();
     let job = s.add_job(11, new_job(4, Some(3)));
     flush(&mut s, &pool).await;
     let g = s.lease(12, w1, 3).unwrap().units;

@@ -125,6 +125,7 @@ pub async fn register(w: &mut WorkerClient, name: &str) -> u64 {
         name: name.into(),
         threads: 1,
         software_version: "test".into(),
+        capabilities: None,
     })
     .await
     .unwrap()
@@ -132,15 +133,33 @@ pub async fn register(w: &mut WorkerClient, name: &str) -> u64 {
     .worker_id
 }
 
-pub async fn lease(w: &mut WorkerClient, worker: u64, max: u32) -> pb::LeaseResponse {
-    w.lease(pb::LeaseRequest {
+/// One `Exchange`: `reports` (unit, result) delivered, then up to `max` units leased.
+pub async fn exchange(
+    w: &mut WorkerClient,
+    worker: u64,
+    reports: &[(pb::Unit, pb::UnitResult)],
+    max: u32,
+) -> pb::ExchangeResponse {
+    w.exchange(pb::ExchangeRequest {
         header: header(),
         worker_id: worker,
-        max_units: max,
+        reports: reports
+            .iter()
+            .map(|(unit, result)| pb::UnitReport {
+                lease_token: unit.lease_token.clone(),
+                unit_id: unit.unit_id,
+                result: Some(result.clone()),
+            })
+            .collect(),
+        lease_max_units: max,
     })
     .await
     .unwrap()
     .into_inner()
+}
+
+pub async fn lease(w: &mut WorkerClient, worker: u64, max: u32) -> pb::ExchangeResponse {
+    exchange(w, worker, &[], max).await
 }
 
 /// Counts one unit with the engine, as a worker does (stopping at the unit's node budget).
@@ -180,30 +199,29 @@ pub async fn report(
     unit: &pb::Unit,
     result: pb::UnitResult,
 ) -> (pb::ReportVerdict, String) {
-    let r = w
-        .report(pb::ReportRequest {
-            header: header(),
-            worker_id: worker,
-            lease_token: unit.lease_token.clone(),
-            unit_id: unit.unit_id,
-            result: Some(result),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    (r.verdict(), r.message)
+    let r = exchange(w, worker, &[(unit.clone(), result)], 0).await;
+    assert_eq!(r.verdicts.len(), 1);
+    assert!(r.units.is_empty(), "a report-only exchange leases nothing");
+    (r.verdicts[0].verdict(), r.verdicts[0].message.clone())
 }
 
-/// An in-process worker: leases, fetches the job's problem once, counts, reports, until the
-/// coordinator says there is nothing left. Returns the reports it made (unit, result).
+/// An in-process worker: leases, fetches the job's problem once, counts, and reports each
+/// batch of results in the call that leases the next batch, until the coordinator says there
+/// is nothing left. Returns the reports it made (unit, result).
 async fn work(mut w: WorkerClient, name: &str) -> Vec<(pb::Unit, pb::UnitResult)> {
     let id = register(&mut w, name).await;
     let mut problems: HashMap<u64, String> = HashMap::new();
     let mut done = Vec::new();
+    let mut unreported: Vec<(pb::Unit, pb::UnitResult)> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         assert!(Instant::now() < deadline, "the job did not finish");
-        let got = lease(&mut w, id, 4).await;
+        let got = exchange(&mut w, id, &unreported, 4).await;
+        assert_eq!(got.verdicts.len(), unreported.len());
+        for v in &got.verdicts {
+            assert_eq!(v.verdict(), pb::ReportVerdict::Accepted, "{}", v.message);
+        }
+        done.append(&mut unreported);
         if got.units.is_empty() {
             if got.idle {
                 return done;
@@ -232,9 +250,7 @@ async fn work(mut w: WorkerClient, name: &str) -> Vec<(pb::Unit, pb::UnitResult)
             let result = tokio::task::spawn_blocking(move || run_unit(&dlx, &u))
                 .await
                 .unwrap();
-            let (verdict, msg) = report(&mut w, id, &unit, result.clone()).await;
-            assert_eq!(verdict, pb::ReportVerdict::Accepted, "{msg}");
-            done.push((unit, result));
+            unreported.push((unit, result));
         }
     }
 }
@@ -300,14 +316,28 @@ async fn another_protocol_version_is_refused_with_both_versions_named() {
         "{msg}"
     );
     let e = w
-        .lease(pb::LeaseRequest {
+        .exchange(pb::ExchangeRequest {
             header: None,
             worker_id: 1,
-            max_units: 1,
+            lease_max_units: 1,
+            ..Default::default()
         })
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+    // A worker of the previous release (protocol 2, which had Lease and Report) is told why.
+    let e = w
+        .heartbeat(pb::HeartbeatRequest {
+            header: Some(pb::RequestHeader {
+                protocol_version: 2,
+            }),
+            worker_id: 1,
+            lease_tokens: vec![],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+    assert!(e.message().contains("version 2"), "{}", e.message());
     c.stop().await;
 }
 
@@ -516,10 +546,11 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     assert!(list.jobs.is_empty());
     // Unknown ids are NOT_FOUND.
     let e = w
-        .lease(pb::LeaseRequest {
+        .exchange(pb::ExchangeRequest {
             header: header(),
             worker_id: 999,
-            max_units: 1,
+            lease_max_units: 1,
+            ..Default::default()
         })
         .await
         .unwrap_err();
@@ -660,12 +691,15 @@ async fn a_failed_write_is_an_error_and_an_unreloadable_database_stops_the_coord
     tamper(&db, "DROP TABLE report_audit").await;
     tamper(&db, "DROP TABLE alarms").await;
     let r = w
-        .report(pb::ReportRequest {
+        .exchange(pb::ExchangeRequest {
             header: header(),
             worker_id: a,
-            lease_token: units[0].lease_token.clone(),
-            unit_id: units[0].unit_id,
-            result: Some(run_unit(&dlx, &units[0])),
+            reports: vec![pb::UnitReport {
+                lease_token: units[0].lease_token.clone(),
+                unit_id: units[0].unit_id,
+                result: Some(run_unit(&dlx, &units[0])),
+            }],
+            lease_max_units: 0,
         })
         .await;
     assert_eq!(r.unwrap_err().code(), tonic::Code::Internal);
@@ -676,4 +710,37 @@ async fn a_failed_write_is_an_error_and_an_unreloadable_database_stops_the_coord
     let err = ended.unwrap_err().to_string();
     assert!(err.contains("neither be written nor reloaded"), "{err}");
     let _ = job;
+}
+
+#[tokio::test]
+async fn an_unreadable_report_is_rejected_alone_in_its_batch() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let dlx = queens(6);
+    submit(&mut jobs, &dlx, pb::PartitionSettings::default()).await;
+    let a = register(&mut w, "a").await;
+    let units = lease(&mut w, a, 2).await.units;
+    assert_eq!(
+        units.len(),
+        2,
+        "6 queens cut at the root has more than 2 units"
+    );
+    let good = run_unit(&dlx, &units[0]);
+    let mut bad = run_unit(&dlx, &units[1]);
+    bad.solutions = "-1".into();
+    let batch = [(units[0].clone(), good), (units[1].clone(), bad)];
+    let r = exchange(&mut w, a, &batch, 1).await;
+    let verdicts: Vec<_> = r.verdicts.iter().map(|v| v.verdict()).collect();
+    assert_eq!(
+        verdicts,
+        [pb::ReportVerdict::Accepted, pb::ReportVerdict::Rejected]
+    );
+    assert!(
+        r.verdicts[1].message.contains("solutions"),
+        "{}",
+        r.verdicts[1].message
+    );
+    assert_eq!(r.units.len(), 1, "the lease of the same call still happens");
+    c.stop().await;
 }

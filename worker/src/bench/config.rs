@@ -127,6 +127,15 @@ pub fn config(name: &str) -> Option<&'static Config> {
     CONFIGS.iter().find(|c| c.name == name)
 }
 
+/// The names of the configurations that run here (their solvers are installed).
+pub fn available_configs() -> Vec<String> {
+    CONFIGS
+        .iter()
+        .filter(|c| c.availability().available)
+        .map(|c| c.name.to_string())
+        .collect()
+}
+
 /// Whether and how a configuration runs here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Availability {

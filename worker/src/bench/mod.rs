@@ -42,7 +42,7 @@ pub mod process;
 pub mod record;
 mod run;
 
-pub use config::{config, Availability, Config, Engine, MznSolver, CONFIGS};
+pub use config::{available_configs, config, Availability, Config, Engine, MznSolver, CONFIGS};
 pub use host::HostInfo;
 pub use record::{cross_check, Conflict, Measure, ModelHash, RunRecord, Status, Termination};
 pub use run::{

@@ -73,10 +73,11 @@ async fn a_unit_of_a_cancelled_job_is_abandoned() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_worker_holds_one_counting_unit_in_reserve_and_no_more() {
+async fn a_worker_with_long_units_holds_one_in_reserve_and_no_more() {
     let mut coord = Coord::start().await;
-    // 14 queens cut at the root: 14 units, each long enough to be seen leased.
-    let job = coord.submit(queens(14), partition(u64::MAX / 4)).await;
+    // 15 queens cut at the root: 15 units, each longer than the reserve's quarter second
+    // (`session::reserve_target`), so the reserve stays at one unit.
+    let job = coord.submit(queens(15), partition(u64::MAX / 4)).await;
     let mut cfg = config(&coord.url, 1);
     cfg.exit_when_idle = None;
     let (stop, task) = spawn_worker(cfg);
