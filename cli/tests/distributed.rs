@@ -665,28 +665,37 @@ fn the_quick_domino_benchmark_runs_as_work_units() {
         6 * configs
     );
 
-    let pictures = dir.path().join("report");
-    run_expect(
+    // The report: every current run as CSV, the HTML page with a board per instance; gecode
+    // and clingo really ran (not `unavailable`) and proved the easy instances.
+    let csv = run_expect(
         dancehall()
-            .args(["domino", "report", "--db"])
-            .arg(&db)
-            .arg("--out")
-            .arg(&pictures),
+            .args(["report", "--latest", "--format", "csv", "--db"])
+            .arg(&db),
         0,
     );
-    let svgs = std::fs::read_dir(&pictures)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "svg")
-        })
-        .count();
-    assert_eq!(svgs, 6);
-    let csv = std::fs::read_to_string(pictures.join("runs.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 1 + 6 * configs);
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    assert!(csv.starts_with("# CHECKED"), "{csv}");
+    assert_eq!(csv.lines().filter(|l| !l.starts_with('#')).count(), 1 + 6 * configs);
+    for config in ["gecode-placement", "clingo"] {
+        for id in ["b01-e1", "b02-e2"] {
+            let line = csv
+                .lines()
+                .find(|l| l.contains(&format!(",{id},")) && l.contains(&format!(",{config},")))
+                .unwrap();
+            assert!(line.contains(",optimal,"), "{line}");
+        }
+    }
+    let html = dir.path().join("report.html");
+    run_expect(
+        dancehall()
+            .args(["report", "--latest", "--format", "html", "--out"])
+            .arg(&html)
+            .arg("--db")
+            .arg(&db),
+        0,
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("class=\"board\"").count(), 6);
 }
 
 /// `submit` of a benchmark spec to a coordinator process, a worker, then `retry`: the chosen

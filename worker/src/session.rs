@@ -36,7 +36,7 @@ use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
-use crate::bench::{RunLimits, RunRecord};
+use crate::bench::{failed, RunLimits, RunRecord};
 use crate::client::{self, disposition, header, AuthChannel, Disposition};
 use crate::outbox::Outbox;
 use crate::unit::{run_sudoku_unit, run_unit, UnitRun, UnitWork};
@@ -456,8 +456,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 // A run that cannot start is an `error` record, not a released unit: it
                 // would fail the same way on every worker.
-                let failed =
-                    |why: String| RunRecord::failed(&task.instance_id, &task.config, &limits, why);
+                let failed = |why: String| failed(&task.instance_id, &task.config, &limits, why);
                 let record = match cores::domino::parse_line(&task.instance_json) {
                     Ok(instance) => {
                         crate::bench::run_with_models(&instance, &task.config, &limits, &models)
