@@ -68,7 +68,8 @@ fn every_small_bench_spec_counts_as_in_one_process() {
         assert!(got["units"].as_u64().unwrap() >= 1, "{got}");
         assert!(db.exists(), "{spec} left no database");
     }
-    // The suite of the README's first command: one line per job, in order.
+    // The suite of the README's first command: one line per counting job, in order, then
+    // its native domino benchmark, every claim checked, and the HTML report's path.
     let db = dir.path().join("default.db");
     let out = run_expect(
         dancehall()
@@ -79,29 +80,37 @@ fn every_small_bench_spec_counts_as_in_one_process() {
         0,
     );
     let lines = json_lines(&out);
-    let expected: Vec<u128> = [
-        vec!["sudoku", "--box", "2x2"],
-        vec!["sudoku", "--box", "2x2", "--variant", "diagonal"],
-        vec!["sudoku", "--box", "2x2", "--variant", "disjoint"],
-        vec![
-            "sudoku",
-            "--box",
-            "2x2",
-            "--variant",
-            "diagonal",
-            "--variant",
-            "disjoint",
-        ],
-        vec!["sudoku", "--box", "2x2", "--fix-first-row"],
-    ]
-    .iter()
-    .map(|a| count(a))
-    .collect();
+    let six = |variant: Option<&'static str>| {
+        let mut a = vec!["sudoku", "--box", "2x3", "--fix-first-row"];
+        if let Some(v) = variant {
+            a.extend(["--variant", v]);
+        }
+        count(&a)
+    };
+    let expected: Vec<u128> = [None, Some("diagonal"), Some("disjoint"), Some("hyper")]
+        .into_iter()
+        .map(six)
+        .collect();
     let got: Vec<u128> = lines.iter().map(solutions).collect();
     assert_eq!(got, expected);
-    // Seed 000 / OEIS A107739: 288 grids, 48 diagonal ones; fixed first row: 12 x 4!.
-    assert_eq!((got[0], got[1], got[4]), (288, 48, 12));
-    assert_eq!(lines[4]["total_solutions"], "288");
+    // Issue 2: 28,200,960 6x6 grids = 39,168 with the first row fixed x 6!.
+    assert_eq!(got[0], 39_168);
+    assert_eq!(lines[0]["total_solutions"], "28200960");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let html = db.with_file_name("report.html");
+    assert!(
+        err.contains(&format!("report: {}", html.display())),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("CHECKED: no wrong run"), "the verdict");
+    assert_eq!(page.matches("class=\"board\"").count(), 100);
+    let runs = db_rows(&db, "SELECT status FROM v_bench_runs WHERE current");
+    assert_eq!(runs.len(), 100);
+    assert!(
+        runs.iter().all(|r| r[0] == "optimal" || r[0] == "feasible"),
+        "{runs:?}"
+    );
 }
 
 #[test]
@@ -675,7 +684,10 @@ fn the_quick_domino_benchmark_runs_as_work_units() {
     );
     let csv = String::from_utf8_lossy(&csv.stdout);
     assert!(csv.starts_with("# CHECKED"), "{csv}");
-    assert_eq!(csv.lines().filter(|l| !l.starts_with('#')).count(), 1 + 6 * configs);
+    assert_eq!(
+        csv.lines().filter(|l| !l.starts_with('#')).count(),
+        1 + 6 * configs
+    );
     for config in ["gecode-placement", "clingo"] {
         for id in ["b01-e1", "b02-e2"] {
             let line = csv

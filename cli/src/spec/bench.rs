@@ -64,10 +64,11 @@ fn default_time_limit() -> f64 {
     300.0
 }
 
-/// Whether the TOML `text` is a benchmark spec (has a top-level `benchmark` table).
+/// Whether the TOML `text` is a benchmark spec (has a top-level `benchmark` table; a suite's
+/// `[[benchmark]]` list is not one).
 pub fn is_benchmark(text: &str) -> bool {
     text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key("benchmark"))
+        .is_ok_and(|t| t.get("benchmark").is_some_and(|b| b.is_table()))
 }
 
 /// Parses and checks benchmark spec `text` read from `path`.

@@ -200,6 +200,9 @@ struct RawFile {
     expected_total: Option<Factor>,
     #[serde(default)]
     job: Vec<toml::Spanned<RawJob>>,
+    /// A suite's benchmark jobs (`[[benchmark]]`), read by `spec::bench`.
+    #[serde(default, rename = "benchmark")]
+    _benchmarks: Vec<toml::Table>,
 }
 
 /// The keys of a job beside its name and problem.
@@ -298,6 +301,7 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<JobSpec>> {
                 "give either one [problem] or a list of [[job]] tables, not both",
             ))
         }
+        (None, true) if !raw._benchmarks.is_empty() => {}
         (None, true) => return Err(at(0, "no [problem] and no [[job]]: nothing to count")),
     }
     Ok(jobs)

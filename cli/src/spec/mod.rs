@@ -45,11 +45,51 @@ pub fn load(path: &Path) -> anyhow::Result<Spec> {
         });
     }
     let jobs = count::parse(path, &text)?;
+    let benchmarks = suite_benchmarks(path, &text)?;
     Ok(Spec {
         text,
         jobs,
-        benchmarks: Vec::new(),
+        benchmarks,
     })
+}
+
+/// The `[[benchmark]]` tables of a suite: each holds a benchmark spec's `name` beside its
+/// `[benchmark]` keys, and is read as that spec.
+fn suite_benchmarks(path: &Path, text: &str) -> anyhow::Result<Vec<BenchSpec>> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| user_error(format!("{}: {e}", path.display())))?;
+    let Some(list) = table.get("benchmark").and_then(|b| b.as_array()) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<BenchSpec> = Vec::new();
+    for (i, entry) in list.iter().enumerate() {
+        let shown = format!("{} [[benchmark]] {}", path.display(), i + 1);
+        let mut keys = entry
+            .as_table()
+            .cloned()
+            .ok_or_else(|| user_error(format!("{shown}: not a table")))?;
+        let name = keys
+            .remove("name")
+            .ok_or_else(|| user_error(format!("{shown}: no `name`")))?;
+        let mut one = toml::Table::new();
+        one.insert("name".into(), name);
+        one.insert("benchmark".into(), toml::Value::Table(keys));
+        let synthetic = toml::to_string(&one)?;
+        let b =
+            bench::parse(path, &synthetic).map_err(|e| user_error(format!("{shown}: {e:#}")))?;
+        if out.iter().any(|o| o.name == b.name) {
+            return Err(user_error(format!(
+                "{shown}: name `{}` is used twice",
+                b.name
+            )));
+        }
+        out.push(BenchSpec {
+            text: text.to_owned(),
+            ..b
+        });
+    }
+    Ok(out)
 }
 
 /// Reads the spec at `path`, which must hold counting jobs only.
