@@ -5,10 +5,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod bench_spec;
+mod cluster;
 mod cmd;
+mod exit;
+mod remote;
+mod report;
+mod runtime;
 mod spec;
-mod units;
 
 /// Count, solve and benchmark combinatorial search problems at scale.
 #[derive(Parser, Debug)]
@@ -49,6 +52,10 @@ enum Command {
     Retry(cmd::submit::RetryArgs),
     /// A counting job's accepted units as CSV (givens or prefix, weight, count, ...).
     Ledger(cmd::ledger::LedgerArgs),
+    /// What the database says about jobs: tables, CSV, JSON or an HTML page with charts.
+    Report(report::ReportArgs),
+    /// Run one read-only SQL query on the database (views: v_jobs, v_unit_results, v_bench_runs).
+    Query(cmd::query::QueryArgs),
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
@@ -78,7 +85,9 @@ fn main() -> ExitCode {
         Command::Cancel(a) => cmd::submit::cancel(a),
         Command::Retry(a) => cmd::submit::retry(a),
         Command::Ledger(a) => cmd::ledger::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Query(a) => cmd::query::run(a),
         Command::Domino(c) => cmd::domino::run(c),
     };
-    cmd::exit::report(result)
+    exit::report(result)
 }

@@ -68,7 +68,8 @@ fn every_small_bench_spec_counts_as_in_one_process() {
         assert!(got["units"].as_u64().unwrap() >= 1, "{got}");
         assert!(db.exists(), "{spec} left no database");
     }
-    // The suite of the README's first command: one line per job, in order.
+    // The suite of the README's first command: one line per counting job, in order, then
+    // its native domino benchmark, every claim checked, and the HTML report's path.
     let db = dir.path().join("default.db");
     let out = run_expect(
         dancehall()
@@ -79,29 +80,37 @@ fn every_small_bench_spec_counts_as_in_one_process() {
         0,
     );
     let lines = json_lines(&out);
-    let expected: Vec<u128> = [
-        vec!["sudoku", "--box", "2x2"],
-        vec!["sudoku", "--box", "2x2", "--variant", "diagonal"],
-        vec!["sudoku", "--box", "2x2", "--variant", "disjoint"],
-        vec![
-            "sudoku",
-            "--box",
-            "2x2",
-            "--variant",
-            "diagonal",
-            "--variant",
-            "disjoint",
-        ],
-        vec!["sudoku", "--box", "2x2", "--fix-first-row"],
-    ]
-    .iter()
-    .map(|a| count(a))
-    .collect();
+    let six = |variant: Option<&'static str>| {
+        let mut a = vec!["sudoku", "--box", "2x3", "--fix-first-row"];
+        if let Some(v) = variant {
+            a.extend(["--variant", v]);
+        }
+        count(&a)
+    };
+    let expected: Vec<u128> = [None, Some("diagonal"), Some("disjoint"), Some("hyper")]
+        .into_iter()
+        .map(six)
+        .collect();
     let got: Vec<u128> = lines.iter().map(solutions).collect();
     assert_eq!(got, expected);
-    // Seed 000 / OEIS A107739: 288 grids, 48 diagonal ones; fixed first row: 12 x 4!.
-    assert_eq!((got[0], got[1], got[4]), (288, 48, 12));
-    assert_eq!(lines[4]["total_solutions"], "288");
+    // Issue 2: 28,200,960 6x6 grids = 39,168 with the first row fixed x 6!.
+    assert_eq!(got[0], 39_168);
+    assert_eq!(lines[0]["total_solutions"], "28200960");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let html = db.with_file_name("report.html");
+    assert!(
+        err.contains(&format!("report: {}", html.display())),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("CHECKED: no wrong run"), "the verdict");
+    assert_eq!(page.matches("class=\"board\"").count(), 100);
+    let runs = db_rows(&db, "SELECT status FROM v_bench_runs WHERE current");
+    assert_eq!(runs.len(), 100);
+    assert!(
+        runs.iter().all(|r| r[0] == "optimal" || r[0] == "feasible"),
+        "{runs:?}"
+    );
 }
 
 #[test]
@@ -209,7 +218,9 @@ fn a_killed_worker_holding_leases_loses_nothing() {
     let token = write_token(dir.path(), "token", "kill-worker-token");
     let db = dir.path().join("k.db");
     let coord = start_coordinator(&db, &token, 0, 2);
-    let spec = queens_spec(dir.path(), 13, 5_000);
+    // Big enough that the victim is still busy when the poll sees its leases (its reserve
+    // of small units would finish 13 queens between two polls on a loaded machine).
+    let spec = queens_spec(dir.path(), 14, 5_000);
     let job = submit(&coord.url, &token, &spec);
 
     let mut victim = start_worker(&coord.url, &token, 2, "victim");
@@ -219,11 +230,10 @@ fn a_killed_worker_holding_leases_loses_nothing() {
     victim.kill9();
     let _rescuer = start_worker(&coord.url, &token, 2, "rescuer");
     let done = wait_done(&coord.url, &token, job);
-    // OEIS A000170: 13 queens have 73,712 solutions.
-    assert_eq!(solutions(&done), 73_712);
-    assert_eq!(solutions(&done), count(&["queens", "13"]));
+    // OEIS A000170: 14 queens have 365,596 solutions.
+    assert_eq!(solutions(&done), 365_596);
     drop(coord);
-    assert_accepted_once(&db, job, 73_712);
+    assert_accepted_once(&db, job, 365_596);
     // The victim's leases ended by expiry, and their units were run again.
     let expired = db_rows(
         &db,
@@ -375,6 +385,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
                 worker_id: me,
                 reports: vec![],
                 lease_max_units: 2,
+                lease_max_bench_units: 0,
             })
             .await
             .unwrap()
@@ -425,7 +436,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
                     header: h(),
                     worker_id: me,
                     reports,
-                    lease_max_units: 0,
+                    ..Default::default()
                 })
                 .await
                 .unwrap()
@@ -664,28 +675,40 @@ fn the_quick_domino_benchmark_runs_as_work_units() {
         6 * configs
     );
 
-    let pictures = dir.path().join("report");
-    run_expect(
+    // The report: every current run as CSV, the HTML page with a board per instance; gecode
+    // and clingo really ran (not `unavailable`) and proved the easy instances.
+    let csv = run_expect(
         dancehall()
-            .args(["domino", "report", "--db"])
-            .arg(&db)
-            .arg("--out")
-            .arg(&pictures),
+            .args(["report", "--latest", "--format", "csv", "--db"])
+            .arg(&db),
         0,
     );
-    let svgs = std::fs::read_dir(&pictures)
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "svg")
-        })
-        .count();
-    assert_eq!(svgs, 6);
-    let csv = std::fs::read_to_string(pictures.join("runs.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 1 + 6 * configs);
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    assert!(csv.starts_with("# CHECKED"), "{csv}");
+    assert_eq!(
+        csv.lines().filter(|l| !l.starts_with('#')).count(),
+        1 + 6 * configs
+    );
+    for config in ["gecode-placement", "clingo"] {
+        for id in ["b01-e1", "b02-e2"] {
+            let line = csv
+                .lines()
+                .find(|l| l.contains(&format!(",{id},")) && l.contains(&format!(",{config},")))
+                .unwrap();
+            assert!(line.contains(",optimal,"), "{line}");
+        }
+    }
+    let html = dir.path().join("report.html");
+    run_expect(
+        dancehall()
+            .args(["report", "--latest", "--format", "html", "--out"])
+            .arg(&html)
+            .arg("--db")
+            .arg(&db),
+        0,
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("class=\"board\"").count(), 6);
 }
 
 /// `submit` of a benchmark spec to a coordinator process, a worker, then `retry`: the chosen

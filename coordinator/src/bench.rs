@@ -10,27 +10,14 @@
 
 use std::collections::BTreeSet;
 
-use cores::domino::{parse_line, verify, Placement};
-use serde::Deserialize;
+use cores::domino::{judge, parse_line, RunRecord};
 use sha2::{Digest, Sha256};
 
 use crate::job::{BenchRecord, BenchTask, FrozenFile};
 use crate::store::sha256_hex;
 
-/// The statuses a record may have (worker::bench::Status).
-pub const STATUSES: [&str; 6] = [
-    "optimal",
-    "feasible",
-    "timeout",
-    "unavailable",
-    "error",
-    "wrong",
-];
-
-/// Whether `s` names a status.
-pub fn is_status(s: &str) -> bool {
-    STATUSES.contains(&s)
-}
+/// Who speaks in the message of a record the coordinator relabels `wrong`.
+pub const JUDGE: &str = "rejected by the coordinator";
 
 /// Checks a submitted benchmark job: at least one task; each instance parses and matches its
 /// hash and id, and is a line of its batch file when that file is frozen with the job; limits
@@ -107,90 +94,37 @@ pub fn manifest_sha256(tasks: &[BenchTask], files: &[FrozenFile]) -> String {
     hex::encode(h.finalize())
 }
 
-/// The fields of a run record the coordinator reads; the rest is stored as sent.
-#[derive(Deserialize)]
-struct RecordView {
-    instance: String,
-    config: String,
-    status: String,
-    objective: Option<u32>,
-    bound: Option<u32>,
-    #[serde(default)]
-    placement: Vec<Placement>,
-}
-
 /// Checks a worker's run record for `task`. `Err` refuses it (malformed, or for another task);
-/// `Ok` is the record to store, re-labelled `wrong` when the coordinator's verifier disagrees
-/// with a claimed solution (the bool is then true).
+/// `Ok` is the record to store, judged again on the task's frozen instance
+/// (`cores::domino::judge`): relabelled `wrong` when a claim does not hold (the bool is then
+/// true). An unsolved record keeps no objective.
 pub fn check_record(task: &BenchTask, json: &str) -> Result<(BenchRecord, bool), String> {
-    let mut value: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("the run record is not JSON: {e}"))?;
-    let view =
-        RecordView::deserialize(&value).map_err(|e| format!("the run record is malformed: {e}"))?;
-    if view.instance != task.instance_id || view.config != task.config {
+    let mut record = RunRecord::from_json(json).map_err(|e| e.to_string())?;
+    if record.instance != task.instance_id || record.config != task.config {
         return Err(format!(
             "the run record is for ({}, {}), the unit runs ({}, {})",
-            view.instance, view.config, task.instance_id, task.config
+            record.instance, record.config, task.instance_id, task.config
         ));
     }
-    if !is_status(&view.status) {
-        return Err(format!("unknown run status {:?}", view.status));
-    }
-    let solved = matches!(view.status.as_str(), "optimal" | "feasible");
-    let complaint = if solved { judge(task, &view)? } else { None };
-    let mut record = BenchRecord {
-        status: view.status.clone(),
-        objective: if solved { view.objective } else { None },
-        bound: view.bound,
-        json: json.to_string(),
-    };
-    let Some(why) = complaint else {
-        return Ok((record, false));
-    };
-    let why = format!("the coordinator's verifier rejects the answer: {why}");
-    value["status"] = "wrong".into();
-    let message = match value.get("message").and_then(|m| m.as_str()) {
-        Some(m) if !m.is_empty() => format!("{why}\n{m}"),
-        _ => why,
-    };
-    value["message"] = message.into();
-    record.status = "wrong".into();
-    record.objective = None;
-    record.json = value.to_string();
-    Ok((record, true))
-}
-
-/// Why a solved record is wrong (`None`: it holds).
-fn judge(task: &BenchTask, view: &RecordView) -> Result<Option<String>, String> {
     let instance = parse_line(&task.instance_json)
         .map_err(|e| format!("the unit's instance does not parse: {e}"))?;
-    let Some(objective) = view.objective else {
-        return Ok(Some(format!("status {} without an objective", view.status)));
-    };
-    if let Err(v) = verify(&instance, &view.placement) {
-        return Ok(Some(v.to_string()));
+    let amended = judge(&instance, &mut record, JUDGE).is_some();
+    if !record.status.is_solved() {
+        record.objective = None;
     }
-    if objective as usize != view.placement.len() {
-        return Ok(Some(format!(
-            "objective {objective} but the placement has {} tiles",
-            view.placement.len()
-        )));
-    }
-    match view.bound {
-        Some(b) if b < objective => Ok(Some(format!(
-            "bound {b} is below its own placement of {objective} tiles"
-        ))),
-        Some(b) if view.status == "optimal" && b != objective => Ok(Some(format!(
-            "claims optimality of {objective} with bound {b}"
-        ))),
-        None if view.status == "optimal" => Ok(Some("claims optimality without a bound".into())),
-        _ => Ok(None),
-    }
+    Ok((
+        BenchRecord {
+            record,
+            difficulty: instance.difficulty,
+        },
+        amended,
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cores::domino::{Difficulty, HostInfo, Status};
 
     /// b01-e1 of the public suite's batch01.txt is too big to write out here; a 3x3 board with
     /// two tiles is enough to exercise the verifier's paths.
@@ -210,13 +144,14 @@ mod tests {
     }
 
     fn record(status: &str, objective: Option<u32>, bound: Option<u32>, placement: &str) -> String {
-        serde_json::json!({
-            "instance": "t1", "config": "native", "status": status,
-            "objective": objective, "bound": bound, "wall_seconds": 0.1,
-            "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
-            "message": null, "host": {"hostname": "h"}
-        })
-        .to_string()
+        RunRecord {
+            status: Status::parse(status).unwrap(),
+            objective,
+            bound,
+            placement: serde_json::from_str(placement).unwrap(),
+            ..RunRecord::blank("t1", "native", 5.0, HostInfo::default())
+        }
+        .to_json()
     }
 
     /// Tile 0 in row 0 and tile 1 in row 1, side by side over three cells: values 1,0,2
@@ -232,11 +167,8 @@ mod tests {
         let json = record("optimal", Some(2), Some(2), APART);
         let (r, amended) = check_record(&task("native"), &json).unwrap();
         assert!(!amended);
-        assert_eq!(
-            (r.status.as_str(), r.objective, r.bound),
-            ("optimal", Some(2), Some(2))
-        );
-        assert_eq!(r.json, json);
+        assert_eq!(r.record.to_json(), json);
+        assert_eq!(r.difficulty, Difficulty::Easy);
     }
 
     #[test]
@@ -244,10 +176,12 @@ mod tests {
         let json = record("optimal", Some(2), Some(2), CLASH);
         let (r, amended) = check_record(&task("native"), &json).unwrap();
         assert!(amended);
-        assert_eq!((r.status.as_str(), r.objective), ("wrong", None));
-        let v: serde_json::Value = serde_json::from_str(&r.json).unwrap();
-        assert_eq!(v["status"], "wrong");
-        assert!(v["message"].as_str().unwrap().contains("verifier"), "{v}");
+        assert_eq!((r.record.status, r.record.objective), (Status::Wrong, None));
+        let message = r.record.message.unwrap();
+        assert!(
+            message.starts_with(JUDGE) && message.contains("verifier"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -260,7 +194,10 @@ mod tests {
         ] {
             let (r, amended) =
                 check_record(&task("native"), &record(status, obj, bound, APART)).unwrap();
-            assert!(amended && r.status == "wrong", "{status} {obj:?} {bound:?}");
+            assert!(
+                amended && r.record.status == Status::Wrong,
+                "{status} {obj:?} {bound:?}"
+            );
         }
         let (r, amended) =
             check_record(&task("native"), &record("feasible", Some(1), Some(2), "[]")).unwrap();
@@ -273,8 +210,8 @@ mod tests {
             check_record(&task("native"), &record("timeout", None, Some(2), "[]")).unwrap();
         assert!(!amended);
         assert_eq!(
-            (r.status.as_str(), r.objective, r.bound),
-            ("timeout", None, Some(2))
+            (r.record.status, r.record.objective, r.record.bound),
+            (Status::Timeout, None, Some(2))
         );
     }
 
@@ -286,7 +223,7 @@ mod tests {
             .contains("native"));
         assert!(check_record(&task("native"), "{").is_err());
         assert!(check_record(&task("native"), "{\"instance\": \"t1\"}").is_err());
-        let bad = record("solved", Some(2), Some(2), APART);
+        let bad = record("optimal", Some(2), Some(2), APART).replace("optimal", "solved");
         assert!(check_record(&task("native"), &bad)
             .unwrap_err()
             .contains("solved"));

@@ -17,6 +17,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+pub use cores::domino::{Difficulty, RunRecord, Status as RunStatus};
 pub use cores::grids::{CoreSpec, CountCore};
 
 pub type JobId = u64;
@@ -154,16 +155,13 @@ pub struct FrozenFile {
     pub text: String,
 }
 
-/// The verified run record of a benchmark unit, as stored.
+/// The run record of a benchmark unit as the coordinator judged and stores it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchRecord {
-    /// `optimal`, `feasible`, `timeout`, `unavailable`, `error` or `wrong`.
-    pub status: String,
-    /// Tiles of the verified placement (`optimal` and `feasible` only).
-    pub objective: Option<u32>,
-    pub bound: Option<u32>,
-    /// The full record as JSON, amended by the coordinator's verifier where it disagreed.
-    pub json: String,
+    /// The worker's record, relabelled `wrong` where the coordinator's judge disagreed.
+    pub record: RunRecord,
+    /// The frozen instance's difficulty (read from the task, not from the worker).
+    pub difficulty: Difficulty,
 }
 
 /// How a job runs; fixed at submission. The default: no limits, no audits, seed 0.

@@ -28,13 +28,18 @@ use sqlx::Row;
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
-    BenchTask, Capabilities, CoreSpec, CountCore, FrozenFile, Job, JobId, JobKind, JobSettings,
-    JobState, Lease, LeaseToken, UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, FrozenFile, Job, JobId, JobKind,
+    JobSettings, JobState, Lease, LeaseToken, Millis, RunRecord, UnitEstimate, UnitResult,
+    UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, LeaseRecord, Snapshot};
 
 mod ledger;
+mod summary;
 pub use ledger::{ledger, Ledger, LedgerRow};
+pub use summary::{
+    count_units, job_alarms, job_heads, open_read_only, CountResult, CountUnit, JobHead,
+};
 
 /// The default database file, relative to the working directory.
 pub const DEFAULT_DB_PATH: &str = "results/dancehall.db";
@@ -389,7 +394,8 @@ fn task_json(task: Option<&BenchTask>) -> Result<Option<String>> {
 }
 
 /// Writes the `bench_runs` row of an accepted benchmark result (its unit row is already
-/// written: units come first in [`apply`]).
+/// written: units come first in [`apply`]). The columns are copies of the typed record's
+/// fields, for SQL; the record itself is stored whole (`record`, [`RunRecord::to_json`]).
 async fn insert_bench_run(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     a: &Accepted,
@@ -404,20 +410,8 @@ async fn insert_bench_run(
         .as_deref()
         .and_then(|t| serde_json::from_str(t).ok())
         .ok_or_else(|| StoreError::Corrupt(format!("unit {} has no benchmark task", a.unit)))?;
-    let v: serde_json::Value = serde_json::from_str(&b.json)
-        .map_err(|e| StoreError::Corrupt(format!("run record of unit {}: {e}", a.unit)))?;
-    let text = |key: &str| {
-        v.get(key)
-            .and_then(|x| x.as_str())
-            .unwrap_or("")
-            .to_string()
-    };
-    let host = |key: &str| v["host"].get(key).cloned().unwrap_or_default();
-    let host_text = |key: &str| host(key).as_str().unwrap_or("").to_string();
-    let host_int = |key: &str| host(key).as_i64().unwrap_or(0);
-    let difficulty = cores::domino::parse_line(&task.instance_json)
-        .map(|i| format!("{:?}", i.difficulty).to_lowercase())
-        .unwrap_or_default();
+    let r = &b.record;
+    let host = &r.host;
     sqlx::query(
         "INSERT INTO bench_runs (unit_id, job_id, instance_id, instance_sha256, batch, difficulty,
              config, status, termination, objective, bound, wall_seconds, cpu_seconds,
@@ -430,25 +424,25 @@ async fn insert_bench_run(
     .bind(&task.instance_id)
     .bind(&task.instance_sha256)
     .bind(&task.batch)
-    .bind(difficulty)
+    .bind(b.difficulty.as_str())
     .bind(&task.config)
-    .bind(&b.status)
-    .bind(text("termination"))
-    .bind(b.objective.map(i64::from))
-    .bind(b.bound.map(i64::from))
-    .bind(v["wall_seconds"].as_f64().unwrap_or(a.result.wall_seconds))
-    .bind(v["cpu_seconds"].as_f64())
-    .bind(v["peak_memory_bytes"].as_i64())
+    .bind(r.status.as_str())
+    .bind(r.termination.as_str())
+    .bind(r.objective.map(i64::from))
+    .bind(r.bound.map(i64::from))
+    .bind(r.wall_seconds)
+    .bind(r.cpu_seconds)
+    .bind(opt_int(r.peak_memory_bytes, "peak memory")?)
     .bind(task.time_limit_seconds)
-    .bind(text("solver"))
-    .bind(text("solver_version"))
-    .bind(host_text("hostname"))
-    .bind(host_text("cpu_model"))
-    .bind(host_int("cores"))
-    .bind(host_int("memory_bytes"))
-    .bind(host_text("kernel"))
-    .bind(host_text("dancehall_version"))
-    .bind(&b.json)
+    .bind(&r.solver)
+    .bind(&r.solver_version)
+    .bind(&host.hostname)
+    .bind(&host.cpu_model)
+    .bind(i64::from(host.cores))
+    .bind(int(host.memory_bytes, "memory bytes")?)
+    .bind(&host.kernel)
+    .bind(&host.dancehall_version)
+    .bind(r.to_json())
     .bind(int(a.accepted_at, "time")?)
     .execute(&mut **tx)
     .await?;
@@ -465,10 +459,15 @@ fn get_opt_u64(row: &SqliteRow, col: &str) -> Result<Option<u64>> {
         .transpose()
 }
 
-fn opt_u32(row: &SqliteRow, col: &str) -> Result<Option<u32>> {
-    row.try_get::<Option<i64>, _>(col)?
-        .map(|v| u32::try_from(v).map_err(|_| StoreError::Corrupt(format!("{col} = {v}"))))
-        .transpose()
+/// The stored, checked run record and difficulty of a `bench_runs` row.
+fn bench_record(row: &SqliteRow) -> Result<BenchRecord> {
+    let text: String = row.try_get("record")?;
+    let difficulty: String = row.try_get("difficulty")?;
+    Ok(BenchRecord {
+        record: RunRecord::from_json(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        difficulty: Difficulty::parse(&difficulty)
+            .ok_or_else(|| StoreError::Corrupt(format!("difficulty {difficulty:?}")))?,
+    })
 }
 
 fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
@@ -586,21 +585,15 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
     // The record as received is the accepted report's (report_audit); the stored, checked
     // one is bench_runs.record.
     let mut rows = sqlx::query(
-        "SELECT r.*, b.status AS bench_status, b.objective AS bench_objective,
-             b.bound AS bench_bound, b.record AS bench_record,
+        "SELECT r.*, b.record, b.difficulty,
              (SELECT a.run_record FROM report_audit a
               WHERE a.unit_id = r.unit_id AND a.verdict = 'accepted') AS received_record
          FROM unit_results r LEFT JOIN bench_runs b ON b.unit_id = r.unit_id",
     )
     .fetch(pool);
     while let Some(row) = rows.try_next().await? {
-        let bench = match row.try_get::<Option<String>, _>("bench_status")? {
-            Some(status) => Some(BenchRecord {
-                status,
-                objective: opt_u32(&row, "bench_objective")?,
-                bound: opt_u32(&row, "bench_bound")?,
-                json: row.try_get("bench_record")?,
-            }),
+        let bench = match row.try_get::<Option<String>, _>("record")? {
+            Some(_) => Some(bench_record(&row)?),
             None => None,
         };
         snap.results.push(Accepted {
@@ -734,34 +727,23 @@ pub async fn job_files(pool: &SqlitePool, job: JobId) -> Result<Vec<FrozenFile>>
         .collect()
 }
 
-/// One stored benchmark run (a row of `bench_runs`), with whether it is its task's current run.
+/// One stored benchmark run (a row of `bench_runs`): its checked record, where it came from,
+/// and whether it is its task's current run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchRun {
     pub unit: u64,
     pub job: JobId,
-    pub instance_id: String,
     pub batch: String,
-    pub difficulty: String,
-    pub config: String,
-    pub status: String,
-    pub termination: String,
-    pub objective: Option<u32>,
-    pub bound: Option<u32>,
-    pub wall_seconds: f64,
-    pub cpu_seconds: Option<f64>,
-    pub time_limit_seconds: f64,
-    pub solver_version: String,
-    pub host: String,
-    pub dancehall_version: String,
-    /// The full (verified) run record, JSON.
-    pub record: String,
+    pub run: BenchRecord,
+    pub accepted_at: Millis,
     pub current: bool,
 }
 
 /// Every stored run of benchmark job `job` (current and superseded), by unit id.
 pub async fn bench_runs(pool: &SqlitePool, job: JobId) -> Result<Vec<BenchRun>> {
     let rows = sqlx::query(
-        "SELECT r.*, (EXISTS (SELECT 1 FROM units c
+        "SELECT r.unit_id, r.job_id, r.batch, r.difficulty, r.record, r.accepted_at,
+             (EXISTS (SELECT 1 FROM units c
                       WHERE c.parent_id = r.unit_id AND c.task IS NOT NULL)) AS superseded
          FROM bench_runs r WHERE r.job_id = ? ORDER BY r.unit_id",
     )
@@ -773,21 +755,9 @@ pub async fn bench_runs(pool: &SqlitePool, job: JobId) -> Result<Vec<BenchRun>> 
             Ok(BenchRun {
                 unit: get_u64(r, "unit_id")?,
                 job: get_u64(r, "job_id")?,
-                instance_id: r.try_get("instance_id")?,
                 batch: r.try_get("batch")?,
-                difficulty: r.try_get("difficulty")?,
-                config: r.try_get("config")?,
-                status: r.try_get("status")?,
-                termination: r.try_get("termination")?,
-                objective: opt_u32(r, "objective")?,
-                bound: opt_u32(r, "bound")?,
-                wall_seconds: r.try_get("wall_seconds")?,
-                cpu_seconds: r.try_get("cpu_seconds")?,
-                time_limit_seconds: r.try_get("time_limit_seconds")?,
-                solver_version: r.try_get("solver_version")?,
-                host: r.try_get("host")?,
-                dancehall_version: r.try_get("dancehall_version")?,
-                record: r.try_get("record")?,
+                run: bench_record(r)?,
+                accepted_at: get_u64(r, "accepted_at")?,
                 current: !r.try_get::<bool, _>("superseded")?,
             })
         })

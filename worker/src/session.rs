@@ -44,7 +44,7 @@ use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
-use crate::bench::{RunLimits, RunRecord};
+use crate::bench::{failed, RunLimits, RunRecord};
 use crate::outbox::Outbox;
 use crate::unit::{run_sudoku_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
@@ -201,7 +201,7 @@ async fn capabilities() -> pb::Capabilities {
     let configs = tokio::task::spawn_blocking(crate::bench::available_configs)
         .await
         .unwrap_or_default();
-    let host = crate::bench::HostInfo::current();
+    let host = crate::bench::host::current();
     pb::Capabilities {
         bench_configs: configs,
         memory_bytes: host.memory_bytes,
@@ -489,8 +489,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 // A run that cannot start is an `error` record, not a released unit: it
                 // would fail the same way on every worker.
-                let failed =
-                    |why: String| RunRecord::failed(&task.instance_id, &task.config, &limits, why);
+                let failed = |why: String| failed(&task.instance_id, &task.config, &limits, why);
                 let record = match cores::domino::parse_line(&task.instance_json) {
                     Ok(instance) => {
                         crate::bench::run_with_models(&instance, &task.config, &limits, &models)
@@ -715,16 +714,18 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             .iter()
             .filter_map(|t| self.outbox.get(t).cloned())
             .collect();
-        let lease_max = if self.lease_due(now) {
-            self.wanted() as u32
+        let (lease_max, bench_max) = if self.lease_due(now) {
+            let free = self.config.threads.saturating_sub(self.running.len());
+            (self.wanted() as u32, free as u32)
         } else {
-            0
+            (0, 0)
         };
         let req = pb::ExchangeRequest {
             header: header(),
             worker_id: self.worker_id,
             reports,
             lease_max_units: lease_max,
+            lease_max_bench_units: bench_max,
         };
         match self.client.exchange(req).await {
             Ok(resp) => {

@@ -18,8 +18,9 @@ use anyhow::Context;
 use proto::client;
 use proto::v1 as pb;
 
-use super::exit::user_error;
-use super::run::{runtime, LocalCluster};
+use crate::cluster::LocalCluster;
+use crate::exit::user_error;
+use crate::runtime::multi_thread as runtime;
 use crate::spec::{self, JobSpec};
 
 #[derive(clap::Args, Debug)]
@@ -47,7 +48,7 @@ pub fn run(args: DistributedArgs) -> anyhow::Result<()> {
             "--units must be at least 2 and --concurrency at least 1",
         ));
     }
-    let file = spec::load(&args.spec)?;
+    let file = spec::load_count(&args.spec)?;
     let [job] = &file.jobs[..] else {
         return Err(user_error(format!(
             "{}: the benchmark needs a spec with one job",
@@ -180,7 +181,7 @@ async fn throughput(
         .jobs
         .submit_job(req)
         .await
-        .map_err(|s| super::submit::rpc_error("submit", s))?
+        .map_err(|s| crate::remote::rpc_error("submit", s))?
         .into_inner();
     let started = Instant::now();
     let fleet = super::fleet::Fleet::start(&cluster.url, &cluster.token, concurrency, "bench");

@@ -22,8 +22,8 @@ use cores::xcc::write_dlx;
 use proto::client;
 use proto::v1 as pb;
 
-use super::exit::user_error;
-use super::run::runtime;
+use crate::exit::user_error;
+use crate::runtime::multi_thread as runtime;
 
 #[derive(clap::Args, Debug)]
 pub struct LoadArgs {
@@ -223,7 +223,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
         let job = jobs
             .submit_job(submit_request(&units, &dlx))
             .await
-            .map_err(|s| super::submit::rpc_error("submit", s))?
+            .map_err(|s| crate::remote::rpc_error("submit", s))?
             .into_inner()
             .job_id;
         let started = Instant::now();
@@ -236,7 +236,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
                     job_id: job,
                 })
                 .await
-                .map_err(|s| super::submit::rpc_error("status", s))?
+                .map_err(|s| crate::remote::rpc_error("status", s))?
                 .into_inner()
                 .job
                 .context("a job")?;
@@ -281,7 +281,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
             let mut jobs = client::jobs(ch, &token)?;
             jobs.submit_job(submit_request(&big, &dlx))
                 .await
-                .map_err(|s| super::submit::rpc_error("submit", s))?;
+                .map_err(|s| crate::remote::rpc_error("submit", s))?;
             Ok::<_, anyhow::Error>(())
         })?;
         let submit_s = t.elapsed().as_secs_f64();

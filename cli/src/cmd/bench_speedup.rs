@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::Context;
 use cores::xcc::Dlx;
 
-use super::exit::user_error;
+use crate::exit::user_error;
 use crate::spec::{self, JobSpec};
 
 #[derive(clap::Args, Debug)]
@@ -65,7 +65,7 @@ pub fn run(a: SpeedupArgs) -> anyhow::Result<()> {
         "units"
     );
     for path in &a.specs {
-        let file = spec::load(path)?;
+        let file = spec::load_count(path)?;
         let [job] = &file.jobs[..] else {
             return Err(user_error(format!(
                 "{}: give specs of one job each",

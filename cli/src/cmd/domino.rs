@@ -1,4 +1,4 @@
-//! `dancehall domino generate | solve | export | solvers | report`: the domino placement benchmark of
+//! `dancehall domino generate | solve | export | solvers`: the domino placement benchmark of
 //! seed 001 on this machine (issue 4). Instances come from batch files (one JSON instance per
 //! line); solving goes through `worker::bench`, so every answer printed here passed the
 //! verifier and carries the same record a distributed run stores.
@@ -11,7 +11,7 @@ use anyhow::Context;
 use cores::domino::{self, Instance};
 use worker::bench::{self, RunLimits, RunRecord, Status};
 
-use super::exit::user_error;
+use crate::exit::user_error;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum DominoCmd {
@@ -23,9 +23,6 @@ pub enum DominoCmd {
     Export(ExportArgs),
     /// List the solver configurations and whether this machine has them.
     Solvers(SolversArgs),
-    /// The results of a benchmark job from the database: configuration x difficulty table,
-    /// pictures of the best placements, CSV.
-    Report(super::domino_report::ReportArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -93,7 +90,6 @@ pub fn run(cmd: DominoCmd) -> anyhow::Result<()> {
         DominoCmd::Solve(a) => solve(a),
         DominoCmd::Export(a) => export(a),
         DominoCmd::Solvers(a) => solvers(a),
-        DominoCmd::Report(a) => super::domino_report::report(a),
     }
 }
 
@@ -194,7 +190,7 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
         if let (Some(dir), false) = (&a.svg_dir, record.placement.is_empty()) {
             if matches!(record.status, Status::Optimal | Status::Feasible) {
-                let path = dir.join(format!("{}.svg", file_safe(&inst.id)));
+                let path = dir.join(domino::svg::file_name(&inst.id));
                 std::fs::write(&path, domino::to_svg(inst, &record.placement))
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
@@ -258,19 +254,6 @@ fn table_row(inst: &Instance, r: &RunRecord) -> String {
         row.push_str(&format!("  ({})", msg.lines().next().unwrap_or("")));
     }
     row
-}
-
-/// An id usable as a file name (ids are free text in the format).
-pub(crate) fn file_safe(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 fn export(a: ExportArgs) -> anyhow::Result<()> {

@@ -15,7 +15,7 @@ use coordinator::job::CoreSpec;
 use coordinator::store::{self, Ledger};
 use cores::problems::sudoku::format_grid;
 
-use super::exit::user_error;
+use crate::exit::user_error;
 
 #[derive(clap::Args, Debug)]
 pub struct LedgerArgs {

@@ -10,7 +10,7 @@ use anyhow::Context;
 use cores::problems::{Built, ProblemSpec, Variant};
 use cores::xcc::{self, Choice, Dlx, Flow, Limits, Outcome};
 
-use super::exit::user_error;
+use crate::exit::user_error;
 
 /// A problem: a family with its parameters, or a DLX file.
 #[derive(clap::Args, Debug, Clone)]
@@ -141,26 +141,12 @@ impl ProblemArgs {
                 spec.build()
                     .map_err(|e| user_error(format!("{}: {e}", spec.family())))
             }
-            (None, Some(path)) => load_dlx(path),
+            (None, Some(path)) => crate::spec::count::load_dlx(path),
             _ => Err(user_error(
                 "give a problem: a family (sudoku, latin, queens, langford, pentomino) or --dlx FILE",
             )),
         }
     }
-}
-
-/// Reads a DLX file into a [`Built`] with no prefix and factor 1.
-pub fn load_dlx(path: &std::path::Path) -> anyhow::Result<Built> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| user_error(format!("{}: cannot read: {e}", path.display())))?;
-    let problem = xcc::parse_dlx(&text)
-        .map_err(|e| user_error(format!("{}:{}: {}", path.display(), e.line, e.message())))?;
-    Ok(Built {
-        problem,
-        prefix: Vec::new(),
-        symmetry_factor: 1,
-        label: format!("dlx {}", path.display()),
-    })
 }
 
 /// Item-choice rule on the command line.

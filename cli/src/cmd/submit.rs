@@ -1,62 +1,14 @@
-//! `dancehall submit`, `status`, `jobs`, `cancel`: the user side of a running coordinator.
+//! `dancehall submit`, `status`, `jobs`, `cancel`, `retry`: the user side of a running
+//! coordinator (the calls themselves are `crate::remote`'s).
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-use proto::client::{self, JobsClient};
+use cores::domino::Status;
 use proto::v1 as pb;
 
-use super::exit::user_error;
+use crate::remote::{self, factor, state_name, Connection};
+use crate::runtime::current_thread as runtime;
 use crate::spec;
-use worker::bench::Status;
-
-/// Where the coordinator is and how to prove we may talk to it.
-#[derive(clap::Args, Debug, Clone)]
-pub struct Connection {
-    /// The coordinator's URL: http://HOST:PORT, or https://HOST:PORT with --tls-ca.
-    #[arg(long, env = "DANCEHALL_COORDINATOR", default_value_t = default_url())]
-    pub coordinator: String,
-    /// File holding the coordinator's bearer token (default: $DANCEHALL_TOKEN).
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-    /// CA certificate (PEM) that signed the coordinator's TLS certificate.
-    #[arg(long, value_name = "FILE")]
-    pub tls_ca: Option<PathBuf>,
-}
-
-fn default_url() -> String {
-    format!("http://{}", coordinator::config::DEFAULT_LISTEN_ADDR)
-}
-
-impl Connection {
-    pub async fn jobs_client(&self) -> anyhow::Result<JobsClient> {
-        let token = coordinator::load_token(self.token_file.as_deref())
-            .map_err(|e| user_error(e.to_string()))?;
-        let channel = client::connect(&self.coordinator, self.tls_ca.as_deref())
-            .await
-            .map_err(|e| match e {
-                client::ClientError::Connect(_) => {
-                    anyhow::anyhow!("cannot reach the coordinator at {}: {e}", self.coordinator)
-                }
-                e => user_error(e.to_string()),
-            })?;
-        client::jobs(channel, &token).map_err(|e| user_error(e.to_string()))
-    }
-}
-
-/// A failed call, with a user error for what the user can fix (token, job id, version).
-pub fn rpc_error(what: &str, status: tonic::Status) -> anyhow::Error {
-    use tonic::Code;
-    let msg = format!("{what}: {} ({:?})", status.message(), status.code());
-    match status.code() {
-        Code::Unauthenticated
-        | Code::PermissionDenied
-        | Code::NotFound
-        | Code::InvalidArgument
-        | Code::FailedPrecondition => user_error(msg),
-        _ => anyhow::anyhow!(msg),
-    }
-}
 
 #[derive(clap::Args, Debug)]
 pub struct SubmitArgs {
@@ -93,29 +45,12 @@ pub struct CancelArgs {
     pub connection: Connection,
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
-}
-
 pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
-    let file = match spec::load_any(&args.spec)? {
-        spec::AnySpec::Count(file) => file,
-        spec::AnySpec::Bench(bench) => return submit_bench(&args.connection, &bench),
-    };
+    let spec = spec::load(&args.spec)?;
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
-        for job in &file.jobs {
-            let resp = jobs
-                .submit_job(job.submit_request(&file.text))
-                .await
-                .map_err(|s| rpc_error("submit", s))?
-                .into_inner();
-            for w in &resp.warnings {
-                eprintln!("warning: job {}: {w}", job.name);
-            }
+        for job in &spec.jobs {
+            let resp = remote::submit_count(&mut jobs, job, &spec.text).await?;
             if !resp.sizing.is_empty() {
                 eprintln!("job {}: {}", job.name, resp.sizing);
             }
@@ -128,40 +63,10 @@ pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
                 println!("job {} ({}): {} units", resp.job_id, job.name, resp.units);
             }
         }
-        Ok(())
-    })
-}
-
-/// Submits a benchmark spec; returns the job id and a line saying what happened (a new job,
-/// or the same benchmark resumed).
-pub(crate) async fn submit_bench_spec(
-    jobs: &mut JobsClient,
-    bench: &crate::bench_spec::BenchSpec,
-) -> anyhow::Result<(u64, String)> {
-    let resp = jobs
-        .submit_job(bench.submit_request())
-        .await
-        .map_err(|s| rpc_error("submit", s))?
-        .into_inner();
-    let line = if resp.resumed {
-        format!(
-            "job {} ({}) resumed: {} recorded runs skipped, {} queued again",
-            resp.job_id, bench.name, resp.units_skipped, resp.units
-        )
-    } else {
-        format!("job {} ({}): {} runs", resp.job_id, bench.name, resp.units)
-    };
-    Ok((resp.job_id, line))
-}
-
-fn submit_bench(
-    connection: &Connection,
-    bench: &crate::bench_spec::BenchSpec,
-) -> anyhow::Result<()> {
-    runtime()?.block_on(async {
-        let mut jobs = connection.jobs_client().await?;
-        let (_, line) = submit_bench_spec(&mut jobs, bench).await?;
-        println!("{line}");
+        for bench in &spec.benchmarks {
+            let (_, line) = remote::submit_bench(&mut jobs, bench).await?;
+            println!("{line}");
+        }
         Ok(())
     })
 }
@@ -170,30 +75,18 @@ fn submit_bench(
 pub struct RetryArgs {
     /// The benchmark job.
     pub job: u64,
-    /// Statuses of the runs to queue again, comma-separated (optimal, feasible, timeout,
-    /// unavailable, error, wrong); default: every run that is not optimal.
-    #[arg(long, value_name = "STATUSES", value_delimiter = ',')]
-    pub status: Vec<String>,
+    /// Statuses of the runs to queue again, comma-separated; default: every run that is not
+    /// optimal.
+    #[arg(long, value_name = "STATUSES", value_delimiter = ',', value_parser = remote::status_arg)]
+    pub status: Vec<Status>,
     #[command(flatten)]
     pub connection: Connection,
 }
 
-/// A user error naming the first of `statuses` that is no run status.
-pub(crate) fn check_statuses(flag: &str, statuses: &[String]) -> anyhow::Result<()> {
-    match statuses.iter().find(|s| Status::parse(s).is_none()) {
-        Some(bad) => Err(user_error(format!(
-            "{flag}: unknown run status `{bad}` (known: optimal, feasible, timeout, \
-             unavailable, error, wrong)"
-        ))),
-        None => Ok(()),
-    }
-}
-
 pub fn retry(args: RetryArgs) -> anyhow::Result<()> {
-    check_statuses("--status", &args.status)?;
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
-        let queued = super::run::retry(&mut jobs, args.job, &args.status).await?;
+        let queued = remote::retry(&mut jobs, args.job, &args.status).await?;
         println!("job {}: {queued} runs queued again", args.job);
         Ok(())
     })
@@ -203,18 +96,11 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
         let infos = match args.job {
-            Some(job_id) => {
-                let req = pb::JobStatusRequest {
-                    header: client::header(),
-                    job_id,
-                };
-                let resp = jobs
-                    .job_status(req)
-                    .await
-                    .map_err(|s| rpc_error("status", s))?;
-                resp.into_inner().job.into_iter().collect()
-            }
-            None => list(&mut jobs).await?,
+            Some(job_id) => remote::status(&mut jobs, job_id)
+                .await?
+                .into_iter()
+                .collect(),
+            None => remote::list(&mut jobs).await?,
         };
         print_jobs(&infos, args.json, args.job.is_some())
     })
@@ -223,7 +109,7 @@ pub fn status(args: StatusArgs) -> anyhow::Result<()> {
 pub fn jobs(args: JobsArgs) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
-        let infos = list(&mut jobs).await?;
+        let infos = remote::list(&mut jobs).await?;
         print_jobs(&infos, args.json, false)
     })
 }
@@ -231,28 +117,12 @@ pub fn jobs(args: JobsArgs) -> anyhow::Result<()> {
 pub fn cancel(args: CancelArgs) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
-        let req = pb::CancelJobRequest {
-            header: client::header(),
-            job_id: args.job,
-        };
-        let resp = jobs
-            .cancel_job(req)
-            .await
-            .map_err(|s| rpc_error("cancel", s))?;
-        let infos: Vec<pb::JobInfo> = resp.into_inner().job.into_iter().collect();
+        let infos: Vec<pb::JobInfo> = remote::cancel(&mut jobs, args.job)
+            .await?
+            .into_iter()
+            .collect();
         print_jobs(&infos, false, true)
     })
-}
-
-async fn list(jobs: &mut JobsClient) -> anyhow::Result<Vec<pb::JobInfo>> {
-    let req = pb::ListJobsRequest {
-        header: client::header(),
-    };
-    let resp = jobs
-        .list_jobs(req)
-        .await
-        .map_err(|s| rpc_error("jobs", s))?;
-    Ok(resp.into_inner().jobs)
 }
 
 fn print_jobs(infos: &[pb::JobInfo], json: bool, detail: bool) -> anyhow::Result<()> {
@@ -292,21 +162,6 @@ fn print_jobs(infos: &[pb::JobInfo], json: bool, detail: bool) -> anyhow::Result
         )?;
     }
     Ok(())
-}
-
-pub fn state_name(state: pb::JobState) -> &'static str {
-    match state {
-        pb::JobState::Running => "running",
-        pb::JobState::Done => "done",
-        pb::JobState::Cancelled => "cancelled",
-        pb::JobState::Unspecified => "?",
-    }
-}
-
-/// The symmetry factor when it is not 1.
-pub fn factor(info: &pb::JobInfo) -> Option<&str> {
-    let f = info.symmetry_factor.as_str();
-    (!f.is_empty() && f != "1").then_some(f)
 }
 
 /// A multi-line account of one job.

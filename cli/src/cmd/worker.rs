@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::exit::user_error;
+use crate::exit::user_error;
 
 #[derive(clap::Args, Debug)]
 pub struct WorkerArgs {

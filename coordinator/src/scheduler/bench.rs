@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 
 use super::{NewJob, ReportOutcome, SchedError, Scheduler};
 use crate::bench::check_record;
+use crate::job::RunStatus;
 use crate::job::{
     Accepted, JobId, JobKind, JobState, Millis, Unit, UnitId, UnitResult, UnitState, Verdict,
     WorkerId,
@@ -146,24 +147,24 @@ impl Scheduler {
         &mut self,
         now: Millis,
         job: JobId,
-        statuses: &[String],
+        statuses: &[RunStatus],
     ) -> Result<u64, SchedError> {
         let j = self.jobs.get(&job).ok_or(SchedError::UnknownJob(job))?;
         if j.kind != JobKind::Benchmark {
             return Err(SchedError::NotBenchmark(job));
         }
-        let chosen = |status: &str| {
+        let chosen = |status: RunStatus| {
             if statuses.is_empty() {
-                status != "optimal"
+                status != RunStatus::Optimal
             } else {
-                statuses.iter().any(|s| s == status)
+                statuses.contains(&status)
             }
         };
         let again: Vec<(UnitId, crate::job::BenchTask)> = self
             .current_runs(job)
             .into_iter()
             .filter_map(|(u, acc)| {
-                let status = acc?.bench.as_ref()?.status.as_str();
+                let status = acc?.bench.as_ref()?.record.status;
                 chosen(status).then(|| (u.id, u.task.clone().expect("benchmark unit")))
             })
             .collect();
@@ -234,7 +235,7 @@ impl Scheduler {
             );
             self.alarm(now, job, Some(uid), "wrong-answer", msg);
         }
-        let message = format!("accepted: {}", record.status);
+        let message = format!("accepted: {}", record.record.status);
         self.end_lease(now, uid, "reported");
         self.set_unit_state(uid, UnitState::Done);
         self.record_accepted(now, job, worker, uid, result, Some(record));
@@ -303,12 +304,15 @@ mod tests {
     }
 
     fn result(config: &str, status: &str, placement: &str, objective: Option<u32>) -> UnitResult {
-        let json = serde_json::json!({
-            "instance": "t1", "config": config, "status": status, "objective": objective,
-            "bound": objective, "wall_seconds": 0.5,
-            "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
-        })
-        .to_string();
+        let json = crate::job::RunRecord {
+            status: RunStatus::parse(status).unwrap(),
+            objective,
+            bound: objective,
+            wall_seconds: 0.5,
+            placement: serde_json::from_str(placement).unwrap(),
+            ..crate::job::RunRecord::blank("t1", config, 1.0, Default::default())
+        }
+        .to_json();
         UnitResult {
             solutions: 0,
             nodes: 0,
@@ -382,7 +386,7 @@ mod tests {
             "gecode" => result(cfg, "error", "[]", None),
             _ => result(cfg, "timeout", "[]", None),
         });
-        assert_eq!(s.retry(2, r.job, &["timeout".to_string()]).unwrap(), 1);
+        assert_eq!(s.retry(2, r.job, &[RunStatus::Timeout]).unwrap(), 1);
         assert_eq!(s.status(r.job).unwrap().job.state, JobState::Running);
         run_all(&mut s, 3, |cfg| result(cfg, "optimal", APART, Some(2)));
         let st = s.status(r.job).unwrap();
@@ -485,6 +489,18 @@ mod tests {
             s.set_capabilities(99, Capabilities::default()),
             Err(SchedError::UnknownWorker(99))
         ));
+        s.check_invariants();
+    }
+
+    #[test]
+    fn a_lease_takes_no_more_benchmark_units_than_asked() {
+        let mut s = sched();
+        s.submit_benchmark(0, bench_job(&["native", "gecode", "clingo"]));
+        let w = s.register(0, "w", "h", 2, "0");
+        // A worker asking for a reserve of 8 with one free thread gets one benchmark unit.
+        assert_eq!(s.lease_limited(1, w, 8, 1).unwrap().units.len(), 1);
+        assert_eq!(s.lease_limited(1, w, 8, 0).unwrap().units.len(), 0);
+        assert_eq!(s.lease_limited(1, w, 8, 8).unwrap().units.len(), 2);
         s.check_invariants();
     }
 }

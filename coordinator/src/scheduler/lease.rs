@@ -58,10 +58,23 @@ impl Scheduler {
         worker: WorkerId,
         max: u32,
     ) -> Result<LeaseOutcome, SchedError> {
+        self.lease_limited(now, worker, max, max)
+    }
+
+    /// [`Scheduler::lease`], with at most `max_bench` of the units benchmark units (a worker
+    /// runs those at once, never holds them in reserve).
+    pub fn lease_limited(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        max: u32,
+        max_bench: u32,
+    ) -> Result<LeaseOutcome, SchedError> {
         self.touch_worker(now, worker)?;
         self.expire(now);
         let max = max.min(self.config.max_units_per_lease) as usize;
         let mut picked = Vec::new();
+        let mut bench_left = max_bench as usize;
         // Per (configuration, memory limit): may this worker take such a unit?
         let mut routed: HashMap<(&str, Option<u64>), bool> = HashMap::new();
         for &(job, uid) in &self.queue {
@@ -73,6 +86,9 @@ impl Scheduler {
             }
             let unit = &self.units[&uid];
             if let Some(task) = &unit.task {
+                if bench_left == 0 {
+                    continue;
+                }
                 let key = (task.config.as_str(), task.memory_limit_bytes);
                 let ok = *routed
                     .entry(key)
@@ -85,6 +101,9 @@ impl Scheduler {
                 if self.accepted.get(&of).and_then(|a| a.worker) == Some(worker) {
                     continue;
                 }
+            }
+            if unit.task.is_some() {
+                bench_left -= 1;
             }
             picked.push(uid);
         }

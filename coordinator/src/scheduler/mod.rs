@@ -577,7 +577,9 @@ impl Scheduler {
         if j.kind == JobKind::Benchmark {
             for (_, acc) in self.current_runs(job) {
                 if let Some(b) = acc.and_then(|a| a.bench.as_ref()) {
-                    *st.run_statuses.entry(b.status.clone()).or_default() += 1;
+                    *st.run_statuses
+                        .entry(b.record.status.as_str().to_owned())
+                        .or_default() += 1;
                 }
             }
         }

@@ -313,7 +313,7 @@ pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>, current: bool) ->
         bench: u.task.as_ref().map(bench_task_pb),
         run_record_json: acc
             .and_then(|a| a.bench.as_ref())
-            .map_or_else(String::new, |b| b.json.clone()),
+            .map_or_else(String::new, |b| b.record.to_json()),
         current,
         weight: u.weight.to_string(),
         core: r.map_or(pb::CountCore::Unspecified, |r| count_core_pb(r.core)) as i32,

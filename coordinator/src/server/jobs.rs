@@ -12,7 +12,7 @@ use tonic::{Request, Response, Status};
 use super::convert::{self, check_header, parse_count};
 use super::Shared;
 use crate::job::prefix_text;
-use crate::job::{CoreSpec, JobKind, JobSettings};
+use crate::job::{CoreSpec, JobKind, JobSettings, RunStatus};
 use crate::partition::{partition_problem, PartitionError, PartitionSettings, Seed};
 use crate::scheduler::NewJob;
 use crate::sizing::{self, SizingRequest};
@@ -337,14 +337,16 @@ impl pb::jobs_server::Jobs for JobsService {
     ) -> Result<Response<pb::RetryRunsResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
-        if let Some(bad) = r.statuses.iter().find(|s| !crate::bench::is_status(s)) {
-            return Err(Error::InvalidArgument(format!(
-                "unknown run status {bad:?} (known: {})",
-                crate::bench::STATUSES.join(", ")
-            ))
-            .into());
+        let mut statuses = Vec::with_capacity(r.statuses.len());
+        for s in &r.statuses {
+            statuses.push(RunStatus::parse(s).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "unknown run status {s:?} (known: {})",
+                    RunStatus::names()
+                ))
+            })?);
         }
-        let (job, statuses) = (r.job_id, r.statuses);
+        let job = r.job_id;
         let queued = self
             .0
             .mutate(move |s, now| s.retry(now, job, &statuses))

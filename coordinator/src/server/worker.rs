@@ -57,7 +57,7 @@ impl pb::worker_server::Worker for WorkerService {
                 Ok::<_, Error>((token, rep.unit_id, result))
             })
             .collect();
-        let (worker, max) = (r.worker_id, r.lease_max_units);
+        let (worker, max, max_bench) = (r.worker_id, r.lease_max_units, r.lease_max_bench_units);
         let (verdicts, lease) = self
             .0
             .mutate(move |s, now| {
@@ -77,7 +77,7 @@ impl pb::worker_server::Worker for WorkerService {
                         },
                     })
                     .collect();
-                let lease = (max > 0).then(|| s.lease(now, worker, max));
+                let lease = (max > 0).then(|| s.lease_limited(now, worker, max, max_bench));
                 (verdicts, lease)
             })
             .await?;

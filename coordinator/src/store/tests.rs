@@ -284,7 +284,8 @@ async fn totals_beyond_two_to_the_64_are_exact() {
 /// tell current runs from superseded ones.
 #[tokio::test]
 async fn benchmark_runs_round_trip_with_their_frozen_files() {
-    use crate::job::{BenchTask, FrozenFile, JobKind};
+    use crate::job::{BenchTask, Difficulty, FrozenFile, JobKind, RunRecord, RunStatus};
+    use cores::domino::HostInfo;
     const INSTANCE: &str =
         r#"{"id": "t1", "difficulty": "medium", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;
     const APART: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
@@ -301,15 +302,26 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         memory_limit_bytes: Some(1 << 30),
     };
     let record = |config: &str, status: &str, placement: &str, objective: Option<u32>| {
-        let json = serde_json::json!({
-            "instance": "t1", "config": config, "status": status, "termination": "none",
-            "objective": objective, "bound": objective, "wall_seconds": 0.75,
-            "cpu_seconds": 0.5, "solver": "s", "solver_version": "s 1.0",
-            "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
-            "host": {"hostname": "box", "cpu_model": "cpu", "cores": 2,
-                     "memory_bytes": 1024, "kernel": "6.1", "dancehall_version": "0.1.0"}
-        })
-        .to_string();
+        let host = HostInfo {
+            hostname: "box".into(),
+            cpu_model: "cpu".into(),
+            cores: 2,
+            memory_bytes: 1024,
+            kernel: "6.1".into(),
+            dancehall_version: "0.1.0".into(),
+        };
+        let json = RunRecord {
+            status: RunStatus::parse(status).unwrap(),
+            objective,
+            bound: objective,
+            wall_seconds: 0.75,
+            cpu_seconds: Some(0.5),
+            solver: "s".into(),
+            solver_version: "s 1.0".into(),
+            placement: serde_json::from_str(placement).unwrap(),
+            ..RunRecord::blank("t1", config, 5.0, host)
+        }
+        .to_json();
         UnitResult {
             run_record_json: json,
             ..result(0, vec![])
@@ -353,27 +365,49 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         assert_eq!(v, Verdict::Accepted);
     }
     flush(&mut s, &pool).await;
-    assert_eq!(s.retry(14, job, &["timeout".into()]).unwrap(), 1);
+    assert_eq!(s.retry(14, job, &[RunStatus::Timeout]).unwrap(), 1);
     flush(&mut s, &pool).await;
     assert_eq!(load(&pool).await.unwrap(), s.snapshot());
     assert_eq!(job_files(&pool, job).await.unwrap(), files);
 
     let runs = bench_runs(&pool, job).await.unwrap();
-    let got: Vec<(&str, &str, Option<u32>, bool)> = runs
+    let got: Vec<(&str, RunStatus, Option<u32>, bool)> = runs
         .iter()
-        .map(|r| (r.config.as_str(), r.status.as_str(), r.objective, r.current))
+        .map(|r| {
+            let rec = &r.run.record;
+            (rec.config.as_str(), rec.status, rec.objective, r.current)
+        })
         .collect();
     assert_eq!(
         got,
         vec![
-            ("native", "optimal", Some(2), true),
-            ("gecode", "wrong", None, true),
-            ("clingo", "timeout", None, false),
+            ("native", RunStatus::Optimal, Some(2), true),
+            ("gecode", RunStatus::Wrong, None, true),
+            ("clingo", RunStatus::Timeout, None, false),
         ]
     );
-    assert_eq!(runs[0].difficulty, "medium");
-    assert_eq!(runs[0].host, "box");
-    assert_eq!(runs[0].dancehall_version, "0.1.0");
+    assert_eq!(runs[0].run.difficulty, Difficulty::Medium);
+    assert_eq!(runs[0].run.record.host.hostname, "box");
+    // The columns for SQL are copies of the typed record's fields.
+    let row: (String, String, String, i64, i64, String) = sqlx::query_as(
+        "SELECT status, host, cpu_model, cores, memory_bytes, dancehall_version
+         FROM bench_runs WHERE unit_id = ?",
+    )
+    .bind(runs[0].unit as i64)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        row,
+        (
+            "optimal".into(),
+            "box".into(),
+            "cpu".into(),
+            2,
+            1024,
+            "0.1.0".into()
+        )
+    );
     let current: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM bench_current WHERE job_id = ?")
         .bind(job as i64)
         .fetch_one(&pool)
@@ -381,11 +415,35 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         .unwrap();
     assert_eq!(current, 2);
     // The refuted record is stored as wrong with the verifier's complaint.
-    assert!(
-        runs[1].record.contains("coordinator's verifier"),
-        "{}",
-        runs[1].record
-    );
+    let message = runs[1].run.record.message.clone().unwrap_or_default();
+    assert!(message.starts_with(crate::bench::JUDGE), "{message}");
+}
+
+/// The migration's CHECK list of `bench_runs.status` is a copy of `RunStatus::ALL` (SQLite
+/// cannot alter it in place): every status can be stored, and no other.
+#[tokio::test]
+async fn the_status_check_of_bench_runs_lists_every_run_status() {
+    use crate::job::RunStatus;
+    let (_dir, pool) = temp_db().await;
+    let sql: String = sqlx::query_scalar(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'bench_runs'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let list = sql
+        .split("CHECK (status IN")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap();
+    let names: Vec<&str> = list
+        .split(',')
+        .map(|w| {
+            w.trim()
+                .trim_matches(|c| c == '(' || c == '\'' || char::is_whitespace(c))
+        })
+        .collect();
+    assert_eq!(names, RunStatus::ALL.map(RunStatus::as_str));
 }
 
 /// Weights (beyond 2^64), the job's core and each result's core survive the round trip; split

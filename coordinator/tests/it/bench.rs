@@ -5,6 +5,7 @@
 
 use coordinator::store::sha256_hex;
 use coordinator::Clock;
+use cores::domino::{HostInfo, RunRecord, Status};
 use proto::client::header;
 use proto::v1 as pb;
 
@@ -48,19 +49,24 @@ fn request(tasks: Vec<pb::BenchTask>) -> pb::SubmitJobRequest {
     }
 }
 
-fn record(config: &str, status: &str, placement: &str, objective: Option<u32>) -> pb::UnitResult {
-    let json = serde_json::json!({
-        "instance": "t1", "config": config, "status": status, "termination": "none",
-        "objective": objective, "bound": objective, "wall_seconds": 0.1,
-        "placement": serde_json::from_str::<serde_json::Value>(placement).unwrap(),
-        "host": {"hostname": "liar", "cpu_model": "c", "cores": 1, "memory_bytes": 1,
-                 "kernel": "k", "dancehall_version": "0"}
-    });
+fn record(config: &str, status: Status, placement: &str, objective: Option<u32>) -> pb::UnitResult {
+    let host = HostInfo {
+        hostname: "liar".into(),
+        ..HostInfo::default()
+    };
+    let record = RunRecord {
+        status,
+        objective,
+        bound: objective,
+        wall_seconds: 0.1,
+        placement: serde_json::from_str(placement).unwrap(),
+        ..RunRecord::blank("t1", config, 5.0, host)
+    };
     pb::UnitResult {
         solutions: "0".into(),
         wall_seconds: 0.1,
         host: "liar".into(),
-        run_record_json: json.to_string(),
+        run_record_json: record.to_json(),
         ..Default::default()
     }
 }
@@ -105,7 +111,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
         &mut w,
         worker,
         &native,
-        record("clingo", "optimal", APART, Some(2)),
+        record("clingo", Status::Optimal, APART, Some(2)),
     )
     .await;
     assert_eq!(v, pb::ReportVerdict::Rejected, "{msg}");
@@ -114,7 +120,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
         &mut w,
         worker,
         &native,
-        record("native", "optimal", APART, Some(2)),
+        record("native", Status::Optimal, APART, Some(2)),
     )
     .await;
     assert_eq!(v, pb::ReportVerdict::Accepted);
@@ -123,7 +129,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
         &mut w,
         worker,
         &gecode,
-        record("gecode-basic", "optimal", CLASH, Some(2)),
+        record("gecode-basic", Status::Optimal, CLASH, Some(2)),
     )
     .await;
     assert_eq!(v, pb::ReportVerdict::Accepted);
@@ -187,11 +193,12 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
     // In the database: the wrong record says why, from the coordinator's verifier.
     let pool = coordinator::store::open(&db).await.unwrap();
     let runs = coordinator::store::bench_runs(&pool, job).await.unwrap();
-    let wrong = runs.iter().find(|r| r.status == "wrong").unwrap();
-    assert!(
-        wrong.record.contains("coordinator's verifier"),
-        "{}",
-        wrong.record
+    let status = |r: &coordinator::store::BenchRun| r.run.record.status;
+    let wrong = runs.iter().find(|r| status(r) == Status::Wrong).unwrap();
+    let message = wrong.run.record.message.as_deref().unwrap_or("");
+    assert!(message.starts_with(coordinator::bench::JUDGE), "{message}");
+    assert_eq!(
+        runs.iter().filter(|r| status(r) == Status::Optimal).count(),
+        1
     );
-    assert_eq!(runs.iter().filter(|r| r.status == "optimal").count(), 1);
 }

@@ -152,6 +152,7 @@ pub async fn exchange(
             })
             .collect(),
         lease_max_units: max,
+        lease_max_bench_units: max,
     })
     .await
     .unwrap()
@@ -699,7 +700,7 @@ async fn a_failed_write_is_an_error_and_an_unreloadable_database_stops_the_coord
                 unit_id: units[0].unit_id,
                 result: Some(run_unit(&dlx, &units[0])),
             }],
-            lease_max_units: 0,
+            ..Default::default()
         })
         .await;
     assert_eq!(r.unwrap_err().code(), tonic::Code::Internal);

@@ -14,6 +14,24 @@ pub enum Difficulty {
     Hard,
 }
 
+impl Difficulty {
+    pub const ALL: [Difficulty; 3] = [Difficulty::Easy, Difficulty::Medium, Difficulty::Hard];
+
+    /// The name the instance format uses (`easy`, `medium`, `hard`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Difficulty::Easy => "easy",
+            Difficulty::Medium => "medium",
+            Difficulty::Hard => "hard",
+        }
+    }
+
+    /// Parses what [`Difficulty::as_str`] writes.
+    pub fn parse(text: &str) -> Option<Difficulty> {
+        Difficulty::ALL.into_iter().find(|d| d.as_str() == text)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instance {
     pub id: String,
@@ -147,16 +165,11 @@ pub fn parse_line(text: &str) -> Result<Instance, InstanceProblem> {
         .as_str()
         .ok_or(bad("id", "expected a string"))?
         .to_owned();
-    let difficulty = match field("difficulty")?.as_str() {
-        Some("easy") => Difficulty::Easy,
-        Some("medium") => Difficulty::Medium,
-        Some("hard") => Difficulty::Hard,
-        _ => {
-            return Err(bad(
-                "difficulty",
-                "expected \"easy\", \"medium\" or \"hard\"",
-            ))
-        }
+    let Some(difficulty) = field("difficulty")?.as_str().and_then(Difficulty::parse) else {
+        return Err(bad(
+            "difficulty",
+            "expected \"easy\", \"medium\" or \"hard\"",
+        ));
     };
     let n = field("n")?
         .as_u64()

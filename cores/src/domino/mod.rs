@@ -3,7 +3,8 @@
 //!
 //! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
 //! `generate` the seeded instance generator; `export` the MiniZinc and clingo writers; `svg` the
-//! picture; `brute` a plain exhaustive reference for tests; `native` the exact optimiser, which
+//! picture; `brute` a plain exhaustive reference for tests; `record` the typed record of one
+//! benchmark run and `judge` the one check of what runs claim; `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
 //! search (`rds`) and the tile-order search (`cover`), and improves its incumbent by
 //! large-neighbourhood search (`improve`); `table` is the cell search's transposition table.
@@ -14,9 +15,11 @@ pub mod export;
 pub mod generate;
 mod improve;
 pub mod instance;
+pub mod judge;
 mod model;
 pub mod native;
 mod rds;
+pub mod record;
 pub mod svg;
 mod table;
 pub mod verify;
@@ -31,6 +34,8 @@ pub use instance::{
     parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,
     Orientation, Placement, MAX_N,
 };
+pub use judge::{cross_check, judge, Conflict};
 pub use native::{solve, SolveLimits, SolveOutcome, SolveStatus};
+pub use record::{HostInfo, Measure, ModelHash, RecordError, RunRecord, Status, Termination};
 pub use svg::to_svg;
 pub use verify::{verify, Violation};

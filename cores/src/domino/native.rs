@@ -14,6 +14,11 @@
 //! its deadline returns a good placement, not only a good bound. Every pruning rule is a proven
 //! bound, so `Optimal` is a proof; `bound` is always a proven upper bound and `placement`
 //! always legal (the tests check it with `verify`).
+//!
+//! Internal consistency is checked in every build, not only in debug builds: a bound below
+//! a placement found, or a finished proof whose placement is not of the proven size, is
+//! reported as [`SolveOutcome::fault`] with the figures as they are, never masked (the
+//! worker then records the run as `wrong`).
 
 use super::cover::TileSearch;
 use super::improve::Improver;
@@ -61,6 +66,9 @@ pub struct SolveOutcome {
     pub bound: u32,
     /// Search nodes visited.
     pub nodes: u64,
+    /// A failed internal consistency check (a bound below the placement found, a proof that
+    /// disagrees with its own placement): the outcome's claims do not stand.
+    pub fault: Option<String>,
 }
 
 /// Solves `instance` to proven optimality unless a limit stops it first.
@@ -78,6 +86,7 @@ pub fn solve(instance: &Instance, limits: &SolveLimits) -> SolveOutcome {
         objective: 0,
         bound: area_bound,
         nodes: 0,
+        fault: None,
     };
     if area_bound == 0 {
         return unsolved(SolveStatus::Optimal);
@@ -150,9 +159,16 @@ impl<'m, 'a> Solver<'m, 'a> {
             self.cells.clock.allow(turn);
             match self.cells.resume(self.ub) {
                 Ok(optimum) => {
-                    debug_assert_eq!(self.cells.solution.len() as u32, optimum);
                     self.ub = optimum;
-                    return self.outcome(SolveStatus::Optimal, self.cells.solution.clone());
+                    let mut out = self.outcome(SolveStatus::Optimal, self.cells.solution.clone());
+                    if out.objective != optimum {
+                        out.fault = Some(format!(
+                            "the cell search proved an optimum of {optimum} but holds a \
+                             placement of {} tiles",
+                            out.objective
+                        ));
+                    }
+                    return out;
                 }
                 Err(Halt::Budget) => {}
                 Err(Halt::Limit) => return self.stopped(),
@@ -189,8 +205,8 @@ impl<'m, 'a> Solver<'m, 'a> {
 
     fn stopped(&self) -> SolveOutcome {
         let best = self.best();
-        let bound = self.ub.min(self.cells.upper_bound()).max(best.len() as u32);
-        let status = if best.len() as u32 == bound {
+        let bound = self.bound();
+        let status = if best.len() as u32 >= bound {
             SolveStatus::Optimal
         } else if best.is_empty() {
             SolveStatus::Unknown
@@ -200,12 +216,23 @@ impl<'m, 'a> Solver<'m, 'a> {
         self.outcome(status, best)
     }
 
+    /// The best proven upper bound on the optimum.
+    fn bound(&self) -> u32 {
+        self.ub.min(self.cells.upper_bound())
+    }
+
+    /// The outcome of `status` with placement `found`. Its bound is the proven one, checked
+    /// against the placement: a bound below it is a fault, reported as it is.
     fn outcome(&self, status: SolveStatus, found: Vec<Placed>) -> SolveOutcome {
         let objective = found.len() as u32;
-        let bound = if status == SolveStatus::Optimal {
+        let proven = self.bound();
+        let fault = (proven < objective).then(|| {
+            format!("proven bound {proven} is below the placement found ({objective} tiles)")
+        });
+        let bound = if status == SolveStatus::Optimal && fault.is_none() {
             objective
         } else {
-            self.ub.min(self.cells.upper_bound()).max(objective)
+            proven
         };
         let nodes = self.cells.clock.nodes + self.tiles.as_ref().map_or(0, |t| t.clock.nodes);
         SolveOutcome {
@@ -214,6 +241,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             objective,
             bound,
             nodes,
+            fault,
         }
     }
 }

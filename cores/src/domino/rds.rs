@@ -35,7 +35,8 @@ pub(super) struct CellSearch<'m, 'a> {
     board: Vec<u8>,
     /// FREE cells on the board.
     free: usize,
-    used: Vec<u8>,
+    /// Copies of each tile type placed (a type may have more than 255 members).
+    used: Vec<u32>,
     /// Per value code: how many cells of the unplaced tiles show it.
     supply: Vec<u32>,
     /// Scratch for the look-ahead: per value code, free cells that must show it.
@@ -422,12 +423,17 @@ impl<'m, 'a> CellSearch<'m, 'a> {
         for p in (j + n).min(m.cells)..(j + 2 * n).min(m.cells) {
             key.push(self.board[p]);
         }
-        key.extend_from_slice(&self.used);
+        // Counts fit a byte: the table is used only when every type has under 256 members.
+        key.extend(self.used.iter().map(|&u| u as u8));
     }
 
-    /// Records that the node keyed in `self.key` can take at most `bound` more tiles.
+    /// Records that the node keyed in `self.key` can take at most `bound` more tiles. Every
+    /// bound fits the table's `u16` (at most `MAX_N^2 / 3` tiles fit, see `table`); one that
+    /// did not would be left out, never stored smaller than it is.
     fn store(&mut self, bound: u32) {
-        self.table.lower(&self.key, bound.min(255) as u8);
+        if let Ok(bound) = u16::try_from(bound) {
+            self.table.lower(&self.key, bound);
+        }
     }
 }
 

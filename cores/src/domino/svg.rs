@@ -97,6 +97,23 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The file name of `id`'s picture, `<id>.svg`, usable on any file system: instance ids are
+/// free text in the format, so characters other than ASCII letters, digits, `-` and `_` become
+/// `_`.
+pub fn file_name(id: &str) -> String {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.svg")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

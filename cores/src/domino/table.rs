@@ -3,7 +3,8 @@
 //!
 //! Open addressing with linear probing over flat storage: a slot array of entry numbers and
 //! one byte array holding every entry (its key padded to the instance's longest key, then its
-//! bound), so that the table is two allocations however many entries it holds. Clearing it
+//! bound as two little-endian bytes: wide enough for any board the instance reader accepts,
+//! whose tiles number at most `MAX_N^2 / 3`, checked at compile time), so that the table is two allocations however many entries it holds. Clearing it
 //! and dropping it therefore cost microseconds to milliseconds, where a map of boxed keys
 //! spent hundreds of milliseconds freeing two million keys, past the caller's deadline.
 //!
@@ -13,11 +14,17 @@
 
 use std::hash::Hasher;
 
+use super::MAX_N;
+
 /// A slot that holds no entry.
 const VACANT: u32 = 0;
+/// Bytes of a stored bound.
+const BOUND: usize = 2;
+/// A stored bound is a `u16`: every bound the search stores is at most the tiles that fit.
+const _: () = assert!((MAX_N * MAX_N / 3) as u64 <= u16::MAX as u64);
 
 pub(super) struct Table {
-    /// Bytes per entry: the padded key, then the bound.
+    /// Bytes per entry: the padded key, then the bound (`BOUND` bytes).
     stride: usize,
     /// Entries kept before the table is cleared (bounds its memory).
     capacity: usize,
@@ -32,7 +39,7 @@ impl Table {
     /// A table for keys of at most `key_len` bytes that keeps at most `capacity` entries.
     pub(super) fn new(key_len: usize, capacity: usize) -> Self {
         Table {
-            stride: key_len + 1,
+            stride: key_len + BOUND,
             capacity: capacity.clamp(1, u32::MAX as usize / 2),
             slots: vec![VACANT; 64],
             entries: Vec::new(),
@@ -45,22 +52,28 @@ impl Table {
     }
 
     /// The bound stored for `key`.
-    pub(super) fn get(&mut self, key: &[u8]) -> Option<u8> {
+    pub(super) fn get(&mut self, key: &[u8]) -> Option<u16> {
         self.pad(key);
         match self.find(&self.padded) {
-            Ok(entry) => Some(self.entries[entry * self.stride + self.stride - 1]),
+            Ok(entry) => Some(self.bound_of(entry)),
             Err(_) => None,
         }
     }
 
+    fn bound_of(&self, entry: usize) -> u16 {
+        let at = (entry + 1) * self.stride - BOUND;
+        u16::from_le_bytes([self.entries[at], self.entries[at + 1]])
+    }
+
     /// Records `bound` for `key`, keeping the smaller bound if `key` has one already. A full
     /// table is cleared first.
-    pub(super) fn lower(&mut self, key: &[u8], bound: u8) {
+    pub(super) fn lower(&mut self, key: &[u8], bound: u16) {
         self.pad(key);
         let slot = match self.find(&self.padded) {
             Ok(entry) => {
-                let at = entry * self.stride + self.stride - 1;
-                self.entries[at] = self.entries[at].min(bound);
+                let at = (entry + 1) * self.stride - BOUND;
+                let kept = self.bound_of(entry).min(bound);
+                self.entries[at..at + BOUND].copy_from_slice(&kept.to_le_bytes());
                 return;
             }
             Err(slot) => slot,
@@ -76,15 +89,15 @@ impl Table {
         }
         self.slots[slot] = (self.len() + 1) as u32;
         self.entries.extend_from_slice(&self.padded);
-        self.entries.push(bound);
+        self.entries.extend_from_slice(&bound.to_le_bytes());
     }
 
     /// `key` into `padded`, padded to the stride.
     fn pad(&mut self, key: &[u8]) {
-        debug_assert!(key.len() < self.stride, "key longer than declared");
+        debug_assert!(key.len() <= self.stride - BOUND, "key longer than declared");
         self.padded.clear();
         self.padded.extend_from_slice(key);
-        self.padded.resize(self.stride - 1, 0);
+        self.padded.resize(self.stride - BOUND, 0);
     }
 
     /// `Ok(entry)` holding `padded`, or `Err(slot)`: the vacant slot where it would go.
@@ -97,7 +110,7 @@ impl Table {
                 e => {
                     let entry = e as usize - 1;
                     let at = entry * self.stride;
-                    if &self.entries[at..at + self.stride - 1] == padded {
+                    if &self.entries[at..at + self.stride - BOUND] == padded {
                         return Ok(entry);
                     }
                 }
@@ -112,7 +125,7 @@ impl Table {
         self.slots = vec![VACANT; size];
         let mask = size - 1;
         for (entry, bytes) in self.entries.chunks_exact(self.stride).enumerate() {
-            let mut slot = hash(&bytes[..self.stride - 1]) as usize & mask;
+            let mut slot = hash(&bytes[..self.stride - BOUND]) as usize & mask;
             while self.slots[slot] != VACANT {
                 slot = (slot + 1) & mask;
             }
@@ -168,7 +181,7 @@ mod tests {
         assert_eq!(t.get(&[1, 2, 0]), Some(5));
         assert_eq!(t.get(&[2, 1]), None);
         for i in 0..99u8 {
-            t.lower(&[i, 3, i, 9], i);
+            t.lower(&[i, 3, i, 9], u16::from(i));
         }
         assert_eq!(t.len(), 100);
         assert_eq!(t.get(&[42, 3, 42, 9]), Some(42));
@@ -178,5 +191,18 @@ mod tests {
         assert_eq!(t.get(&[200, 0, 0, 1]), Some(1));
         assert_eq!(t.get(&[42, 3, 42, 9]), None);
         assert_eq!(t.get(&[1, 2]), None);
+    }
+
+    /// Regression: bounds were one byte, clamped to 255, so a frontier that can still take
+    /// 300 tiles was stored as taking at most 255 (a wrong proof on boards where more fit).
+    #[test]
+    fn bounds_above_255_are_kept_exactly() {
+        let mut t = Table::new(3, 10);
+        t.lower(&[7, 7, 7], 300);
+        assert_eq!(t.get(&[7, 7, 7]), Some(300));
+        t.lower(&[7, 7, 7], 1365);
+        assert_eq!(t.get(&[7, 7, 7]), Some(300));
+        t.lower(&[7, 7, 7], 256);
+        assert_eq!(t.get(&[7, 7, 7]), Some(256));
     }
 }

@@ -1,3 +1,4 @@
 //! Integration tests of `cores`, one module per surface.
 
 mod counts;
+mod pinned;

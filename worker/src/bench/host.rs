@@ -1,47 +1,30 @@
-//! The machine a run ran on, stored with every run for reproducibility (issue 4: "each run
-//! also stores the host (CPU model, cores, memory, kernel) and the dancehall version").
-//!
-//! Read from `/proc` (Linux); a field that cannot be read is empty or zero, never a guess.
+//! The machine a run ran on ([`HostInfo`], part of every `RunRecord`), read from `/proc`
+//! (Linux): the host name (`/proc/sys/kernel/hostname`), the first processor's `model name`
+//! (`/proc/cpuinfo`), the processors this process may use (`available_parallelism`),
+//! `MemTotal` (`/proc/meminfo`), the kernel release (`/proc/sys/kernel/osrelease`) and this
+//! dancehall's version. A field that cannot be read is empty or zero, never a guess.
 
-use serde::{Deserialize, Serialize};
+use cores::domino::HostInfo;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HostInfo {
-    /// The host name (`/proc/sys/kernel/hostname`).
-    pub hostname: String,
-    /// `model name` of the first processor in `/proc/cpuinfo`.
-    pub cpu_model: String,
-    /// Processors this process may run on (`available_parallelism`).
-    pub cores: u32,
-    /// `MemTotal` of `/proc/meminfo`, in bytes.
-    pub memory_bytes: u64,
-    /// `/proc/sys/kernel/osrelease` (`6.1.0-18-amd64`).
-    pub kernel: String,
-    /// The dancehall version that ran the benchmark.
-    pub dancehall_version: String,
+/// Reads this machine's description (a few small files; [`current`] caches it).
+pub fn detect() -> HostInfo {
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    HostInfo {
+        hostname: read("/proc/sys/kernel/hostname").trim().to_owned(),
+        cpu_model: cpu_model(&read("/proc/cpuinfo")),
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(0),
+        memory_bytes: mem_total(&read("/proc/meminfo")),
+        kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
+        dancehall_version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
 }
 
-impl HostInfo {
-    /// Reads this machine's description (a few small files; cache it per process).
-    pub fn detect() -> HostInfo {
-        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-        HostInfo {
-            hostname: read("/proc/sys/kernel/hostname").trim().to_owned(),
-            cpu_model: cpu_model(&read("/proc/cpuinfo")),
-            cores: std::thread::available_parallelism()
-                .map(|n| n.get() as u32)
-                .unwrap_or(0),
-            memory_bytes: mem_total(&read("/proc/meminfo")),
-            kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
-            dancehall_version: env!("CARGO_PKG_VERSION").to_owned(),
-        }
-    }
-
-    /// The description of this machine, read once per process.
-    pub fn current() -> &'static HostInfo {
-        static HOST: std::sync::OnceLock<HostInfo> = std::sync::OnceLock::new();
-        HOST.get_or_init(HostInfo::detect)
-    }
+/// The description of this machine, read once per process.
+pub fn current() -> &'static HostInfo {
+    static HOST: std::sync::OnceLock<HostInfo> = std::sync::OnceLock::new();
+    HOST.get_or_init(detect)
 }
 
 fn cpu_model(cpuinfo: &str) -> String {
@@ -83,7 +66,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn this_linux_host_is_described() {
-        let h = HostInfo::detect();
+        let h = detect();
         assert!(h.cores >= 1);
         assert!(h.memory_bytes > 0);
         assert!(!h.kernel.is_empty());

@@ -10,8 +10,11 @@
 //! - [`process`]: the external process under limits (own process group, SIGTERM then SIGKILL
 //!   to the group, cgroup v2 or rusage measurement); [`cgroup`] the cgroup v2 part.
 //! - [`output`]: readers of MiniZinc's and clingo's output.
-//! - [`record`]: [`RunRecord`], [`Status`], [`Termination`], and [`cross_check`] of one
-//!   instance's records; [`host`]: the machine description stored with each run.
+//! - [`host`]: the machine description stored with each run.
+//!
+//! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
+//! its claims live in `cores::domino` (`record`, `judge`), shared with the coordinator and
+//! the CLI; they are re-exported here.
 //!
 //! # The fields of a [`RunRecord`]
 //! | field | meaning |
@@ -39,15 +42,15 @@ pub mod host;
 pub mod models;
 pub mod output;
 pub mod process;
-pub mod record;
 mod run;
 
 pub use config::{available_configs, config, Availability, Config, Engine, MznSolver, CONFIGS};
-pub use host::HostInfo;
-pub use record::{cross_check, Conflict, Measure, ModelHash, RunRecord, Status, Termination};
+pub use cores::domino::{
+    cross_check, Conflict, HostInfo, Measure, ModelHash, RunRecord, Status, Termination,
+};
 pub use run::{
-    external_for, run, run_external, run_native, run_with_models, BenchError, External, RunLimits,
-    Syntax,
+    external_for, failed, run, run_external, run_native, run_with_models, BenchError, External,
+    RunLimits, Syntax,
 };
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cgroup::{self, RunCgroup};
-use super::record::{Measure, Termination};
+use cores::domino::{Measure, Termination};
 
 /// Limits of one solver run.
 #[derive(Debug, Clone)]

@@ -3,24 +3,31 @@
 //! limits ([`super::process`]), read its output ([`super::output`]), verify its placement
 //! (`cores::domino::verify`) and decide the status.
 //!
-//! Invariant: `optimal` and `feasible` records carry a placement that passed the verifier and
-//! whose size is the objective the solver claimed; anything else is `wrong` (a bad placement,
-//! a claimed objective that disagrees with it) or `error` (unreadable output, a crash before
-//! any solution).
+//! Invariant: every record leaves through `cores::domino::judge` (the judge the coordinator
+//! applies again), so `optimal` and `feasible` records carry a placement that passed the
+//! verifier, whose size is the objective the solver claimed and within its bound; anything
+//! else is `wrong` (a bad placement, a claimed objective or bound that disagrees with it) or
+//! `error` (unreadable output, a crash before any solution).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cores::domino::{self, Instance, SolveLimits, SolveStatus};
+use cores::domino::{
+    self, judge, Instance, Measure, ModelHash, RunRecord, SolveLimits, SolveStatus, Status,
+    Termination,
+};
+use sha2::{Digest, Sha256};
 
 use super::config::{config, Availability, Engine, CONFIGS};
-use super::host::HostInfo;
+use super::host;
 use super::models;
 use super::output::{ClingoOutput, MiniZincOutput, Parsed};
 use super::process::{run_process, ProcessLimits, ProcessOutcome};
-use super::record::{Measure, ModelHash, RunRecord, Status, Termination};
+
+/// Who judges a record on the worker (the coordinator's judgement says so too).
+const JUDGE: &str = "the worker's verifier";
 
 /// The limits of one run.
 #[derive(Debug, Clone)]
@@ -161,40 +168,31 @@ pub fn external_for(engine: Engine, availability: &Availability) -> Option<Exter
 
 fn blank(instance_id: &str, name: &str, limits: &RunLimits) -> RunRecord {
     RunRecord {
-        instance: instance_id.to_owned(),
-        config: name.to_owned(),
-        status: Status::Error,
-        termination: Termination::Normal,
-        objective: None,
-        bound: None,
-        wall_seconds: 0.0,
-        cpu_seconds: None,
-        peak_memory_bytes: None,
-        cpu_measure: Measure::None,
-        memory_measure: Measure::None,
-        time_limit_seconds: limits.wall.as_secs_f64(),
         memory_limit_bytes: limits.memory,
-        solver: String::new(),
-        solver_version: String::new(),
-        command: vec![],
-        exit_code: None,
-        signal: None,
-        placement: vec![],
-        message: None,
-        host: HostInfo::current().clone(),
-        models: vec![],
+        ..RunRecord::blank(
+            instance_id,
+            name,
+            limits.wall.as_secs_f64(),
+            host::current().clone(),
+        )
     }
 }
 
-impl RunRecord {
-    /// The record of a run that could not start at all (an unknown configuration, an instance
-    /// that does not parse): status `error`, termination `failed`, and why.
-    pub fn failed(instance_id: &str, config: &str, limits: &RunLimits, message: String) -> Self {
-        RunRecord {
-            termination: Termination::Failed,
-            message: Some(message),
-            ..blank(instance_id, config, limits)
-        }
+/// The record of a run that could not start at all (an unknown configuration, an instance
+/// that does not parse): status `error`, termination `failed`, and why.
+pub fn failed(instance_id: &str, config: &str, limits: &RunLimits, message: String) -> RunRecord {
+    RunRecord {
+        termination: Termination::Failed,
+        message: Some(message),
+        ..blank(instance_id, config, limits)
+    }
+}
+
+/// A model file by the SHA-256 of its text.
+fn model_hash(name: &str, text: &str) -> ModelHash {
+    ModelHash {
+        name: name.to_owned(),
+        sha256: hex::encode(Sha256::digest(text.as_bytes())),
     }
 }
 
@@ -260,32 +258,24 @@ pub fn run_native(
     } else {
         limit_kind
     };
-    if let Err(v) = domino::verify(instance, &outcome.placement) {
-        record.status = Status::Wrong;
-        record.message = Some(format!("the verifier rejects the placement: {v}"));
-        record.placement = outcome.placement;
-        return record;
-    }
-    if outcome.objective as usize != outcome.placement.len() {
-        record.status = Status::Wrong;
-        record.message = Some(format!(
-            "claims objective {} but places {} tiles",
-            outcome.objective,
-            outcome.placement.len()
-        ));
-        record.placement = outcome.placement;
-        return record;
-    }
     record.status = match outcome.status {
         SolveStatus::Optimal => Status::Optimal,
         SolveStatus::Feasible => Status::Feasible,
         SolveStatus::Unknown if gave_up => Status::Error,
         SolveStatus::Unknown => Status::Timeout,
     };
-    if matches!(record.status, Status::Optimal | Status::Feasible) {
+    if !outcome.placement.is_empty() || record.status.is_solved() {
         record.objective = Some(outcome.objective);
         record.placement = outcome.placement;
     }
+    if let Some(fault) = outcome.fault {
+        // The optimiser's own consistency check failed: none of its claims stands.
+        record.refute(&format!(
+            "the native optimiser's consistency check: {fault}"
+        ));
+        return record;
+    }
+    judge(instance, &mut record, JUDGE);
     record
 }
 
@@ -302,7 +292,7 @@ pub fn run_external(
         models: ext
             .models
             .iter()
-            .map(|(file, text)| ModelHash::of(file, text))
+            .map(|(file, text)| model_hash(file, text))
             .collect(),
         ..blank(&instance.id, name, limits)
     };
@@ -368,13 +358,13 @@ pub fn run_external(
     record.memory_measure = outcome.memory_measure;
     record.exit_code = outcome.exit_code;
     record.signal = outcome.signal;
-    judge(instance, ext.syntax, &outcome, &mut record);
+    read_outcome(instance, ext.syntax, &outcome, &mut record);
     record
 }
 
 /// Decides status, termination, objective and bound from what the solver printed and how its
-/// process ended; verifies the placement.
-fn judge(
+/// process ended, then has the claim judged.
+fn read_outcome(
     instance: &Instance,
     syntax: Syntax,
     outcome: &ProcessOutcome<Parsed>,
@@ -407,28 +397,14 @@ fn judge(
     if parsed.malformed.is_some() {
         record.status = Status::Error;
     } else if let Some((placement, claimed)) = &parsed.best {
+        // The solver's claim as it made it; the judge decides whether it stands.
         record.placement = placement.clone();
-        if let Err(v) = domino::verify(instance, placement) {
-            record.status = Status::Wrong;
-            notes.insert(0, format!("the verifier rejects the placement: {v}"));
-        } else if *claimed as usize != placement.len() {
-            record.status = Status::Wrong;
-            notes.insert(
-                0,
-                format!(
-                    "claims objective {claimed} but places {} tiles",
-                    placement.len()
-                ),
-            );
+        record.objective = Some(*claimed);
+        if parsed.proven {
+            record.status = Status::Optimal;
+            record.bound = Some(*claimed);
         } else {
-            let objective = placement.len() as u32;
-            record.objective = Some(objective);
-            if parsed.proven {
-                record.status = Status::Optimal;
-                record.bound = Some(objective);
-            } else {
-                record.status = Status::Feasible;
-            }
+            record.status = Status::Feasible;
         }
     } else {
         record.status = match record.termination {
@@ -446,6 +422,7 @@ fn judge(
     if !notes.is_empty() {
         record.message = Some(notes.join("\n"));
     }
+    judge(instance, record, JUDGE);
 }
 
 fn last_lines(text: &str, n: usize) -> String {

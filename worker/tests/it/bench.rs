@@ -72,11 +72,8 @@ async fn statuses(coord: &mut Coord, job: u64) -> BTreeMap<(String, String), Str
         .filter(|u| u.current)
         .map(|u| {
             let b = u.bench.unwrap();
-            let rec: serde_json::Value = serde_json::from_str(&u.run_record_json).unwrap();
-            (
-                (b.instance_id, b.config),
-                rec["status"].as_str().unwrap().to_string(),
-            )
+            let rec = cores::domino::RunRecord::from_json(&u.run_record_json).unwrap();
+            ((b.instance_id, b.config), rec.status.to_string())
         })
         .collect()
 }
@@ -138,15 +135,13 @@ async fn a_worker_runs_benchmark_tasks_with_the_frozen_models() {
         .into_inner()
         .units
         .remove(0);
-    let rec: serde_json::Value = serde_json::from_str(&unit.run_record_json).unwrap();
-    let ran = rec["models"]
-        .as_array()
-        .unwrap()
+    let rec = cores::domino::RunRecord::from_json(&unit.run_record_json).unwrap();
+    let ran = rec
+        .models
         .iter()
-        .find(|m| m["name"] == "domino-placement.mzn")
-        .unwrap()
-        .clone();
-    assert_eq!(ran["sha256"], sha256_hex("this is not MiniZinc\n"));
+        .find(|m| m.name == "domino-placement.mzn")
+        .unwrap();
+    assert_eq!(ran.sha256, sha256_hex("this is not MiniZinc\n"));
 
     // Resubmitting the same benchmark resumes it: every run is recorded, nothing is queued.
     let lines: Vec<&str> = BATCH.lines().take(2).collect();

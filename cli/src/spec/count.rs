@@ -1,4 +1,4 @@
-//! Bench specs: TOML files naming counting jobs (bench-specs/README.md documents the format).
+//! Counting specs: TOML files naming counting jobs (bench-specs/README.md documents the format).
 //!
 //! A file holds one job (top-level `name`, `[problem]`, optional `symmetry_factor` and
 //! `[partition]`) or a suite of jobs (`[[job]]` tables with the same keys; a top-level
@@ -6,28 +6,20 @@
 //! [`cores::problems::ProblemSpec`] (`family = "sudoku"`, ...) or `family = "dlx"` with
 //! `file = "..."`, a problem in Knuth's DLX format, the path relative to the spec.
 //!
-//! Invariant: [`load`] validates everything a job needs (TOML syntax, unknown keys, problem
+//! Invariant: [`parse`] validates everything a job needs (TOML syntax, unknown keys, problem
 //! parameters, the DLX file, the symmetry factor, the partition settings) before anything is
 //! started or written; every failure is a user error naming the file, the line and the problem.
 
 use std::path::{Path, PathBuf};
 
 use cores::problems::{Built, ProblemSpec};
-use cores::xcc::{write_dlx, OptionId, Problem};
-use proto::v1 as pb;
+use cores::xcc::{OptionId, Problem};
 use serde::de::Error as _;
 use serde::Deserialize;
 
-use crate::cmd::exit::user_error;
-use crate::cmd::problem::load_dlx;
-use crate::units::{UnitsEntry, WeightedUnits};
-
-/// A loaded spec file: its text (kept with each submitted job) and its jobs.
-#[derive(Debug)]
-pub struct SpecFile {
-    pub text: String,
-    pub jobs: Vec<JobSpec>,
-}
+use super::lines::{blame_line, line_of};
+use super::units::{UnitsEntry, WeightedUnits};
+use crate::exit::user_error;
 
 /// One counting job, ready to submit.
 #[derive(Debug, Clone)]
@@ -111,21 +103,6 @@ impl Partition {
         }
         Ok(())
     }
-
-    pub fn to_proto(&self) -> pb::PartitionSettings {
-        pb::PartitionSettings {
-            unit_node_budget: self.unit_node_budget.unwrap_or(0),
-            unit_time_budget_ms: self
-                .unit_time_budget_seconds
-                .map_or(0, |s| (s * 1000.0).round() as u64),
-            audit_share: self.audit_share.unwrap_or(0.0),
-            max_units: self.max_units.unwrap_or(0),
-            estimate_samples: self.estimate_samples.unwrap_or(0),
-            seed: self.seed.unwrap_or(0),
-            unit_node_limit: self.unit_node_limit.unwrap_or(0),
-            unit_seconds: self.unit_seconds.unwrap_or(0.0),
-        }
-    }
 }
 
 impl JobSpec {
@@ -140,33 +117,6 @@ impl JobSpec {
             partition,
             units: None,
             expected_total: None,
-        }
-    }
-
-    /// The request that submits this job; `spec_text` is kept by the coordinator.
-    pub fn submit_request(&self, spec_text: &str) -> pb::SubmitJobRequest {
-        pb::SubmitJobRequest {
-            header: proto::client::header(),
-            name: self.name.clone(),
-            spec: spec_text.to_string(),
-            dlx: write_dlx(&self.problem),
-            prefix: self.prefix.clone(),
-            symmetry_factor: self.symmetry_factor.to_string(),
-            partition: Some(self.partition.to_proto()),
-            units: self
-                .units
-                .iter()
-                .flat_map(|u| &u.units)
-                .map(|(prefix, weight)| pb::WeightedPrefix {
-                    options: prefix.clone(),
-                    weight: weight.to_string(),
-                })
-                .collect(),
-            core: self
-                .units
-                .as_ref()
-                .map(|u| proto::core::core_spec_pb(u.core)),
-            ..Default::default()
         }
     }
 }
@@ -250,6 +200,9 @@ struct RawFile {
     expected_total: Option<Factor>,
     #[serde(default)]
     job: Vec<toml::Spanned<RawJob>>,
+    /// A suite's benchmark jobs (`[[benchmark]]`), read by `spec::bench`.
+    #[serde(default, rename = "benchmark")]
+    _benchmarks: Vec<toml::Table>,
 }
 
 /// The keys of a job beside its name and problem.
@@ -258,64 +211,6 @@ struct JobKeys {
     partition: Partition,
     units: Option<toml::Spanned<UnitsEntry>>,
     expected_total: Option<Factor>,
-}
-
-/// 1-based line of byte offset `at` in `text`.
-pub(crate) fn line_of(text: &str, at: usize) -> usize {
-    text[..at.min(text.len())].matches('\n').count() + 1
-}
-
-/// The line to blame for a TOML error: the key or value named in backquotes in the message
-/// when it appears inside the span (serde names the field or variant), else the span's start.
-fn blame_line(text: &str, span: std::ops::Range<usize>, message: &str) -> usize {
-    let inside = &text[span.start.min(text.len())..span.end.min(text.len())];
-    let quoted = message.split('`').nth(1).filter(|q| !q.is_empty());
-    if let Some(q) = quoted {
-        // A key first (an unknown field), then a value (an unknown variant).
-        let key = |line: &str| line.split('=').next().unwrap_or("").trim() == q;
-        let value =
-            |line: &str| line.contains(&format!("\"{q}\"")) || line.contains(&format!("'{q}'"));
-        for matches in [&key as &dyn Fn(&str) -> bool, &value] {
-            if let Some(i) = inside.lines().position(matches) {
-                return line_of(text, span.start) + i;
-            }
-        }
-    }
-    line_of(text, span.start)
-}
-
-/// A spec of either kind.
-#[derive(Debug)]
-pub enum AnySpec {
-    Count(SpecFile),
-    Bench(crate::bench_spec::BenchSpec),
-}
-
-fn read(path: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| user_error(format!("{}: cannot read the spec: {e}", path.display())))
-}
-
-/// Reads, checks and builds every job of the counting spec at `path`.
-pub fn load(path: &Path) -> anyhow::Result<SpecFile> {
-    match load_any(path)? {
-        AnySpec::Count(f) => Ok(f),
-        AnySpec::Bench(_) => Err(user_error(format!(
-            "{}: a benchmark spec ([benchmark]) is not a counting job here",
-            path.display()
-        ))),
-    }
-}
-
-/// Reads and checks the spec at `path`: a benchmark spec when it has a `[benchmark]` table,
-/// else counting jobs.
-pub fn load_any(path: &Path) -> anyhow::Result<AnySpec> {
-    let text = read(path)?;
-    if crate::bench_spec::is_benchmark(&text) {
-        return crate::bench_spec::parse(path, &text).map(AnySpec::Bench);
-    }
-    let jobs = parse(path, &text)?;
-    Ok(AnySpec::Count(SpecFile { text, jobs }))
 }
 
 /// Parses spec `text` (from `path`, for messages and relative DLX paths).
@@ -406,6 +301,7 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<JobSpec>> {
                 "give either one [problem] or a list of [[job]] tables, not both",
             ))
         }
+        (None, true) if !raw._benchmarks.is_empty() => {}
         (None, true) => return Err(at(0, "no [problem] and no [[job]]: nothing to count")),
     }
     Ok(jobs)
@@ -506,6 +402,20 @@ fn job(
     })
 }
 
+/// Reads a DLX file into a [`Built`] with no prefix and factor 1.
+pub fn load_dlx(path: &std::path::Path) -> anyhow::Result<Built> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| user_error(format!("{}: cannot read: {e}", path.display())))?;
+    let problem = cores::xcc::parse_dlx(&text)
+        .map_err(|e| user_error(format!("{}:{}: {}", path.display(), e.line, e.message())))?;
+    Ok(Built {
+        problem,
+        prefix: Vec::new(),
+        symmetry_factor: 1,
+        label: format!("dlx {}", path.display()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,8 +437,11 @@ mod tests {
         assert_eq!(jobs[0].name, "s6");
         // 6! relabellings of the first row (issue 2: 28,200,960 grids / 720).
         assert_eq!(jobs[0].symmetry_factor, 720);
-        let p = jobs[0].partition.to_proto();
-        assert_eq!((p.unit_node_budget, p.unit_time_budget_ms), (5000, 2500));
+        let p = &jobs[0].partition;
+        assert_eq!(
+            (p.unit_node_budget, p.unit_time_budget_seconds),
+            (Some(5000), Some(2.5))
+        );
     }
 
     #[test]
@@ -609,22 +522,5 @@ mod tests {
         )
         .unwrap();
         assert_eq!(jobs[0].symmetry_factor, u128::MAX);
-    }
-
-    #[test]
-    fn every_shipped_spec_loads() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs");
-        let mut n = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                match load_any(&path).unwrap_or_else(|e| panic!("{e:#}")) {
-                    AnySpec::Count(spec) => assert!(!spec.jobs.is_empty(), "{}", path.display()),
-                    AnySpec::Bench(spec) => assert!(!spec.tasks().is_empty(), "{}", path.display()),
-                }
-                n += 1;
-            }
-        }
-        assert!(n >= 10, "only {n} specs in {}", dir.display());
     }
 }

@@ -8,12 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
+use coordinator::job::{BenchTask, FrozenFile};
 use cores::domino::{parse_batch, Instance};
-use proto::v1 as pb;
 use serde::Deserialize;
 
-use crate::cmd::exit::user_error;
-use crate::spec::line_of;
+use super::lines::line_of;
+use crate::exit::user_error;
 
 /// A loaded benchmark spec, ready to submit.
 #[derive(Debug, Clone)]
@@ -64,10 +64,11 @@ fn default_time_limit() -> f64 {
     300.0
 }
 
-/// Whether the TOML `text` is a benchmark spec (has a top-level `benchmark` table).
+/// Whether the TOML `text` is a benchmark spec (has a top-level `benchmark` table; a suite's
+/// `[[benchmark]]` list is not one).
 pub fn is_benchmark(text: &str) -> bool {
     text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key("benchmark"))
+        .is_ok_and(|t| t.get("benchmark").is_some_and(|b| b.is_table()))
 }
 
 /// Parses and checks benchmark spec `text` read from `path`.
@@ -185,8 +186,8 @@ pub fn read_suite(dir: &Path) -> anyhow::Result<Vec<Batch>> {
     Ok(batches)
 }
 
-fn frozen(kind: &str, name: &str, text: &str) -> pb::FrozenFile {
-    pb::FrozenFile {
+fn frozen(kind: &str, name: &str, text: &str) -> FrozenFile {
+    FrozenFile {
         kind: kind.into(),
         name: name.into(),
         sha256: coordinator::store::sha256_hex(text),
@@ -196,7 +197,7 @@ fn frozen(kind: &str, name: &str, text: &str) -> pb::FrozenFile {
 
 impl BenchSpec {
     /// The (instance, configuration) pairs, batch by batch, instance by instance.
-    pub fn tasks(&self) -> Vec<pb::BenchTask> {
+    pub fn tasks(&self) -> Vec<BenchTask> {
         let mut out = Vec::new();
         for b in &self.batches {
             // The instance's own line, as frozen (its hash is checked against the batch).
@@ -208,13 +209,13 @@ impl BenchSpec {
                     }
                 }
                 for c in &self.configs {
-                    out.push(pb::BenchTask {
+                    out.push(BenchTask {
                         instance_id: inst.id.clone(),
                         instance_json: line.trim().to_string(),
                         instance_sha256: coordinator::store::sha256_hex(line.trim()),
                         config: c.clone(),
                         time_limit_seconds: self.time_limit_seconds,
-                        memory_limit_bytes: self.memory_limit_bytes.unwrap_or(0),
+                        memory_limit_bytes: self.memory_limit_bytes,
                         batch: b.name.clone(),
                     });
                 }
@@ -224,8 +225,8 @@ impl BenchSpec {
     }
 
     /// The batch files and every model file, frozen with their hashes.
-    pub fn files(&self) -> Vec<pb::FrozenFile> {
-        let mut files: Vec<pb::FrozenFile> = self
+    pub fn files(&self) -> Vec<FrozenFile> {
+        let mut files: Vec<FrozenFile> = self
             .batches
             .iter()
             .map(|b| frozen("batch", &b.name, &b.text))
@@ -236,18 +237,6 @@ impl BenchSpec {
                 .map(|m| frozen("model", m.name, m.text)),
         );
         files
-    }
-
-    pub fn submit_request(&self) -> pb::SubmitJobRequest {
-        pb::SubmitJobRequest {
-            header: proto::client::header(),
-            name: self.name.clone(),
-            spec: self.text.clone(),
-            kind: pb::JobKind::Benchmark as i32,
-            tasks: self.tasks(),
-            files: self.files(),
-            ..Default::default()
-        }
     }
 }
 
@@ -292,7 +281,7 @@ mod tests {
                 ("b10-h2", "clingo")
             ]
         );
-        assert_eq!(t[0].memory_limit_bytes, 512 << 20);
+        assert_eq!(t[0].memory_limit_bytes, Some(512 << 20));
         assert_eq!(
             t[0].instance_sha256,
             coordinator::store::sha256_hex(&t[0].instance_json)

@@ -1,0 +1,304 @@
+//! A local cluster: a coordinator in this process on a random loopback port with a fresh
+//! token, and local `dancehall worker` processes talking gRPC to it (`run`, `bench
+//! distributed`). Local workers die with this process, even when it is killed (-9), and one
+//! that dies while work is left is replaced.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use proto::client::{self, JobsClient};
+use proto::v1 as pb;
+use tokio::process::{Child, Command};
+
+use crate::remote;
+use crate::spec::JobSpec;
+
+/// How long a local worker's lease lasts: short, so that a dead worker's units come back soon.
+const LOCAL_LEASE: Duration = Duration::from_secs(6);
+
+type ServerTask = tokio::task::JoinHandle<Result<(), coordinator::Error>>;
+
+/// A coordinator in this process on a random loopback port with a fresh token, and local
+/// `dancehall worker` processes talking gRPC to it.
+pub struct LocalCluster {
+    pub url: String,
+    pub token: String,
+    pub jobs: JobsClient,
+    /// Local worker processes to keep running.
+    pub workers: usize,
+    token_file: tempfile::NamedTempFile,
+    children: Vec<Child>,
+    restarts: usize,
+    server: ServerTask,
+    stop_server: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl LocalCluster {
+    /// Starts the coordinator on `db`; no worker yet.
+    pub async fn start(db: &Path, workers: usize) -> anyhow::Result<Self> {
+        let token = coordinator::generate_token();
+        // NamedTempFile is created with mode 0600: only this user can read the token.
+        let mut token_file = tempfile::Builder::new()
+            .prefix("dancehall-token-")
+            .tempfile()
+            .context("creating the token file")?;
+        token_file.write_all(token.as_bytes())?;
+        token_file.flush()?;
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("binding a loopback port")?;
+        let addr = listener.local_addr()?;
+        let mut config = coordinator::Config::new(token.clone());
+        config.db_path = db.to_path_buf();
+        config.lease_duration = LOCAL_LEASE;
+        config.heartbeat_interval = LOCAL_LEASE / 4;
+        // Idle local workers ask again soon, so that a job starts at once after submission.
+        config.retry_after = Duration::from_millis(100);
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(coordinator::serve(listener, config, async {
+            let _ = stop_rx.await;
+        }));
+        let url = format!("http://{addr}");
+        let channel = client::connect(&url, None).await?;
+        let jobs = client::jobs(channel, &token)?;
+        Ok(LocalCluster {
+            url,
+            token,
+            jobs,
+            workers,
+            token_file,
+            children: Vec::new(),
+            restarts: 0,
+            server,
+            stop_server: Some(stop_tx),
+        })
+    }
+
+    /// Submits every job; returns their ids.
+    pub async fn submit(&mut self, jobs: &[JobSpec], text: &str) -> anyhow::Result<Vec<u64>> {
+        let mut ids = Vec::new();
+        for job in jobs {
+            let resp = tokio::select! {
+                r = remote::submit_count(&mut self.jobs, job, text) => r?,
+                r = &mut self.server => return Err(server_ended(r)),
+            };
+            if !resp.sizing.is_empty() {
+                tracing::info!(job = %job.name, "{}", resp.sizing);
+            }
+            if resp.resumed {
+                eprintln!(
+                    "job {} ({}) resumed: {} units finished before, {} to go",
+                    resp.job_id, job.name, resp.units_skipped, resp.units
+                );
+            }
+            ids.push(resp.job_id);
+        }
+        Ok(ids)
+    }
+
+    fn spawn_worker(&self, index: usize) -> anyhow::Result<Child> {
+        let exe = std::env::current_exe().context("finding the dancehall binary")?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("worker")
+            .arg("--coordinator")
+            .arg(&self.url)
+            .arg("--token-file")
+            .arg(self.token_file.path())
+            .arg("--threads")
+            .arg("1")
+            .arg("--worker-id")
+            .arg(format!("local-{index}"))
+            .arg("--quiet")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .kill_on_drop(true);
+        if std::env::var_os("DANCEHALL_LOG").is_none() {
+            cmd.env("DANCEHALL_LOG", "error");
+        }
+        // A local worker dies with this process, even when it is killed (-9): its units come
+        // back when their leases expire, and a restarted `run` resumes the job.
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        cmd.spawn().context("starting a local worker")
+    }
+
+    /// Starts the local worker processes (one thread each).
+    pub fn spawn_workers(&mut self) -> anyhow::Result<()> {
+        for i in self.children.len()..self.workers {
+            let child = self.spawn_worker(i)?;
+            self.children.push(child);
+        }
+        Ok(())
+    }
+
+    /// Status of each job.
+    pub async fn status(&mut self, ids: &[u64]) -> anyhow::Result<Vec<pb::JobInfo>> {
+        let mut infos = Vec::with_capacity(ids.len());
+        for &job_id in ids {
+            infos.extend(remote::status(&mut self.jobs, job_id).await?);
+        }
+        Ok(infos)
+    }
+
+    /// Polls the jobs until none is running, drawing progress (when `progress` and stderr is a
+    /// terminal) and replacing local workers that die.
+    pub async fn wait(&mut self, ids: &[u64], progress: bool) -> anyhow::Result<Vec<pb::JobInfo>> {
+        let bar = if progress {
+            ProgressBar::new(0)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} units  {msg}  ETA {eta}",
+            )
+            .expect("a valid template"),
+        );
+        let started = Instant::now();
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(ctrl_c);
+        loop {
+            // Short jobs are noticed done at once; long ones are not polled more than needed
+            // (each status walks the job's units).
+            let pause = if started.elapsed() < Duration::from_secs(2) {
+                Duration::from_millis(25)
+            } else {
+                Duration::from_millis(250)
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(pause) => {}
+                r = &mut self.server => return Err(server_ended(r)),
+                _ = &mut ctrl_c => {
+                    bar.abandon();
+                    anyhow::bail!(
+                        "interrupted; the jobs stay in the database: resume them with \
+                         `dancehall coordinator --db ...` and workers"
+                    );
+                }
+            }
+            let infos = self.status(ids).await?;
+            let done: u64 = infos.iter().map(|i| i.units_done).sum();
+            let total: u64 = infos.iter().map(|i| i.units_total).sum();
+            let nodes: u64 = infos.iter().map(|i| i.nodes).sum();
+            let solutions: u128 = infos
+                .iter()
+                .map(|i| i.solutions.parse::<u128>().unwrap_or(0))
+                .sum();
+            bar.set_length(total);
+            bar.set_position(done);
+            if infos.iter().all(|i| i.kind() == pb::JobKind::Benchmark) {
+                let mut statuses: std::collections::BTreeMap<&str, u64> = Default::default();
+                for i in &infos {
+                    for (k, v) in &i.run_statuses {
+                        *statuses.entry(k.as_str()).or_default() += v;
+                    }
+                }
+                let text: Vec<String> = statuses.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                bar.set_message(text.join(", "));
+            } else {
+                let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                bar.set_message(format!("{solutions} solutions, {} nodes/s", si(rate)));
+            }
+            // Done means every unit counted and every audit re-run compared (a cancelled job's
+            // audits never run).
+            let settled = |i: &pb::JobInfo| match i.state() {
+                pb::JobState::Running => false,
+                pb::JobState::Done => i.audits_done >= i.audits_total,
+                _ => true,
+            };
+            if infos.len() == ids.len() && infos.iter().all(settled) {
+                bar.finish_and_clear();
+                return Ok(infos);
+            }
+            // A local worker that died while work is left is replaced.
+            for i in 0..self.children.len() {
+                if let Some(status) = self.children[i].try_wait()? {
+                    if self.restarts >= 5 * self.workers.max(1) {
+                        bar.abandon();
+                        anyhow::bail!("local workers keep dying (last: {status}); giving up");
+                    }
+                    bar.suspend(|| {
+                        eprintln!("local worker {i} exited ({status}); starting another")
+                    });
+                    self.restarts += 1;
+                    self.children[i] = self.spawn_worker(i)?;
+                }
+            }
+        }
+    }
+
+    /// Every unit of a job (estimates and measurements).
+    pub async fn units(&mut self, job_id: u64) -> anyhow::Result<Vec<pb::UnitInfo>> {
+        remote::units(&mut self.jobs, job_id).await
+    }
+
+    /// Drains the workers (SIGTERM, then SIGKILL after a grace period) and stops the
+    /// coordinator.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        for child in &self.children {
+            if let Some(pid) = child.id() {
+                // SAFETY: plain kill(2) on a child we spawned and have not reaped.
+                unsafe {
+                    libc::kill(pid as libc::pid_t, libc::SIGTERM);
+                }
+            }
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        for child in &mut self.children {
+            if tokio::time::timeout_at(deadline, child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+        }
+        if let Some(tx) = self.stop_server.take() {
+            let _ = tx.send(());
+        }
+        match tokio::time::timeout(Duration::from_secs(10), &mut self.server).await {
+            Ok(r) => flatten(r),
+            Err(_) => {
+                self.server.abort();
+                anyhow::bail!("the coordinator did not stop within 10 s")
+            }
+        }
+    }
+}
+
+fn flatten(
+    r: Result<Result<(), coordinator::Error>, tokio::task::JoinError>,
+) -> anyhow::Result<()> {
+    r.context("the coordinator task")?
+        .context("the coordinator")
+}
+
+fn server_ended(
+    r: Result<Result<(), coordinator::Error>, tokio::task::JoinError>,
+) -> anyhow::Error {
+    match flatten(r) {
+        Ok(()) => anyhow::anyhow!("the coordinator stopped unexpectedly"),
+        Err(e) => e,
+    }
+}
+
+/// 1234567.0 -> "1.23M".
+fn si(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2}M", x / 1e6),
+        x if x >= 1e3 => format!("{:.1}k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}

@@ -1,0 +1,543 @@
+//! The report's charts, drawn with `plotters` into SVG text for inlining in the HTML page:
+//! seed 001's four analysis figures (time by configuration and difficulty, time against board
+//! size, time against number of tiles, distribution of times per configuration), a cactus plot
+//! (instances proven against time, as solver competitions draw it), a log-log scatter of one
+//! configuration against another with unproven runs on the edge; for counting jobs, estimated
+//! against measured nodes per unit and the workers' shares.
+//!
+//! Times are wall seconds of current runs; runs of unavailable configurations are left out.
+//! Log axes start at 1 ms: faster runs are drawn at 1 ms.
+
+use std::collections::BTreeMap;
+
+use plotters::prelude::*;
+
+use super::model::{configs, BenchReport, CountReport, Quantiles, Run};
+use cores::domino::{Difficulty, Status};
+
+/// One chart: an id (the HTML anchor), a title and the SVG text.
+pub struct Chart {
+    pub id: &'static str,
+    pub title: String,
+    pub svg: String,
+}
+
+const SIZE: (u32, u32) = (760, 420);
+const FLOOR: f64 = 1e-3;
+const FONT: &str = "sans-serif";
+
+type Draw = Result<(), Box<dyn std::error::Error>>;
+
+fn draw(id: &'static str, title: &str, f: impl FnOnce(&mut String) -> Draw) -> Chart {
+    let mut svg = String::new();
+    if let Err(e) = f(&mut svg) {
+        svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"60\">\
+             <text x=\"10\" y=\"30\">chart not drawn: {}</text></svg>",
+            SIZE.0,
+            super::html::escape(&e.to_string())
+        );
+    }
+    Chart {
+        id,
+        title: title.to_owned(),
+        svg,
+    }
+}
+
+fn colour(i: usize) -> RGBColor {
+    const C: [RGBColor; 10] = [
+        RGBColor(31, 119, 180),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
+    ];
+    C[i % C.len()]
+}
+
+fn seconds(r: &Run) -> f64 {
+    r.record.wall_seconds.max(FLOOR)
+}
+
+/// The runs that measured something (not `unavailable`), by configuration in report order.
+fn measured(b: &BenchReport) -> Vec<(String, Vec<&Run>)> {
+    configs(&b.runs)
+        .into_iter()
+        .map(|c| {
+            let rs: Vec<&Run> = b
+                .runs
+                .iter()
+                .filter(|r| r.record.config == c && r.record.status != Status::Unavailable)
+                .collect();
+            (c, rs)
+        })
+        .filter(|(_, rs)| !rs.is_empty())
+        .collect()
+}
+
+/// A configuration's name and its measured runs.
+type Series<'r> = (String, Vec<&'r Run>);
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Every chart of a benchmark job.
+pub fn bench_charts(b: &BenchReport) -> Vec<Chart> {
+    let data = measured(b);
+    let limit = b
+        .runs
+        .iter()
+        .map(|r| r.record.time_limit_seconds)
+        .fold(1.0, f64::max);
+    let mut charts = vec![
+        by_difficulty(&data),
+        by_size(
+            &data,
+            "time-by-board-size",
+            "Mean time against board size (n x n)",
+            "board side n",
+            |r| r.n.map(|n| n as f64),
+        ),
+        by_size(
+            &data,
+            "time-by-tiles",
+            "Mean time against number of tiles",
+            "tiles",
+            |r| r.tiles.map(|t| t as f64),
+        ),
+        distribution(&data, limit),
+        cactus(&data, limit),
+    ];
+    charts.push(scatter(&data, limit));
+    charts
+}
+
+/// Seed 001's figure 5: mean time by configuration and difficulty.
+fn by_difficulty(data: &[(String, Vec<&Run>)]) -> Chart {
+    draw(
+        "time-by-difficulty",
+        "Mean time by configuration and difficulty",
+        |svg| {
+            let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let groups = Difficulty::ALL.len() as f64;
+            let means: Vec<Vec<f64>> = data
+                .iter()
+                .map(|(_, rs)| {
+                    Difficulty::ALL
+                        .iter()
+                        .map(|d| {
+                            let t: Vec<f64> = rs
+                                .iter()
+                                .filter(|r| r.difficulty == *d)
+                                .map(|r| r.record.wall_seconds)
+                                .collect();
+                            mean(&t)
+                        })
+                        .collect()
+                })
+                .collect();
+            let top = means.iter().flatten().fold(0.0f64, |a, &b| a.max(b)) * 1.15 + 1e-3;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(36)
+                .y_label_area_size(56)
+                .build_cartesian_2d(0.0..groups, 0.0..top)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .y_desc("mean wall seconds")
+                .label_style((FONT, 13))
+                .draw()?;
+            let width = 0.8 / data.len().max(1) as f64;
+            for (i, ((name, _), m)) in data.iter().zip(&means).enumerate() {
+                let c = colour(i);
+                chart
+                    .draw_series(m.iter().enumerate().map(|(d, &v)| {
+                        let x0 = d as f64 + 0.1 + i as f64 * width;
+                        Rectangle::new([(x0, 0.0), (x0 + width * 0.9, v)], c.filled())
+                    }))?
+                    .label(name.clone())
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
+                    });
+            }
+            for (d, diff) in Difficulty::ALL.iter().enumerate() {
+                chart.draw_series(std::iter::once(Text::new(
+                    diff.as_str(),
+                    (d as f64 + 0.45, -top * 0.02),
+                    (FONT, 14).into_font(),
+                )))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font((FONT, 12))
+                .draw()?;
+            root.present()?;
+            Ok(())
+        },
+    )
+}
+
+/// Seed 001's figures 6 and 7: mean time per value of `key`, one line per configuration.
+fn by_size(
+    data: &[(String, Vec<&Run>)],
+    id: &'static str,
+    title: &str,
+    x_desc: &str,
+    key: impl Fn(&Run) -> Option<f64>,
+) -> Chart {
+    draw(id, title, |svg| {
+        let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let lines: Vec<(String, Vec<(f64, f64)>)> = data
+            .iter()
+            .map(|(name, rs)| {
+                let mut by: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+                for r in rs {
+                    if let Some(k) = key(r) {
+                        by.entry(k as u64).or_default().push(seconds(r));
+                    }
+                }
+                let pts = by.into_iter().map(|(k, t)| (k as f64, mean(&t))).collect();
+                (name.clone(), pts)
+            })
+            .collect();
+        let xs = lines.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+        let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let (lo, hi) = if lo > hi {
+            (0.0, 1.0)
+        } else {
+            (lo - 0.5, hi + 0.5)
+        };
+        let top = lines
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|q| q.1))
+            .fold(FLOOR * 10.0, f64::max)
+            * 2.0;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(lo..hi, (FLOOR..top).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc("mean wall seconds (log)")
+            .label_style((FONT, 13))
+            .draw()?;
+        for (i, (name, pts)) in lines.iter().enumerate() {
+            let c = colour(i);
+            chart
+                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
+                .label(name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                });
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((FONT, 12))
+            .draw()?;
+        root.present()?;
+        Ok(())
+    })
+}
+
+/// Seed 001's figure 8: the distribution of times per configuration (box and whiskers: min,
+/// quartiles, max; log scale).
+fn distribution(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
+    draw(
+        "time-distribution",
+        "Distribution of times per configuration",
+        |svg| {
+            let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let n = data.len().max(1) as f64;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(36)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..n, (FLOOR..limit * 2.0).log_scale())?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .y_desc("wall seconds (log)")
+                .label_style((FONT, 13))
+                .draw()?;
+            for (i, (name, rs)) in data.iter().enumerate() {
+                let t: Vec<f64> = rs.iter().map(|r| seconds(r)).collect();
+                let Some(q) = Quantiles::of(&t) else { continue };
+                let c = colour(i);
+                let x = i as f64 + 0.5;
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x, q.min), (x, q.max)],
+                    c.stroke_width(1),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x - 0.3, q.q1), (x + 0.3, q.q3)],
+                    c.mix(0.35).filled(),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x - 0.3, q.q1), (x + 0.3, q.q3)],
+                    c.stroke_width(1),
+                )))?;
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x - 0.3, q.median), (x + 0.3, q.median)],
+                    BLACK.stroke_width(2),
+                )))?;
+                chart.draw_series(std::iter::once(Text::new(
+                    name.clone(),
+                    (i as f64 + 0.1, FLOOR * 1.2),
+                    (FONT, 11).into_font(),
+                )))?;
+            }
+            root.present()?;
+            Ok(())
+        },
+    )
+}
+
+/// A cactus plot: for each configuration, its proven runs sorted by time; x is how many
+/// instances it proved within y seconds.
+fn cactus(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
+    draw(
+        "cactus",
+        "Cactus plot: instances proven optimal within a time",
+        |svg| {
+            let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let most = data
+                .iter()
+                .map(|(_, rs)| rs.len())
+                .max()
+                .unwrap_or(1)
+                .max(1);
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..most as f64 + 1.0, (FLOOR..limit * 2.0).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc("instances proven optimal")
+                .y_desc("wall seconds (log)")
+                .label_style((FONT, 13))
+                .draw()?;
+            for (i, (name, rs)) in data.iter().enumerate() {
+                let mut t: Vec<f64> = rs
+                    .iter()
+                    .filter(|r| r.record.status == Status::Optimal)
+                    .map(|r| seconds(r))
+                    .collect();
+                t.sort_by(f64::total_cmp);
+                let pts: Vec<(f64, f64)> = t
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &s)| ((k + 1) as f64, s))
+                    .collect();
+                let c = colour(i);
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
+                    .label(format!("{name} ({})", pts.len()))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                    });
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font((FONT, 12))
+                .draw()?;
+            root.present()?;
+            Ok(())
+        },
+    )
+}
+
+/// The two configurations to compare: `native` against the configuration proving most
+/// besides it (else the first two).
+fn pair<'d>(data: &'d [Series<'d>]) -> Option<(&'d Series<'d>, &'d Series<'d>)> {
+    let proven = |rs: &[&Run]| {
+        rs.iter()
+            .filter(|r| r.record.status == Status::Optimal)
+            .count()
+    };
+    let a = data.iter().position(|(c, _)| c == "native").unwrap_or(0);
+    let b = (0..data.len())
+        .filter(|&i| i != a)
+        .max_by_key(|&i| (proven(&data[i].1), std::cmp::Reverse(i)))?;
+    Some((&data[a], &data[b]))
+}
+
+/// A log-log scatter of one configuration's time against another's per instance; a run that
+/// did not prove its instance is drawn at the edge (twice the time limit), as a cross.
+fn scatter(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
+    let (title, pair) = match pair(data) {
+        Some((a, b)) => (
+            format!("{} against {} per instance", a.0, b.0),
+            Some((a, b)),
+        ),
+        None => (
+            "One configuration against another (needs two)".to_string(),
+            None,
+        ),
+    };
+    draw("scatter", &title, |svg| {
+        let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let edge = limit * 2.0;
+        let range = || (FLOOR..edge * 1.3).log_scale();
+        let (xa, yb) = pair
+            .map(|(a, b)| (a.0.clone(), b.0.clone()))
+            .unwrap_or_default();
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(range(), range())?;
+        chart
+            .configure_mesh()
+            .x_desc(format!("{xa} wall seconds (log)"))
+            .y_desc(format!("{yb} wall seconds (log)"))
+            .label_style((FONT, 13))
+            .draw()?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(FLOOR, FLOOR), (edge, edge)],
+            BLACK.mix(0.4).stroke_width(1),
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(edge, FLOOR), (edge, edge), (FLOOR, edge)],
+            RED.mix(0.5).stroke_width(1),
+        )))?;
+        if let Some((a, b)) = pair {
+            let at = |r: &Run| {
+                if r.record.status == Status::Optimal {
+                    seconds(r)
+                } else {
+                    edge
+                }
+            };
+            let mut both = Vec::new();
+            for ra in &a.1 {
+                if let Some(rb) = b.1.iter().find(|r| r.record.instance == ra.record.instance) {
+                    let proven =
+                        ra.record.status == Status::Optimal && rb.record.status == Status::Optimal;
+                    both.push(((at(ra), at(rb)), proven));
+                }
+            }
+            chart.draw_series(
+                both.iter()
+                    .filter(|(_, p)| *p)
+                    .map(|&(p, _)| Circle::new(p, 3, colour(0).filled())),
+            )?;
+            chart.draw_series(
+                both.iter()
+                    .filter(|(_, p)| !*p)
+                    .map(|&(p, _)| Cross::new(p, 4, colour(3).stroke_width(2))),
+            )?;
+        }
+        root.present()?;
+        Ok(())
+    })
+}
+
+/// The charts of a counting job.
+pub fn count_charts(c: &CountReport) -> Vec<Chart> {
+    vec![estimates(c), shares(c)]
+}
+
+/// Knuth's estimate against the measured nodes per unit (log-log, with the diagonal).
+fn estimates(c: &CountReport) -> Chart {
+    draw(
+        "estimate-vs-measured",
+        "Estimated against measured nodes per unit",
+        |svg| {
+            let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let hi = c
+                .estimates
+                .iter()
+                .flat_map(|&(e, m)| [e, m])
+                .fold(10.0, f64::max)
+                * 2.0;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d((1.0..hi).log_scale(), (1.0..hi).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc("measured nodes (log)")
+                .y_desc("estimated nodes (log)")
+                .label_style((FONT, 13))
+                .draw()?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(1.0, 1.0), (hi, hi)],
+                BLACK.mix(0.4).stroke_width(1),
+            )))?;
+            chart.draw_series(
+                c.estimates
+                    .iter()
+                    .map(|&(e, m)| Circle::new((m.max(1.0), e.max(1.0)), 2, colour(0).filled())),
+            )?;
+            root.present()?;
+            Ok(())
+        },
+    )
+}
+
+/// Each worker's unit seconds.
+fn shares(c: &CountReport) -> Chart {
+    draw("worker-shares", "Unit time per worker", |svg| {
+        let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let n = c.workers.len().max(1) as f64;
+        let top = c.workers.iter().map(|w| w.seconds).fold(1e-3, f64::max) * 1.2;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..n, 0.0..top)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc("unit wall seconds")
+            .label_style((FONT, 13))
+            .draw()?;
+        for (i, w) in c.workers.iter().enumerate() {
+            let x = i as f64;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x + 0.15, 0.0), (x + 0.85, w.seconds)],
+                colour(i).filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("{} {:.0}%", w.worker, 100.0 * w.share),
+                (x + 0.15, w.seconds + top * 0.03),
+                (FONT, 11).into_font(),
+            )))?;
+        }
+        root.present()?;
+        Ok(())
+    })
+}

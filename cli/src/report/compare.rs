@@ -1,0 +1,139 @@
+//! `dancehall report compare A B`: two benchmark jobs side by side, one row per (instance,
+//! configuration) run in both, with B's time over A's. A regression is a run that A proved and
+//! B did not, or that B proved more than `threshold` times slower than A (runs faster than
+//! `min_seconds` in both are noise and never regress).
+
+use std::fmt::Write as _;
+
+use cores::domino::Status;
+use serde::Serialize;
+
+use super::model::BenchReport;
+use super::text::field;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub a: u64,
+    pub b: u64,
+    pub threshold: f64,
+    pub rows: Vec<Pair>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Pair {
+    pub instance: String,
+    pub config: String,
+    pub status_a: Status,
+    pub status_b: Status,
+    pub seconds_a: f64,
+    pub seconds_b: f64,
+    /// `seconds_b / seconds_a`.
+    pub ratio: f64,
+    pub regression: bool,
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> Vec<&Pair> {
+        self.rows.iter().filter(|p| p.regression).collect()
+    }
+}
+
+/// Compares the current runs of `a` and `b`.
+pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f64) -> Comparison {
+    let mut rows = Vec::new();
+    for ra in &a.runs {
+        let (ia, ca) = (&ra.record.instance, &ra.record.config);
+        let Some(rb) = b
+            .runs
+            .iter()
+            .find(|r| &r.record.instance == ia && &r.record.config == ca)
+        else {
+            continue;
+        };
+        let (ta, tb) = (ra.record.wall_seconds, rb.record.wall_seconds);
+        let ratio = tb.max(1e-6) / ta.max(1e-6);
+        let proved = |s: Status| s == Status::Optimal;
+        let lost = proved(ra.record.status) && !proved(rb.record.status);
+        let slower = proved(rb.record.status) && ratio > threshold && tb >= min_seconds;
+        rows.push(Pair {
+            instance: ia.clone(),
+            config: ca.clone(),
+            status_a: ra.record.status,
+            status_b: rb.record.status,
+            seconds_a: ta,
+            seconds_b: tb,
+            ratio,
+            regression: lost || slower,
+        });
+    }
+    Comparison {
+        a: a.head.id,
+        b: b.head.id,
+        threshold,
+        rows,
+    }
+}
+
+/// The first line: the regressions, or that there are none.
+pub fn verdict(c: &Comparison) -> String {
+    let r = c.regressions();
+    if r.is_empty() {
+        format!(
+            "NO REGRESSION: job {} against job {} (threshold {}x)",
+            c.b, c.a, c.threshold
+        )
+    } else {
+        format!(
+            "REGRESSIONS ({}): job {} against job {} (threshold {}x)",
+            r.len(),
+            c.b,
+            c.a,
+            c.threshold
+        )
+    }
+}
+
+pub fn table(c: &Comparison) -> String {
+    let mut s = verdict(c);
+    s.push('\n');
+    let _ = writeln!(
+        s,
+        "{:<12} {:<19} {:<9} {:<9} {:>9} {:>9} {:>8}",
+        "instance", "configuration", "status A", "status B", "A s", "B s", "B/A"
+    );
+    for p in &c.rows {
+        let _ = writeln!(
+            s,
+            "{:<12} {:<19} {:<9} {:<9} {:>9.3} {:>9.3} {:>8.2}{}",
+            p.instance,
+            p.config,
+            p.status_a,
+            p.status_b,
+            p.seconds_a,
+            p.seconds_b,
+            p.ratio,
+            if p.regression { "  REGRESSION" } else { "" }
+        );
+    }
+    s
+}
+
+pub fn csv(c: &Comparison) -> String {
+    let mut s = format!("# {}\n", verdict(c));
+    s.push_str("instance,config,status_a,status_b,seconds_a,seconds_b,ratio,regression\n");
+    for p in &c.rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{:.3},{:.3},{:.3},{}",
+            field(&p.instance),
+            field(&p.config),
+            p.status_a,
+            p.status_b,
+            p.seconds_a,
+            p.seconds_b,
+            p.ratio,
+            p.regression
+        );
+    }
+    s
+}

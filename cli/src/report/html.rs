@@ -1,0 +1,203 @@
+//! The report as one self-contained HTML file: the verdict first, then per job its tables,
+//! its charts (inline SVG from `charts`) and, for benchmarks, the picture of each instance's
+//! best verified placement (`cores::domino::to_svg`). No script, no external style, font or
+//! image: it reads the same without a network.
+
+use std::fmt::Write as _;
+
+use super::charts::{bench_charts, count_charts, Chart};
+use super::model::{BenchReport, CountReport, JobReport, Report};
+use super::text;
+
+/// `&`, `<`, `>` and `"` as entities.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}\
+table{border-collapse:collapse;margin:1em 0;font-size:14px}\
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\
+th:first-child,td:first-child{text-align:left}\
+.verdict{padding:0.8em;font-weight:bold}.ok{background:#e3f4e3}.bad{background:#f8d7d7}\
+figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:0.3em}\
+.boards{display:flex;flex-wrap:wrap;gap:1em}.boards figure{margin:0;width:220px}\
+.boards svg{width:220px;height:auto}";
+
+/// The whole page.
+pub fn page(report: &Report, title: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        escape(title),
+        escape(title)
+    );
+    let problems = report.problems();
+    let class = if problems.is_empty() { "ok" } else { "bad" };
+    let _ = write!(s, "<div class=\"verdict {class}\" id=\"verdict\">");
+    for (i, line) in text::verdict(report).lines().enumerate() {
+        if i > 0 {
+            s.push_str("<br>");
+        }
+        s.push_str(&escape(line.trim()));
+    }
+    s.push_str("</div>\n");
+    for job in &report.jobs {
+        match job {
+            JobReport::Count(c) => count_section(&mut s, c),
+            JobReport::Benchmark(b) => bench_section(&mut s, b),
+        }
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
+fn table(s: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
+    s.push_str("<table><tr>");
+    for h in head {
+        let _ = write!(s, "<th>{}</th>", escape(h));
+    }
+    s.push_str("</tr>\n");
+    for r in rows {
+        s.push_str("<tr>");
+        for c in r {
+            let _ = write!(s, "<td>{}</td>", escape(&c));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n");
+}
+
+fn charts(s: &mut String, job: u64, charts: Vec<Chart>) {
+    for c in charts {
+        let _ = write!(
+            s,
+            "<figure class=\"chart\" id=\"job{job}-{}\" data-chart=\"{}\">\
+             <figcaption>{}</figcaption>\n{}\n</figure>\n",
+            c.id,
+            c.id,
+            escape(&c.title),
+            c.svg
+        );
+    }
+}
+
+fn count_section(s: &mut String, c: &CountReport) {
+    let h = &c.head;
+    let _ = writeln!(
+        s,
+        "<h2 id=\"job{}\">Counting job {}: {}</h2>",
+        h.id,
+        h.id,
+        escape(&h.name)
+    );
+    let _ = writeln!(s, "<pre>{}</pre>", escape(&text::count_table(c)));
+    charts(s, h.id, count_charts(c));
+}
+
+fn bench_section(s: &mut String, b: &BenchReport) {
+    let h = &b.head;
+    let _ = writeln!(
+        s,
+        "<h2 id=\"job{}\">Benchmark job {}: {}</h2>",
+        h.id,
+        h.id,
+        escape(&h.name)
+    );
+    let _ = writeln!(
+        s,
+        "<p>{}, {} current runs on {} instances, {:.1} s; hosts: {}</p>",
+        escape(&h.state),
+        b.runs.len(),
+        b.instances,
+        h.wall_seconds,
+        escape(&b.hosts.join(", "))
+    );
+    if !b.disagreements.is_empty() || !b.wrong.is_empty() {
+        s.push_str("<h3>Disagreements and wrong answers</h3><ul>");
+        for d in &b.disagreements {
+            let _ = write!(s, "<li>contradiction: {}</li>", escape(d));
+        }
+        for w in &b.wrong {
+            let _ = write!(s, "<li>wrong: {}</li>", escape(w));
+        }
+        s.push_str("</ul>\n");
+    }
+    s.push_str("<h3>Configuration x difficulty</h3>\n");
+    table(
+        s,
+        &[
+            "configuration",
+            "difficulty",
+            "runs",
+            "proven",
+            "feasible",
+            "timeout",
+            "error",
+            "unavailable",
+            "wrong",
+            "median s",
+            "total s",
+            "PAR2 s",
+        ],
+        b.rows.iter().map(|r| {
+            vec![
+                r.config.clone(),
+                r.difficulty.clone(),
+                r.runs.to_string(),
+                r.optimal.to_string(),
+                r.feasible.to_string(),
+                r.timeout.to_string(),
+                r.error.to_string(),
+                r.unavailable.to_string(),
+                r.wrong.to_string(),
+                format!("{:.3}", r.median_seconds),
+                format!("{:.2}", r.total_seconds),
+                format!("{:.2}", r.par2),
+            ]
+        }),
+    );
+    charts(s, h.id, bench_charts(b));
+    s.push_str("<h3>Best objective per instance</h3>\n");
+    let opt = |v: Option<u32>| v.map_or("-".into(), |v| v.to_string());
+    table(
+        s,
+        &[
+            "instance",
+            "difficulty",
+            "best",
+            "bound",
+            "proven",
+            "reached by",
+        ],
+        b.best.iter().map(|x| {
+            vec![
+                x.instance.clone(),
+                x.difficulty.clone(),
+                opt(x.objective),
+                opt(x.bound),
+                if x.proven { "yes" } else { "no" }.into(),
+                x.reached_by.join(", "),
+            ]
+        }),
+    );
+    let boards = b.best_placements();
+    if !boards.is_empty() {
+        s.push_str("<h3>Best verified placements</h3>\n<div class=\"boards\">\n");
+        for (inst, rec) in boards {
+            let _ = writeln!(
+                s,
+                "<figure class=\"board\"><figcaption>{}: {} tiles ({})</figcaption>{}</figure>",
+                escape(&inst.id),
+                rec.placement.len(),
+                escape(&rec.config),
+                cores::domino::to_svg(inst, &rec.placement)
+            );
+        }
+        s.push_str("</div>\n");
+    }
+}

@@ -1,0 +1,521 @@
+//! What a report says about a job, computed from the database (issue 10): for a counting job
+//! the totals, the units' estimates against their measurements, the balance and the workers;
+//! for a benchmark job the configuration x difficulty table, each instance's best objective
+//! and who reached it, and every claim that does not hold (wrong runs, contradictions between
+//! configurations, alarms).
+//!
+//! Tables count each task's current run only (a retried run replaces the one it re-runs). A
+//! run's time is its wall time whatever its status: an unproven run counts the time it was
+//! given, so a total is the time a configuration needed for the whole suite. PAR2 counts an
+//! unproven run as twice its time limit (SAT competitions' penalised average).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use coordinator::job::{JobKind, JobState};
+use coordinator::store::{self, BenchRun, CountUnit, JobHead};
+use cores::domino::{self, cross_check, Difficulty, Instance, RunRecord, Status};
+use serde::Serialize;
+use sqlx::SqlitePool;
+
+/// A report: its jobs and the problems found in any of them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub jobs: Vec<JobReport>,
+}
+
+impl Report {
+    /// Every claim of the report's jobs that does not hold: wrong runs, contradictions,
+    /// alarms, unfinished jobs. Empty when everything checks.
+    pub fn problems(&self) -> Vec<String> {
+        self.jobs.iter().flat_map(JobReport::problems).collect()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum JobReport {
+    Count(CountReport),
+    Benchmark(BenchReport),
+}
+
+impl JobReport {
+    pub fn head(&self) -> &Head {
+        match self {
+            JobReport::Count(c) => &c.head,
+            JobReport::Benchmark(b) => &b.head,
+        }
+    }
+
+    pub fn problems(&self) -> Vec<String> {
+        let head = self.head();
+        let job = format!("job {} ({})", head.id, head.name);
+        let mut out: Vec<String> = head
+            .alarms
+            .iter()
+            .map(|a| format!("{job}: alarm {a}"))
+            .collect();
+        if head.state != "done" {
+            out.push(format!("{job}: {}", head.state));
+        }
+        if let JobReport::Benchmark(b) = self {
+            out.extend(b.wrong.iter().map(|w| format!("{job}: wrong run {w}")));
+            out.extend(
+                b.disagreements
+                    .iter()
+                    .map(|d| format!("{job}: contradiction {d}")),
+            );
+        }
+        out
+    }
+}
+
+/// What every job's report starts with.
+#[derive(Debug, Clone, Serialize)]
+pub struct Head {
+    pub id: u64,
+    pub name: String,
+    pub state: String,
+    /// Submission to the last accepted result (or to now for a running job), seconds.
+    pub wall_seconds: f64,
+    /// `kind on unit N: message`.
+    pub alarms: Vec<String>,
+}
+
+/// A counting job.
+#[derive(Debug, Clone, Serialize)]
+pub struct CountReport {
+    pub head: Head,
+    /// Sum of the accepted counts (decimal: counts can exceed 2^64).
+    pub counted: String,
+    /// Whether units carry weights other than 1.
+    pub weighted: bool,
+    /// Sum of weight x count (equal to `counted` without weights); `None` on overflow.
+    pub weighted_total: Option<String>,
+    pub symmetry_factor: String,
+    /// Symmetry factor x weighted total; `None` on overflow.
+    pub total: Option<String>,
+    pub units: u64,
+    pub units_counted: u64,
+    pub nodes: u64,
+    pub updates: u64,
+    /// Estimated over measured nodes per unit with an estimate: quantiles.
+    pub estimate_ratio: Option<Quantiles>,
+    /// Per-unit (estimate, measured) nodes, for the chart.
+    #[serde(skip)]
+    pub estimates: Vec<(f64, f64)>,
+    /// Per-unit wall seconds.
+    pub unit_seconds: Option<Quantiles>,
+    /// Longest over median unit time.
+    pub balance: Option<f64>,
+    pub workers: Vec<WorkerShare>,
+    /// Sum of the unit wall times.
+    pub sum_unit_seconds: f64,
+    /// Sum of unit times over the job's wall time.
+    pub speedup: Option<f64>,
+}
+
+/// Min, quartiles, max.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Quantiles {
+    pub min: f64,
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+    pub max: f64,
+}
+
+impl Quantiles {
+    pub fn of(values: &[f64]) -> Option<Quantiles> {
+        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            let pos = q * (v.len() - 1) as f64;
+            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+            v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+        };
+        Some(Quantiles {
+            min: v[0],
+            q1: at(0.25),
+            median: at(0.5),
+            q3: at(0.75),
+            max: v[v.len() - 1],
+        })
+    }
+}
+
+/// One worker's part of a counting job.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkerShare {
+    /// The worker's name (`coordinator` for units counted at partition time).
+    pub worker: String,
+    pub host: String,
+    pub units: u64,
+    pub seconds: f64,
+    /// Its share of the units' total time.
+    pub share: f64,
+}
+
+/// A benchmark job.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub head: Head,
+    pub instances: usize,
+    pub hosts: Vec<String>,
+    /// Contradictions between configurations (`instance: config: why`).
+    pub disagreements: Vec<String>,
+    /// Current runs recorded `wrong` (`instance under config: why`).
+    pub wrong: Vec<String>,
+    pub rows: Vec<Row>,
+    pub best: Vec<Best>,
+    /// The current runs, in unit order.
+    #[serde(skip)]
+    pub runs: Vec<Run>,
+    /// Instances of the frozen batch files, by id.
+    #[serde(skip)]
+    pub frozen: BTreeMap<String, Instance>,
+}
+
+/// A current run with what the charts need of its instance.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub record: RunRecord,
+    pub batch: String,
+    pub difficulty: Difficulty,
+    pub n: Option<u32>,
+    pub tiles: Option<usize>,
+}
+
+/// A configuration on the instances of one difficulty (or `all`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub config: String,
+    pub difficulty: String,
+    pub runs: usize,
+    pub optimal: usize,
+    pub feasible: usize,
+    pub timeout: usize,
+    pub unavailable: usize,
+    pub error: usize,
+    pub wrong: usize,
+    pub median_seconds: f64,
+    pub total_seconds: f64,
+    /// Mean of the wall time of proven runs and twice the limit for the others.
+    pub par2: f64,
+}
+
+/// An instance's best verified objective and the configurations that reached it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Best {
+    pub instance: String,
+    pub difficulty: String,
+    pub objective: Option<u32>,
+    /// The smallest proven bound of any configuration.
+    pub bound: Option<u32>,
+    pub proven: bool,
+    pub reached_by: Vec<String>,
+}
+
+/// Reads `job` from `pool` into its report.
+pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<JobReport> {
+    let alarms = store::job_alarms(pool, head.id)
+        .await?
+        .into_iter()
+        .map(|(kind, unit, message)| match unit {
+            Some(u) => format!("{kind} on unit {u}: {message}"),
+            None => format!("{kind}: {message}"),
+        })
+        .collect();
+    let mut h = Head {
+        id: head.id,
+        name: head.name.clone(),
+        state: state_name(head.state).into(),
+        wall_seconds: 0.0,
+        alarms,
+    };
+    Ok(match head.kind {
+        JobKind::Count => {
+            let units = store::count_units(pool, head.id).await?;
+            h.wall_seconds = wall(head, None);
+            JobReport::Count(count_report(h, head.symmetry_factor, &units))
+        }
+        JobKind::Benchmark => {
+            let runs = store::bench_runs(pool, head.id).await?;
+            let files = store::job_files(pool, head.id).await?;
+            let last = runs.iter().map(|r| r.accepted_at).max();
+            h.wall_seconds = wall(head, last);
+            let mut frozen = BTreeMap::new();
+            for f in files.iter().filter(|f| f.kind == "batch") {
+                let batch = domino::parse_batch(&f.text)
+                    .map_err(|e| anyhow::anyhow!("frozen {}:{}: {}", f.name, e.line, e.problem))?;
+                frozen.extend(batch.into_iter().map(|i| (i.id.clone(), i)));
+            }
+            JobReport::Benchmark(bench_report(h, &runs, frozen))
+        }
+    })
+}
+
+fn state_name(state: JobState) -> &'static str {
+    state.as_str()
+}
+
+/// Seconds from submission to `last` (a finished job: its end).
+fn wall(head: &JobHead, last: Option<u64>) -> f64 {
+    let end = head.finished_at.or(last).unwrap_or(head.created_at);
+    end.saturating_sub(head.created_at) as f64 / 1000.0
+}
+
+/// The counting report of a job's units.
+pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountReport {
+    let counted_units: Vec<(&CountUnit, &store::CountResult)> = units
+        .iter()
+        .filter_map(|u| u.result.as_ref().map(|r| (u, r)))
+        .collect();
+    let counted: u128 = counted_units.iter().map(|(_, r)| r.solutions).sum();
+    let weighted_total = counted_units.iter().try_fold(0u128, |acc, (u, r)| {
+        acc.checked_add(u.weight.checked_mul(r.solutions)?)
+    });
+    let total = weighted_total.and_then(|w| w.checked_mul(factor));
+    let estimates: Vec<(f64, f64)> = counted_units
+        .iter()
+        .filter_map(|(u, r)| Some((u.estimate_nodes?, r.nodes as f64)))
+        .filter(|(e, m)| *e > 0.0 && *m > 0.0)
+        .collect();
+    let ratios: Vec<f64> = estimates.iter().map(|(e, m)| e / m).collect();
+    let times: Vec<f64> = counted_units.iter().map(|(_, r)| r.wall_seconds).collect();
+    let unit_seconds = Quantiles::of(&times);
+    let sum_unit_seconds: f64 = times.iter().sum();
+    let mut by_worker: BTreeMap<(String, String), (u64, f64)> = BTreeMap::new();
+    for (_, r) in &counted_units {
+        let name = r.worker.clone().unwrap_or_else(|| "coordinator".into());
+        let e = by_worker.entry((name, r.host.clone())).or_default();
+        e.0 += 1;
+        e.1 += r.wall_seconds;
+    }
+    let workers = by_worker
+        .into_iter()
+        .map(|((worker, host), (units, seconds))| WorkerShare {
+            worker,
+            host,
+            units,
+            seconds,
+            share: if sum_unit_seconds > 0.0 {
+                seconds / sum_unit_seconds
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    let balance = unit_seconds
+        .filter(|q| q.median > 0.0)
+        .map(|q| q.max / q.median);
+    let speedup = (head.wall_seconds > 0.0).then(|| sum_unit_seconds / head.wall_seconds);
+    CountReport {
+        counted: counted.to_string(),
+        weighted: units.iter().any(|u| u.weight != 1),
+        weighted_total: weighted_total.map(|w| w.to_string()),
+        symmetry_factor: factor.to_string(),
+        total: total.map(|t| t.to_string()),
+        units: units.len() as u64,
+        units_counted: counted_units.len() as u64,
+        nodes: counted_units.iter().map(|(_, r)| r.nodes).sum(),
+        updates: counted_units.iter().map(|(_, r)| r.updates).sum(),
+        estimate_ratio: Quantiles::of(&ratios),
+        estimates,
+        unit_seconds,
+        balance,
+        workers,
+        sum_unit_seconds,
+        speedup,
+        head,
+    }
+}
+
+/// The benchmark report of a job's stored runs.
+pub fn bench_report(
+    head: Head,
+    runs: &[BenchRun],
+    frozen: BTreeMap<String, Instance>,
+) -> BenchReport {
+    let current: Vec<Run> = runs
+        .iter()
+        .filter(|r| r.current)
+        .map(|r| {
+            let inst = frozen.get(&r.run.record.instance);
+            Run {
+                record: r.run.record.clone(),
+                batch: r.batch.clone(),
+                difficulty: r.run.difficulty,
+                n: inst.map(|i| i.n),
+                tiles: inst.map(|i| i.tiles.len()),
+            }
+        })
+        .collect();
+    let mut by_instance: BTreeMap<&str, Vec<&Run>> = BTreeMap::new();
+    for r in &current {
+        by_instance.entry(&r.record.instance).or_default().push(r);
+    }
+    let disagreements = by_instance
+        .values()
+        .flat_map(|rs| cross_check(rs.iter().map(|r| &r.record)))
+        .map(|c| c.to_string())
+        .collect();
+    let wrong = current
+        .iter()
+        .filter(|r| r.record.status == Status::Wrong)
+        .map(|r| {
+            let why = r.record.message.as_deref().unwrap_or("");
+            let why = why.lines().next().unwrap_or("");
+            format!("{} under {}: {why}", r.record.instance, r.record.config)
+        })
+        .collect();
+    let best = by_instance.iter().map(|(id, rs)| best_of(id, rs)).collect();
+    let hosts: BTreeSet<String> = current
+        .iter()
+        .map(|r| {
+            let h = &r.record.host;
+            format!("{} dancehall {}", h.hostname, h.dancehall_version)
+        })
+        .collect();
+    BenchReport {
+        head,
+        instances: by_instance.len(),
+        hosts: hosts.into_iter().collect(),
+        disagreements,
+        wrong,
+        rows: table(&current),
+        best,
+        runs: current,
+        frozen,
+    }
+}
+
+fn best_of(id: &str, rs: &[&Run]) -> Best {
+    let solved = |r: &&&Run| r.record.status.is_solved();
+    let objective = rs
+        .iter()
+        .filter(solved)
+        .filter_map(|r| r.record.objective)
+        .max();
+    let bound = rs
+        .iter()
+        .filter(|r| r.record.status != Status::Wrong)
+        .filter_map(|r| r.record.bound)
+        .min();
+    let reached_by = rs
+        .iter()
+        .filter(solved)
+        .filter(|r| objective.is_some() && r.record.objective == objective)
+        .map(|r| r.record.config.clone())
+        .collect();
+    Best {
+        instance: id.to_owned(),
+        difficulty: rs[0].difficulty.as_str().to_owned(),
+        objective,
+        bound,
+        proven: objective.is_some() && objective == bound,
+        reached_by,
+    }
+}
+
+/// Median of `v` (0 when empty).
+pub fn median(v: &[f64]) -> f64 {
+    Quantiles::of(v).map_or(0.0, |q| q.median)
+}
+
+fn row(config: &str, difficulty: &str, runs: &[&Run]) -> Row {
+    let count = |s: Status| runs.iter().filter(|r| r.record.status == s).count();
+    let times: Vec<f64> = runs.iter().map(|r| r.record.wall_seconds).collect();
+    let par2: f64 = runs
+        .iter()
+        .map(|r| {
+            if r.record.status == Status::Optimal {
+                r.record.wall_seconds
+            } else {
+                2.0 * r.record.time_limit_seconds
+            }
+        })
+        .sum::<f64>()
+        / runs.len().max(1) as f64;
+    Row {
+        config: config.to_string(),
+        difficulty: difficulty.to_string(),
+        runs: runs.len(),
+        optimal: count(Status::Optimal),
+        feasible: count(Status::Feasible),
+        timeout: count(Status::Timeout),
+        unavailable: count(Status::Unavailable),
+        error: count(Status::Error),
+        wrong: count(Status::Wrong),
+        median_seconds: median(&times),
+        total_seconds: times.iter().sum(),
+        par2,
+    }
+}
+
+/// The configurations in first-seen order.
+pub fn configs(runs: &[Run]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in runs {
+        if !out.contains(&r.record.config) {
+            out.push(r.record.config.clone());
+        }
+    }
+    out
+}
+
+/// Per configuration (in first-seen order), one row per difficulty present and one for all.
+pub fn table(runs: &[Run]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for c in configs(runs) {
+        let mine: Vec<&Run> = runs.iter().filter(|r| r.record.config == c).collect();
+        for d in Difficulty::ALL {
+            let part: Vec<&Run> = mine.iter().copied().filter(|r| r.difficulty == d).collect();
+            if !part.is_empty() {
+                rows.push(row(&c, d.as_str(), &part));
+            }
+        }
+        rows.push(row(&c, "all", &mine));
+    }
+    rows
+}
+
+impl BenchReport {
+    /// Instances some configuration proved optimal but `config` did not.
+    pub fn proven_elsewhere(&self, config: &str) -> Vec<String> {
+        let proven = |pred: &dyn Fn(&Run) -> bool| -> BTreeSet<&str> {
+            self.runs
+                .iter()
+                .filter(|r| r.record.status == Status::Optimal && pred(r))
+                .map(|r| r.record.instance.as_str())
+                .collect()
+        };
+        let by_any = proven(&|_| true);
+        let by_it = proven(&|r| r.record.config == config);
+        by_any.difference(&by_it).map(|s| s.to_string()).collect()
+    }
+
+    /// The best verified placement of each instance, checked again on its frozen instance.
+    pub fn best_placements(&self) -> Vec<(&Instance, &RunRecord)> {
+        let mut best: BTreeMap<&str, &RunRecord> = BTreeMap::new();
+        for r in &self.runs {
+            let rec = &r.record;
+            let better = best
+                .get(rec.instance.as_str())
+                .is_none_or(|b| rec.objective > b.objective);
+            if rec.status.is_solved() && better {
+                best.insert(&rec.instance, rec);
+            }
+        }
+        best.into_iter()
+            .filter_map(|(id, rec)| {
+                let inst = self.frozen.get(id)?;
+                // A picture of something the verifier refutes would be a lie.
+                domino::verify(inst, &rec.placement).ok()?;
+                Some((inst, rec))
+            })
+            .collect()
+    }
+}

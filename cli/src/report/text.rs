@@ -1,0 +1,298 @@
+//! A report as text for a terminal (`--format table`) and as CSV (`--format csv`: the rows
+//! behind it, one per current benchmark run or per counting unit). Both open with the
+//! verdict line: what does not check, or that everything does.
+
+use std::fmt::Write as _;
+
+use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row};
+
+/// The first line of every report: the problems, or that there are none.
+pub fn verdict(report: &Report) -> String {
+    let problems = report.problems();
+    if problems.is_empty() {
+        "CHECKED: no wrong run, no contradiction between configurations, no alarm".into()
+    } else {
+        let mut s = format!("PROBLEMS ({}): the results may be wrong", problems.len());
+        for p in &problems {
+            let _ = write!(s, "\n  {p}");
+        }
+        s
+    }
+}
+
+/// `--format table`.
+pub fn table(report: &Report) -> String {
+    let mut out = verdict(report);
+    out.push('\n');
+    for job in &report.jobs {
+        out.push('\n');
+        match job {
+            JobReport::Count(c) => out.push_str(&count_table(c)),
+            JobReport::Benchmark(b) => out.push_str(&bench_table(b)),
+        }
+    }
+    out
+}
+
+fn quantiles(q: &Option<Quantiles>, unit: &str) -> String {
+    match q {
+        Some(q) => format!(
+            "min {:.3}{unit}, q1 {:.3}{unit}, median {:.3}{unit}, q3 {:.3}{unit}, max {:.3}{unit}",
+            q.min, q.q1, q.median, q.q3, q.max
+        ),
+        None => "none".into(),
+    }
+}
+
+fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
+    v.as_ref().map_or("-".into(), |v| v.to_string())
+}
+
+pub fn count_table(c: &CountReport) -> String {
+    let h = &c.head;
+    let mut s = format!(
+        "counting job {} ({}): {}, {:.2} s\n",
+        h.id, h.name, h.state, h.wall_seconds
+    );
+    let overflow = || "overflow".to_string();
+    let weighted = c.weighted_total.clone().unwrap_or_else(overflow);
+    let total = c.total.clone().unwrap_or_else(overflow);
+    let what = if c.weighted {
+        format!(
+            "{weighted} (sum of weight x count; the counts alone sum to {})",
+            c.counted
+        )
+    } else {
+        format!("{} counted", c.counted)
+    };
+    if c.symmetry_factor == "1" {
+        let _ = writeln!(s, "  total        {total}: {what}");
+    } else {
+        let _ = writeln!(
+            s,
+            "  total        {total} = {what} x symmetry factor {}",
+            c.symmetry_factor
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  units        {} ({} counted); nodes {}, updates {}",
+        c.units, c.units_counted, c.nodes, c.updates
+    );
+    let _ = writeln!(
+        s,
+        "  estimate     estimated / measured nodes per unit: {}",
+        quantiles(&c.estimate_ratio, "")
+    );
+    let _ = writeln!(s, "  unit time    {}", quantiles(&c.unit_seconds, " s"));
+    let _ = writeln!(
+        s,
+        "  balance      longest / median unit time: {}",
+        c.balance.map_or("-".into(), |b| format!("{b:.2}"))
+    );
+    let _ = writeln!(
+        s,
+        "  speed-up     {:.2} s of unit time in {:.2} s of wall time: {}",
+        c.sum_unit_seconds,
+        h.wall_seconds,
+        c.speedup.map_or("-".into(), |x| format!("{x:.2}"))
+    );
+    let _ = writeln!(
+        s,
+        "  {:<24} {:<16} {:>7} {:>10} {:>7}",
+        "worker", "host", "units", "seconds", "share"
+    );
+    for w in &c.workers {
+        let _ = writeln!(
+            s,
+            "  {:<24} {:<16} {:>7} {:>10.3} {:>6.1}%",
+            w.worker,
+            w.host,
+            w.units,
+            w.seconds,
+            100.0 * w.share
+        );
+    }
+    s
+}
+
+/// The configuration x difficulty table.
+pub fn rows_table(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10} {:>10} {:>9}\n",
+        "configuration",
+        "diff",
+        "runs",
+        "proven",
+        "feasible",
+        "timeout",
+        "error",
+        "wrong",
+        "median s",
+        "total s",
+        "PAR2 s"
+    );
+    for r in rows {
+        if r.unavailable == r.runs {
+            let _ = writeln!(
+                out,
+                "{:<19} {:<7} {:>5}  unavailable on the workers",
+                r.config, r.difficulty, r.runs
+            );
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10.3} {:>10.2} {:>9.2}",
+            r.config,
+            r.difficulty,
+            r.runs,
+            r.optimal,
+            r.feasible,
+            r.timeout,
+            r.error + r.unavailable,
+            r.wrong,
+            r.median_seconds,
+            r.total_seconds,
+            r.par2
+        );
+    }
+    out
+}
+
+pub fn bench_table(b: &BenchReport) -> String {
+    let h = &b.head;
+    let mut s = format!(
+        "benchmark job {} ({}): {}, {} current runs on {} instances, {:.2} s (hosts: {})\n",
+        h.id,
+        h.name,
+        h.state,
+        b.runs.len(),
+        b.instances,
+        h.wall_seconds,
+        b.hosts.join(", ")
+    );
+    for d in &b.disagreements {
+        let _ = writeln!(s, "CONTRADICTION {d}");
+    }
+    for w in &b.wrong {
+        let _ = writeln!(s, "WRONG {w}");
+    }
+    s.push_str(&rows_table(&b.rows));
+    if b.rows.iter().any(|r| r.config == "native") {
+        let missing = b.proven_elsewhere("native");
+        if missing.is_empty() {
+            s.push_str("native proves every instance that any configuration proves\n");
+        } else {
+            let _ = writeln!(
+                s,
+                "proven by another configuration but not by native: {}",
+                missing.join(", ")
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "{:<12} {:<7} {:>5} {:>5} {:<7} reached by",
+        "instance", "diff", "best", "bound", "proven"
+    );
+    for x in &b.best {
+        let _ = writeln!(
+            s,
+            "{:<12} {:<7} {:>5} {:>5} {:<7} {}",
+            x.instance,
+            x.difficulty,
+            opt(&x.objective),
+            opt(&x.bound),
+            if x.proven { "yes" } else { "no" },
+            x.reached_by.join(", ")
+        );
+    }
+    s
+}
+
+/// A CSV field, quoted when it needs to be.
+pub fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// `--format csv`: after the verdict (a `#` line), one row per current benchmark run, or per
+/// unit of a counting job.
+pub fn csv(report: &Report) -> String {
+    let mut out = String::new();
+    for line in verdict(report).lines() {
+        let _ = writeln!(out, "# {}", line.trim());
+    }
+    for job in &report.jobs {
+        match job {
+            JobReport::Count(c) => out.push_str(&count_csv(c)),
+            JobReport::Benchmark(b) => out.push_str(&bench_csv(b)),
+        }
+    }
+    out
+}
+
+fn count_csv(c: &CountReport) -> String {
+    let mut s = String::from(
+        "job,kind,units,counted,weighted_total,symmetry_factor,total,nodes,updates,\
+         estimate_ratio_median,unit_seconds_median,balance,sum_unit_seconds,wall_seconds,speedup,\
+         workers\n",
+    );
+    let f3 = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
+    let _ = writeln!(
+        s,
+        "{},count,{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
+        c.head.id,
+        c.units,
+        c.counted,
+        c.weighted_total.clone().unwrap_or_default(),
+        c.symmetry_factor,
+        c.total.clone().unwrap_or_default(),
+        c.nodes,
+        c.updates,
+        f3(c.estimate_ratio.map(|q| q.median)),
+        f3(c.unit_seconds.map(|q| q.median)),
+        f3(c.balance),
+        c.sum_unit_seconds,
+        c.head.wall_seconds,
+        f3(c.speedup),
+        c.workers.len()
+    );
+    s
+}
+
+fn bench_csv(b: &BenchReport) -> String {
+    let mut s = String::from(
+        "job,instance,batch,difficulty,n,tiles,config,status,termination,objective,bound,\
+         wall_seconds,cpu_seconds,time_limit_seconds,solver_version,host,dancehall_version\n",
+    );
+    for r in &b.runs {
+        let rec = &r.record;
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}",
+            b.head.id,
+            field(&rec.instance),
+            field(&r.batch),
+            r.difficulty.as_str(),
+            opt(&r.n),
+            opt(&r.tiles),
+            field(&rec.config),
+            rec.status,
+            rec.termination,
+            rec.objective.map_or(String::new(), |v| v.to_string()),
+            rec.bound.map_or(String::new(), |v| v.to_string()),
+            rec.wall_seconds,
+            rec.cpu_seconds.map_or(String::new(), |c| format!("{c:.3}")),
+            rec.time_limit_seconds,
+            field(&rec.solver_version),
+            field(&rec.host.hostname),
+            field(&rec.host.dancehall_version)
+        );
+    }
+    s
+}

@@ -1,0 +1,436 @@
+//! `dancehall report` and `dancehall query` on a fixture database the tests build with plain
+//! SQL (the schema's migrations, then rows written as a coordinator writes them): golden
+//! table, CSV and JSON output, a contradiction that fails the report, `query` refusing a
+//! write, and the HTML report rendered by headless Chromium.
+//!
+//! Golden files live in `tests/data/report/`; `UPDATE_GOLDEN=1 cargo test -p cli --test
+//! report` rewrites them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use cores::domino::{self, HostInfo, Measure, RunRecord, SolveLimits, Status, Termination};
+
+fn dancehall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dancehall"))
+        .args(args)
+        .output()
+        .expect("the dancehall binary runs")
+}
+
+/// Two easy instances of the public suite's batch01.
+const BATCH: &str = r#"{"id": "b01-e1", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[1, 1, 4], [1, 2, 0], [4, 3, 0], [2, 2, 1]]}
+{"id": "b01-e3", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[0, 3, 4], [2, 0, 2], [2, 3, 4]]}
+"#;
+
+fn host(name: &str) -> HostInfo {
+    HostInfo {
+        hostname: name.into(),
+        cpu_model: "Test CPU".into(),
+        cores: 2,
+        memory_bytes: 1 << 30,
+        kernel: "6.1".into(),
+        dancehall_version: "0.1.0".into(),
+    }
+}
+
+/// A record as a worker would send it: a verified optimum from the native solver, or a
+/// claimed status without placement.
+fn record(instance: &str, config: &str, status: Status, seconds: f64) -> RunRecord {
+    let inst = domino::parse_batch(BATCH)
+        .unwrap()
+        .into_iter()
+        .find(|i| i.id == instance)
+        .unwrap();
+    let mut r = RunRecord {
+        status,
+        termination: Termination::Normal,
+        wall_seconds: seconds,
+        cpu_seconds: Some(seconds),
+        cpu_measure: Measure::Thread,
+        solver: config.into(),
+        solver_version: format!("{config} 1.0"),
+        ..RunRecord::blank(instance, config, 5.0, host("box"))
+    };
+    if status.is_solved() {
+        let out = domino::solve(&inst, &SolveLimits::default());
+        r.objective = Some(out.objective);
+        r.bound = Some(out.bound);
+        r.placement = out.placement;
+    } else {
+        r.termination = Termination::Walltime;
+    }
+    r
+}
+
+/// The fixture: job 1 counts (4 units, factor 24, two workers), job 2 benchmarks two
+/// instances under `native` and `clingo`; with `bad`, clingo claims a smaller optimum for
+/// b01-e1 (a contradiction) and an alarm is raised.
+fn fixture(dir: &Path, bad: bool) -> PathBuf {
+    let db = dir.join("fixture.db");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let pool = coordinator::store::open(&db).await.unwrap();
+        let exec = |sql: String| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(&sql).execute(&pool).await.unwrap();
+            }
+        };
+        exec(
+            "INSERT INTO workers (id, name, host, threads, software_version, registered_at,
+                                  last_seen)
+             VALUES (1, 'local-0', 'box', 1, '0.1.0', 1000000, 1009000),
+                                         (2, 'local-1', 'box', 1, '0.1.0', 1000000, 1009000)"
+                .into(),
+        )
+        .await;
+        exec(
+            "INSERT INTO jobs (id, name, state, prefix, symmetry_factor, audit_share, seed, dlx,
+                 dlx_sha256, spec, created_at, finished_at, kind, core)
+             VALUES (1, 'sudoku-4x4-fixed', 'done', '', '24', 0, '0', '', '', '', 1000000,
+                     1004000, 'count', 'dlx'),
+                    (2, 'domino-fixture', 'done', '', '1', 0, '0', '', '', '', 2000000,
+                     2010000, 'benchmark', 'dlx')"
+                .into(),
+        )
+        .await;
+        for (u, est, sols, nodes, secs, w) in [
+            (1, 40.0, 3, 50, 0.5, 1),
+            (2, 40.0, 3, 40, 1.0, 2),
+            (3, 80.0, 3, 40, 1.5, 1),
+            (4, 20.0, 3, 40, 1.0, 2),
+        ] {
+            exec(format!(
+                "INSERT INTO units (id, job_id, prefix, state, est_nodes, created_at)
+                 VALUES ({u}, 1, '{u}', 'done', {est}, 1000000)"
+            ))
+            .await;
+            exec(format!(
+                "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes,
+                     updates, estimate_nodes, wall_seconds, cpu_seconds, host, remaining,
+                     accepted_at, core)
+                 VALUES ({u}, 1, {w}, '{sols}', {nodes}, {}, {est}, {secs}, {secs}, 'box', '',
+                         1004000, 'dlx')",
+                nodes * 3
+            ))
+            .await;
+        }
+        exec(format!(
+            "INSERT INTO bench_files VALUES (2, 'batch', 'batch01.txt', '{}', '{}')",
+            coordinator::store::sha256_hex(BATCH),
+            BATCH.replace('\'', "''")
+        ))
+        .await;
+        let clingo_e1 = if bad {
+            let mut r = record("b01-e1", "clingo", Status::Optimal, 0.3);
+            // A claim of optimality below native's verified placement of 4 tiles.
+            r.placement.pop();
+            r.objective = Some(3);
+            r.bound = Some(3);
+            r
+        } else {
+            record("b01-e1", "clingo", Status::Optimal, 0.3)
+        };
+        let runs = [
+            record("b01-e1", "native", Status::Optimal, 0.002),
+            clingo_e1,
+            record("b01-e3", "native", Status::Optimal, 0.004),
+            record("b01-e3", "clingo", Status::Timeout, 5.01),
+        ];
+        for (k, r) in runs.iter().enumerate() {
+            let u = 10 + k;
+            let line = BATCH.lines().find(|l| l.contains(&r.instance)).unwrap();
+            let task = serde_json::json!({
+                "instance_id": r.instance, "instance_json": line,
+                "instance_sha256": coordinator::store::sha256_hex(line), "batch": "batch01.txt",
+                "config": r.config, "time_limit_seconds": 5.0, "memory_limit_bytes": null,
+            });
+            exec(format!(
+                "INSERT INTO units (id, job_id, prefix, state, created_at, task)
+                 VALUES ({u}, 2, '', 'done', 2000000, '{task}')"
+            ))
+            .await;
+            exec(format!(
+                "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
+                     estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at)
+                 VALUES ({u}, 2, 1, '0', 0, 0, 0, {}, {}, 'box', '', {})",
+                r.wall_seconds,
+                r.wall_seconds,
+                2001000 + 1000 * k
+            ))
+            .await;
+            let opt = |v: Option<u32>| v.map_or("NULL".to_string(), |v| v.to_string());
+            exec(format!(
+                "INSERT INTO bench_runs VALUES ({u}, 2, '{}', '{}', 'batch01.txt', 'easy', '{}',
+                     '{}', '{}', {}, {}, {}, {}, NULL, 5.0, '{}', '{}', 'box', 'Test CPU', 2,
+                     1073741824, '6.1', '0.1.0', '{}', {})",
+                r.instance,
+                coordinator::store::sha256_hex(line),
+                r.config,
+                r.status,
+                r.termination,
+                opt(r.objective),
+                opt(r.bound),
+                r.wall_seconds,
+                r.wall_seconds,
+                r.solver,
+                r.solver_version,
+                r.to_json().replace('\'', "''"),
+                2001000 + 1000 * k
+            ))
+            .await;
+        }
+        if bad {
+            exec(
+                "INSERT INTO alarms VALUES (1, 2, 11, 'wrong-answer', 'a fixture alarm', 2002000)"
+                    .into(),
+            )
+            .await;
+        }
+        pool.close().await;
+    });
+    db
+}
+
+fn golden(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/report")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert_eq!(
+        got,
+        want,
+        "{} differs (UPDATE_GOLDEN=1 rewrites it)",
+        path.display()
+    );
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn table_csv_and_json_reports_match_their_golden_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture(dir.path(), false);
+    let db = db.to_str().unwrap();
+    for (format, file) in [
+        ("table", "table.txt"),
+        ("csv", "report.csv"),
+        ("json", "report.json"),
+    ] {
+        let o = dancehall(&["report", "1", "2", "--db", db, "--format", format]);
+        assert!(
+            o.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        golden(file, &stdout(&o));
+    }
+    // --latest is job 2, the benchmark.
+    let o = dancehall(&["report", "--latest", "--db", db]);
+    assert!(
+        stdout(&o).contains("benchmark job 2 (domino-fixture)"),
+        "{}",
+        stdout(&o)
+    );
+    // Two benchmark jobs side by side: the same job has no regression.
+    let o = dancehall(&["report", "compare", "2", "2", "--db", db]);
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("NO REGRESSION"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_contradiction_or_an_alarm_fails_the_report_and_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture(dir.path(), true);
+    let o = dancehall(&["report", "2", "--db", db.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("PROBLEMS (2)"), "{out}");
+    assert!(
+        out.contains("contradiction b01-e1: clingo: proved the optimum is at most 3"),
+        "{out}"
+    );
+    assert!(out.contains("alarm wrong-answer on unit 11"), "{out}");
+}
+
+#[test]
+fn query_reads_the_views_and_refuses_a_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture(dir.path(), false);
+    let db = db.to_str().unwrap();
+    let o = dancehall(&[
+        "query",
+        "SELECT config, status, COUNT(*) AS runs FROM v_bench_runs WHERE current GROUP BY 1, 2 ORDER BY 1, 2",
+        "--db",
+        db,
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout(&o),
+        "config,status,runs\nclingo,optimal,1\nclingo,timeout,1\nnative,optimal,2\n"
+    );
+    let o = dancehall(&[
+        "query",
+        "SELECT job_id, kind, units, units_counted FROM v_jobs",
+        "--db",
+        db,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "{\"job_id\":1,\"kind\":\"count\",\"units\":4,\"units_counted\":4}\n\
+         {\"job_id\":2,\"kind\":\"benchmark\",\"units\":4,\"units_counted\":4}\n"
+    );
+    let before = std::fs::read(db).unwrap();
+    for sql in [
+        "DELETE FROM jobs",
+        "UPDATE bench_runs SET status = 'optimal'",
+        "CREATE TABLE x (a)",
+    ] {
+        let o = dancehall(&["query", sql, "--db", db]);
+        assert_eq!(o.status.code(), Some(2), "{sql}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("read-only"), "{sql}: {err}");
+    }
+    assert_eq!(std::fs::read(db).unwrap(), before, "the database changed");
+    let o = dancehall(&["query", "SELECT COUNT(*) AS n FROM jobs", "--db", db]);
+    assert_eq!(stdout(&o), "n\n2\n");
+}
+
+/// The HTML report in headless Chromium: no console error, every chart there, a screenshot
+/// with something on it. Skipped (with a note) where Chromium is not installed; CI installs it
+/// (scripts/install-test-tools.sh).
+#[test]
+fn the_html_report_renders_in_headless_chromium() {
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    let dir = tempfile::tempdir().unwrap();
+    let db = fixture(dir.path(), false);
+    let html = dir.path().join("report.html");
+    let o = dancehall(&[
+        "report",
+        "1",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "html",
+        "--out",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !page.contains("http://") || !page.contains("src=\"http"),
+        "external resource"
+    );
+    assert!(!page.contains("<script"), "the report has no script");
+    let Some(chromium) = chromium else {
+        eprintln!("chromium is not installed: the rendering part is skipped");
+        return;
+    };
+    // A probe that records errors and console.error calls into the DOM, injected first.
+    let probe = "<script>window.__errors=[];\
+        window.addEventListener('error',function(e){window.__errors.push(String(e.message));});\
+        var ce=console.error;console.error=function(){window.__errors.push(Array.from(arguments).join(' '));ce.apply(console,arguments);};\
+        window.addEventListener('load',function(){document.documentElement.setAttribute('data-errors',JSON.stringify(window.__errors));});\
+        </script>";
+    let probed = dir.path().join("probed.html");
+    std::fs::write(
+        &probed,
+        page.replacen("<head>", &format!("<head>{probe}"), 1),
+    )
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let run = |extra: &[String]| {
+        Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--window-size=1200,2400",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(format!("file://{}", probed.display()))
+            .output()
+            .expect("chromium runs")
+    };
+    let dom = run(&[
+        "--dump-dom".into(),
+        "--enable-logging=stderr".into(),
+        "--v=0".into(),
+    ]);
+    let dump = String::from_utf8_lossy(&dom.stdout);
+    let log = String::from_utf8_lossy(&dom.stderr);
+    assert!(
+        dump.contains("data-errors=\"[]\""),
+        "errors on the page: {}",
+        dump.lines().next().unwrap_or("")
+    );
+    assert!(!log.contains("Uncaught"), "console: {log}");
+    for chart in [
+        "estimate-vs-measured",
+        "worker-shares",
+        "time-by-difficulty",
+        "time-by-board-size",
+        "time-by-tiles",
+        "time-distribution",
+        "cactus",
+        "scatter",
+    ] {
+        let at = dump
+            .find(&format!("data-chart=\"{chart}\""))
+            .unwrap_or_else(|| panic!("{chart} missing"));
+        let figure = &dump[at..at + dump[at..].find("</figure>").unwrap()];
+        assert!(
+            figure.contains("<svg") && !figure.contains("chart not drawn"),
+            "{chart}: {figure}"
+        );
+    }
+    assert_eq!(dump.matches("class=\"board\"").count(), 2, "board pictures");
+    let shot = dir.path().join("shot.png");
+    let o = run(&[format!("--screenshot={}", shot.display())]);
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let bytes = &buf[..info.buffer_size()];
+    let channels = info.color_type.samples();
+    let ink = bytes
+        .chunks(channels)
+        .filter(|px| px.iter().take(3).any(|&c| c < 200))
+        .count();
+    let pixels = bytes.len() / channels;
+    assert!(
+        ink * 100 > pixels,
+        "the screenshot is blank: {ink} of {pixels} pixels drawn"
+    );
+}

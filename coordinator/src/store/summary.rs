@@ -1,0 +1,149 @@
+//! What reports read (`dancehall report`): every job's head, a counting job's units with
+//! their estimates and measurements and who ran them, a job's alarms. Read-only queries;
+//! [`open_read_only`] opens a database without creating, migrating or locking it.
+
+use std::path::Path;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
+use sqlx::Row;
+
+use super::{get_opt_u64, get_u64, int, parse, Result};
+use crate::job::{JobId, JobKind, JobState, UnitState};
+
+/// Opens the database at `path` read-only (a write through this pool fails), as it is: no
+/// migration runs and nothing is created.
+pub async fn open_read_only(path: &Path) -> Result<SqlitePool> {
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .read_only(true)
+        .foreign_keys(true);
+    Ok(SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await?)
+}
+
+/// A job as a report names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobHead {
+    pub id: JobId,
+    pub name: String,
+    pub kind: JobKind,
+    pub state: JobState,
+    pub symmetry_factor: u128,
+    /// Milliseconds since the epoch.
+    pub created_at: u64,
+    pub finished_at: Option<u64>,
+}
+
+/// Every job, oldest first.
+pub async fn job_heads(pool: &SqlitePool) -> Result<Vec<JobHead>> {
+    let rows = sqlx::query(
+        "SELECT id, name, kind, state, symmetry_factor, created_at, finished_at
+         FROM jobs ORDER BY id",
+    )
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let kind: String = r.try_get("kind")?;
+            let state: String = r.try_get("state")?;
+            Ok(JobHead {
+                id: get_u64(r, "id")?,
+                name: r.try_get("name")?,
+                kind: JobKind::parse(&kind)
+                    .ok_or_else(|| super::StoreError::Corrupt(format!("job kind {kind:?}")))?,
+                state: JobState::parse(&state)
+                    .ok_or_else(|| super::StoreError::Corrupt(format!("job state {state:?}")))?,
+                symmetry_factor: parse(
+                    &r.try_get::<String, _>("symmetry_factor")?,
+                    "symmetry_factor",
+                )?,
+                created_at: get_u64(r, "created_at")?,
+                finished_at: get_opt_u64(r, "finished_at")?,
+            })
+        })
+        .collect()
+}
+
+/// One work unit of a counting job (audit re-runs left out), with its accepted result if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountUnit {
+    pub unit: u64,
+    pub state: UnitState,
+    pub weight: u128,
+    /// Knuth's estimate of the unit's nodes at partition time (`None`: not estimated).
+    pub estimate_nodes: Option<f64>,
+    pub result: Option<CountResult>,
+}
+
+/// What a worker (or the partitioner) measured on a unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountResult {
+    pub solutions: u128,
+    pub nodes: u64,
+    pub updates: u64,
+    pub wall_seconds: f64,
+    /// `None`: counted by the coordinator at partition time.
+    pub worker: Option<String>,
+    pub host: String,
+}
+
+/// The units of counting job `job`, in id order.
+pub async fn count_units(pool: &SqlitePool, job: JobId) -> Result<Vec<CountUnit>> {
+    let rows = sqlx::query(
+        "SELECT u.id, u.state, u.weight, u.est_nodes, r.unit_id AS counted, r.solutions,
+                r.nodes, r.updates, r.wall_seconds, r.host, w.name AS worker
+         FROM units u LEFT JOIN unit_results r ON r.unit_id = u.id
+              LEFT JOIN workers w ON w.id = r.worker_id
+         WHERE u.job_id = ? AND u.audit_of IS NULL ORDER BY u.id",
+    )
+    .bind(int(job, "job id")?)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let state: String = r.try_get("state")?;
+            let result = match r.try_get::<Option<i64>, _>("counted")? {
+                None => None,
+                Some(_) => Some(CountResult {
+                    solutions: parse(&r.try_get::<String, _>("solutions")?, "solutions")?,
+                    nodes: get_u64(r, "nodes")?,
+                    updates: get_u64(r, "updates")?,
+                    wall_seconds: r.try_get("wall_seconds")?,
+                    worker: r.try_get("worker")?,
+                    host: r.try_get("host")?,
+                }),
+            };
+            Ok(CountUnit {
+                unit: get_u64(r, "id")?,
+                state: UnitState::parse(&state)
+                    .ok_or_else(|| super::StoreError::Corrupt(format!("unit state {state:?}")))?,
+                weight: parse(&r.try_get::<String, _>("weight")?, "weight")?,
+                estimate_nodes: r.try_get("est_nodes")?,
+                result,
+            })
+        })
+        .collect()
+}
+
+/// The alarms of a job: (kind, unit, message), oldest first.
+pub async fn job_alarms(
+    pool: &SqlitePool,
+    job: JobId,
+) -> Result<Vec<(String, Option<u64>, String)>> {
+    let rows =
+        sqlx::query("SELECT kind, unit_id, message FROM alarms WHERE job_id = ? ORDER BY id")
+            .bind(int(job, "job id")?)
+            .fetch_all(pool)
+            .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("kind")?,
+                get_opt_u64(r, "unit_id")?,
+                r.try_get("message")?,
+            ))
+        })
+        .collect()
+}

@@ -1,0 +1,239 @@
+//! The one judge of what benchmark runs claim (issue 10): [`judge`] checks one record against
+//! its instance, [`cross_check`] the records of one instance against each other (mzn-bench's
+//! `check-statuses`). The worker judges every record it makes and the coordinator judges it
+//! again on the job's frozen instance before storing it; both call [`judge`].
+//!
+//! Invariants:
+//! - after [`judge`], a record claiming `optimal` or `feasible` has a placement that
+//!   [`super::verify`] accepts, an objective equal to its size and no bound below it (an
+//!   `optimal` record's bound is its objective); a record that fails any of these is `wrong`;
+//! - [`cross_check`] takes only verified placements as evidence: a proven bound below another
+//!   configuration's verified placement refutes that bound, so of two different claimed optima
+//!   the smaller is refuted. `wrong` records are neither evidence nor checked.
+
+use super::record::{RunRecord, Status};
+use super::{verify, Instance};
+
+/// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
+pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
+    if !record.status.is_solved() {
+        return None;
+    }
+    let Some(objective) = record.objective else {
+        return Some(format!("status {} without an objective", record.status));
+    };
+    if let Err(v) = verify(instance, &record.placement) {
+        return Some(format!("the verifier rejects the placement: {v}"));
+    }
+    if objective as usize != record.placement.len() {
+        return Some(format!(
+            "claims objective {objective} but places {} tiles",
+            record.placement.len()
+        ));
+    }
+    match record.bound {
+        Some(b) if b < objective => Some(format!(
+            "bound {b} is below its own placement of {objective} tiles"
+        )),
+        Some(b) if record.status == Status::Optimal && b != objective => {
+            Some(format!("claims optimality of {objective} with bound {b}"))
+        }
+        None if record.status == Status::Optimal => {
+            Some("claims optimality without a bound".into())
+        }
+        _ => None,
+    }
+}
+
+/// Judges `record` on `instance`: a claim that does not hold makes it `wrong`
+/// ([`RunRecord::refute`], the reason prefixed by `who`, e.g. "the coordinator's verifier").
+/// Returns the reason, or `None` when the record stands as it is.
+pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<String> {
+    let why = fault(instance, record)?;
+    let why = format!("{who}: {why}");
+    record.refute(&why);
+    Some(why)
+}
+
+/// A contradiction among the records of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    pub instance: String,
+    /// The configuration whose claim is refuted.
+    pub config: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}: {}", self.instance, self.config, self.reason)
+    }
+}
+
+/// Cross-checks the records of one instance (see the module invariants); one [`Conflict`]
+/// per refuted record.
+pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<Conflict> {
+    let records: Vec<&RunRecord> = records.into_iter().collect();
+    let best = records
+        .iter()
+        .filter(|r| r.status.is_solved())
+        .filter_map(|r| r.objective.map(|o| (o, *r)))
+        .max_by_key(|(o, _)| *o);
+    let Some((best_objective, best_record)) = best else {
+        return Vec::new();
+    };
+    records
+        .iter()
+        .filter(|r| r.status != Status::Wrong)
+        .filter_map(|r| {
+            let bound = r.bound?;
+            (bound < best_objective).then(|| Conflict {
+                instance: r.instance.clone(),
+                config: r.config.clone(),
+                reason: format!(
+                    "{} the optimum is at most {bound}, but {} placed {best_objective} tiles \
+                     (verified)",
+                    if r.status == Status::Optimal {
+                        "proved"
+                    } else {
+                        "claims"
+                    },
+                    best_record.config
+                ),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::record::HostInfo;
+    use super::super::{parse_line, Orientation, Placement};
+    use super::*;
+
+    /// A 3x3 board with two tiles: rows 0 and 2 hold both; rows 0 and 1 clash (seed 001, 1A).
+    const INSTANCE: &str =
+        r#"{"id": "t", "difficulty": "easy", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;
+
+    fn at(tile: u32, row: u32) -> Placement {
+        Placement {
+            tile,
+            row,
+            col: 0,
+            orientation: Orientation::H,
+            mirrored: false,
+        }
+    }
+
+    fn record(
+        config: &str,
+        status: Status,
+        objective: Option<u32>,
+        bound: Option<u32>,
+    ) -> RunRecord {
+        RunRecord {
+            status,
+            objective,
+            bound,
+            ..RunRecord::blank("t", config, 1.0, HostInfo::default())
+        }
+    }
+
+    #[test]
+    fn a_verified_claim_stands_and_a_false_one_is_wrong() {
+        let inst = parse_line(INSTANCE).unwrap();
+        let mut ok = record("a", Status::Optimal, Some(2), Some(2));
+        ok.placement = vec![at(0, 0), at(1, 2)];
+        assert_eq!(judge(&inst, &mut ok, "w"), None);
+        assert_eq!(ok.status, Status::Optimal);
+        let cases = [
+            (
+                vec![at(0, 0), at(1, 1)],
+                Status::Optimal,
+                Some(2),
+                Some(2),
+                "verifier",
+            ),
+            (vec![at(0, 0)], Status::Feasible, Some(2), None, "places 1"),
+            (vec![at(0, 0)], Status::Feasible, Some(1), Some(0), "below"),
+            (
+                vec![at(0, 0)],
+                Status::Optimal,
+                Some(1),
+                Some(2),
+                "optimality of 1",
+            ),
+            (
+                vec![at(0, 0)],
+                Status::Optimal,
+                Some(1),
+                None,
+                "without a bound",
+            ),
+            (vec![], Status::Feasible, None, None, "without an objective"),
+        ];
+        for (placement, status, objective, bound, says) in cases {
+            let mut r = record("b", status, objective, bound);
+            r.placement = placement;
+            let why = judge(&inst, &mut r, "w").expect(says);
+            assert!(why.starts_with("w: ") && why.contains(says), "{why}");
+            assert_eq!((r.status, r.objective), (Status::Wrong, None));
+        }
+        let mut timeout = record("c", Status::Timeout, None, Some(0));
+        assert_eq!(judge(&inst, &mut timeout, "w"), None);
+    }
+
+    #[test]
+    fn agreeing_records_have_no_conflict() {
+        let rs = [
+            record("a", Status::Optimal, Some(5), Some(5)),
+            record("b", Status::Optimal, Some(5), Some(5)),
+            record("c", Status::Feasible, Some(4), None),
+            record("d", Status::Timeout, None, None),
+        ];
+        assert_eq!(cross_check(&rs), vec![]);
+    }
+
+    #[test]
+    fn a_proof_below_a_verified_placement_is_refuted() {
+        let rs = [
+            record("low", Status::Optimal, Some(4), Some(4)),
+            record("high", Status::Feasible, Some(5), None),
+        ];
+        let c = cross_check(&rs);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].config, "low");
+        assert!(c[0].to_string().starts_with("t: low: proved"), "{}", c[0]);
+    }
+
+    #[test]
+    fn of_two_different_proofs_the_smaller_is_refuted() {
+        let rs = [
+            record("big", Status::Optimal, Some(6), Some(6)),
+            record("small", Status::Optimal, Some(5), Some(5)),
+        ];
+        let c = cross_check(&rs);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].config, "small");
+    }
+
+    #[test]
+    fn a_feasible_run_with_a_too_small_bound_is_refuted() {
+        let rs = [
+            record("native", Status::Feasible, Some(3), Some(4)),
+            record("clingo", Status::Optimal, Some(5), Some(5)),
+        ];
+        let c = cross_check(&rs);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].config, "native");
+    }
+
+    #[test]
+    fn wrong_records_are_no_evidence() {
+        let rs = [
+            record("bad", Status::Wrong, Some(9), None),
+            record("good", Status::Optimal, Some(5), Some(5)),
+        ];
+        assert_eq!(cross_check(&rs), vec![]);
+    }
+}

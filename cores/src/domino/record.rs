@@ -1,0 +1,314 @@
+//! What one run of one solver configuration on one domino instance produced: the
+//! [`RunRecord`], the one description of a benchmark run that the worker writes, the
+//! coordinator checks and stores, and the reports read (issue 10: one typed record).
+//!
+//! It crosses the wire as JSON (`UnitResult.run_record_json`) and sits in the database as JSON
+//! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
+//! [`RunRecord::from_json`] the only reader, so a renamed field is a compile error in every
+//! crate that reads it, and a record missing a field is refused, never read as an empty value.
+//! Only `models` may be absent (records of workers older than it).
+//!
+//! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal` or `feasible`
+//! carries a placement that passed `cores::domino::verify`, of `objective` tiles, within its
+//! `bound`; anything else that claims to be solved is `wrong`.
+
+use serde::{Deserialize, Serialize};
+
+use super::Placement;
+
+/// The outcome of a run, as a benchmark table counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The solver proved its (verified) placement maximum.
+    Optimal,
+    /// A verified placement without a proof of optimality (a limit or a failure ended the run).
+    Feasible,
+    /// A limit ended the run before any solution was reported.
+    Timeout,
+    /// The configuration's solver is not installed here (never counted as a failure).
+    Unavailable,
+    /// The solver failed without a solution (crash, bad exit, memory exhausted, unreadable output).
+    Error,
+    /// The solver's answer failed the verifier, or its objective or bound disagrees with its
+    /// placement.
+    Wrong,
+}
+
+impl Status {
+    /// Every status, in the order tables show them.
+    pub const ALL: [Status; 6] = [
+        Status::Optimal,
+        Status::Feasible,
+        Status::Timeout,
+        Status::Unavailable,
+        Status::Error,
+        Status::Wrong,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Optimal => "optimal",
+            Status::Feasible => "feasible",
+            Status::Timeout => "timeout",
+            Status::Unavailable => "unavailable",
+            Status::Error => "error",
+            Status::Wrong => "wrong",
+        }
+    }
+
+    /// Parses what [`Status::as_str`] writes.
+    pub fn parse(text: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// `optimal` or `feasible`: the record claims a verified placement.
+    pub fn is_solved(self) -> bool {
+        matches!(self, Status::Optimal | Status::Feasible)
+    }
+
+    /// The names of every status, comma-separated (for messages).
+    pub fn names() -> String {
+        Status::ALL.map(Status::as_str).join(", ")
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why the solver stopped (BenchExec's termination reasons, plus `none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Termination {
+    /// It ended by itself (answered, or exited): no limit and no foreign signal.
+    #[serde(rename = "none")]
+    Normal,
+    /// The wall-time limit: the harness stopped it.
+    Walltime,
+    /// The CPU-time limit.
+    Cputime,
+    /// The memory limit (an out-of-memory kill, or an allocation failure under the limit).
+    Memory,
+    /// A signal the harness did not send.
+    Killed,
+    /// A non-zero exit status the solver does not use for success, or a failed start.
+    Failed,
+}
+
+impl Termination {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "none",
+            Termination::Walltime => "walltime",
+            Termination::Cputime => "cputime",
+            Termination::Memory => "memory",
+            Termination::Killed => "killed",
+            Termination::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Termination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a figure was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// A cgroup v2 child created for the run: the whole process tree, however it forked.
+    CgroupV2,
+    /// `wait4` rusage of the solver's process: it includes only descendants that were waited
+    /// for, and peak memory is the largest single process's resident set, not the tree's sum.
+    Rusage,
+    /// The calling thread's CPU clock (the in-process native solver).
+    Thread,
+    /// Not measured (no solver ran, or nothing here can measure it).
+    None,
+}
+
+/// The machine a run ran on (issue 4: "each run also stores the host (CPU model, cores,
+/// memory, kernel) and the dancehall version"); the worker reads it from `/proc`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostInfo {
+    pub hostname: String,
+    /// `model name` of the first processor.
+    pub cpu_model: String,
+    /// Processors the worker may run on.
+    pub cores: u32,
+    /// Total memory, in bytes.
+    pub memory_bytes: u64,
+    /// The kernel release (`6.1.0-18-amd64`).
+    pub kernel: String,
+    /// The dancehall version that ran the benchmark.
+    pub dancehall_version: String,
+}
+
+/// A model file a run used, by content hash (lowercase hex SHA-256 of its text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelHash {
+    pub name: String,
+    pub sha256: String,
+}
+
+/// One run of one configuration on one instance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The instance's id (`b01-e1`).
+    pub instance: String,
+    /// The configuration's name (`gecode-placement`).
+    pub config: String,
+    pub status: Status,
+    pub termination: Termination,
+    /// Tiles placed by the best verified placement (`None` without one).
+    pub objective: Option<u32>,
+    /// A proven upper bound on the optimum, when the solver gives one (`objective` if optimal).
+    pub bound: Option<u32>,
+    /// Wall seconds from spawn to reaping (the MiniZinc compilation included).
+    pub wall_seconds: f64,
+    /// CPU seconds (user + system) of the whole process tree, see `cpu_measure`.
+    pub cpu_seconds: Option<f64>,
+    /// Peak memory in bytes, see `memory_measure`.
+    pub peak_memory_bytes: Option<u64>,
+    pub cpu_measure: Measure,
+    pub memory_measure: Measure,
+    /// The wall-time limit the run had, in seconds.
+    pub time_limit_seconds: f64,
+    /// The memory limit the run had, in bytes.
+    pub memory_limit_bytes: Option<u64>,
+    /// The solver program (`gecode`, `chuffed`, `clingo`, `native`).
+    pub solver: String,
+    /// Its version as it reports it (`Gecode 6.2.0, MiniZinc 2.6.4`).
+    pub solver_version: String,
+    /// The exact command line (empty for the in-process native solver); file arguments name
+    /// files in a temporary directory that is gone after the run.
+    pub command: Vec<String>,
+    /// The process's exit code, or the signal that ended it.
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    /// The best verified placement (empty when none; for `wrong`, the rejected one).
+    pub placement: Vec<Placement>,
+    /// Why the status is what it is when that is not obvious: the verifier's complaint, the
+    /// solver's error output (its last lines), a failed start.
+    pub message: Option<String>,
+    /// The machine, and the dancehall version that ran the benchmark.
+    pub host: HostInfo,
+    /// The model files the solver ran (empty for the native solver).
+    #[serde(default)]
+    pub models: Vec<ModelHash>,
+}
+
+/// A text that is not a run record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the run record is malformed: {0}")]
+pub struct RecordError(pub String);
+
+impl RunRecord {
+    /// A record of nothing yet: status `error`, termination `none`, no measurement. The
+    /// starting point of every run's record.
+    pub fn blank(instance: &str, config: &str, time_limit_seconds: f64, host: HostInfo) -> Self {
+        RunRecord {
+            instance: instance.to_owned(),
+            config: config.to_owned(),
+            status: Status::Error,
+            termination: Termination::Normal,
+            objective: None,
+            bound: None,
+            wall_seconds: 0.0,
+            cpu_seconds: None,
+            peak_memory_bytes: None,
+            cpu_measure: Measure::None,
+            memory_measure: Measure::None,
+            time_limit_seconds,
+            memory_limit_bytes: None,
+            solver: String::new(),
+            solver_version: String::new(),
+            command: Vec::new(),
+            exit_code: None,
+            signal: None,
+            placement: Vec::new(),
+            message: None,
+            host,
+            models: Vec::new(),
+        }
+    }
+
+    /// The record as JSON: the wire's `run_record_json` and the database's `record`.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a RunRecord always serialises")
+    }
+
+    /// Reads what [`RunRecord::to_json`] writes; every field but `models` must be there.
+    pub fn from_json(text: &str) -> Result<RunRecord, RecordError> {
+        serde_json::from_str(text).map_err(|e| RecordError(e.to_string()))
+    }
+
+    /// Relabels the record `wrong`: no objective (the placement stays, as evidence), `why`
+    /// first in the message.
+    pub fn refute(&mut self, why: &str) {
+        self.status = Status::Wrong;
+        self.objective = None;
+        self.message = Some(match self.message.take() {
+            Some(m) if !m.is_empty() => format!("{why}\n{m}"),
+            _ => why.to_owned(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_round_trip_through_their_names() {
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
+        }
+        assert_eq!(Status::parse("solved"), None);
+        assert_eq!(
+            Status::names(),
+            "optimal, feasible, timeout, unavailable, error, wrong"
+        );
+        assert_eq!(
+            serde_json::to_string(&Termination::Normal).unwrap(),
+            "\"none\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Measure::CgroupV2).unwrap(),
+            "\"cgroup-v2\""
+        );
+    }
+
+    #[test]
+    fn a_record_round_trips_and_a_missing_field_is_refused() {
+        let mut r = RunRecord::blank("b01-e1", "native", 5.0, HostInfo::default());
+        r.bound = Some(4);
+        let text = r.to_json();
+        assert_eq!(RunRecord::from_json(&text).unwrap(), r);
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove("models");
+        assert_eq!(RunRecord::from_json(&v.to_string()).unwrap(), r);
+        v.as_object_mut().unwrap().remove("termination");
+        let e = RunRecord::from_json(&v.to_string()).unwrap_err();
+        assert!(e.to_string().contains("termination"), "{e}");
+        let e = RunRecord::from_json(&text.replace("\"error\"", "\"solved\"")).unwrap_err();
+        assert!(e.to_string().contains("solved"), "{e}");
+    }
+
+    #[test]
+    fn refuting_keeps_the_placement_and_says_why_first() {
+        let mut r = RunRecord::blank("t", "c", 1.0, HostInfo::default());
+        r.status = Status::Optimal;
+        r.objective = Some(2);
+        r.message = Some("solver said hi".into());
+        r.refute("bad");
+        assert_eq!((r.status, r.objective), (Status::Wrong, None));
+        assert_eq!(r.message.as_deref(), Some("bad\nsolver said hi"));
+    }
+}
