@@ -97,6 +97,8 @@ pub struct Config {
     pub retry_after: Duration,
     pub partition: PartitionDefaults,
     pub clock: Clock,
+    /// Bounds on the connections kept open (clients that connect and say nothing).
+    pub connections: crate::server::ConnLimits,
 }
 
 impl Config {
@@ -113,6 +115,7 @@ impl Config {
             retry_after: Duration::from_millis(500),
             partition: PartitionDefaults::default(),
             clock: Clock::System,
+            connections: crate::server::ConnLimits::default(),
         }
     }
 }

@@ -163,17 +163,106 @@ pub async fn apply_all(pool: &SqlitePool, sets: &[ChangeSet]) -> Result<()> {
         return Ok(());
     }
     let mut tx = pool.begin().await?;
+    // Table by table, each table's rows in the order of the change sets (so a later change to
+    // a row wins), parents before children: jobs, then workers and units, then what refers
+    // to them. The busy tables are written with multi-row statements, a few per batch rather
+    // than a few per unit.
     for c in sets {
-        write_change_set(&mut tx, c).await?;
+        write_jobs(&mut tx, c).await?;
+    }
+    write_workers(&mut tx, sets).await?;
+    write_units(&mut tx, sets).await?;
+    write_leases(&mut tx, sets).await?;
+    write_results(&mut tx, sets).await?;
+    write_reports(&mut tx, sets).await?;
+    write_events(&mut tx, sets).await?;
+    for c in sets {
+        write_alarms(&mut tx, c).await?;
     }
     tx.commit().await?;
     Ok(())
 }
 
-async fn write_change_set(
+/// Bound variables per statement at most (SQLite allows 32,766).
+const MAX_BINDS: usize = 32_000;
+
+/// A row's values, each bound as it is.
+type Values = Vec<Value>;
+
+/// One bound value of a multi-row statement.
+enum Value {
+    Int(Option<i64>),
+    Real(Option<f64>),
+    Text(Option<String>),
+}
+
+impl From<i64> for Value {
+    fn from(v: i64) -> Self {
+        Value::Int(Some(v))
+    }
+}
+impl From<Option<i64>> for Value {
+    fn from(v: Option<i64>) -> Self {
+        Value::Int(v)
+    }
+}
+impl From<f64> for Value {
+    fn from(v: f64) -> Self {
+        Value::Real(Some(v))
+    }
+}
+impl From<Option<f64>> for Value {
+    fn from(v: Option<f64>) -> Self {
+        Value::Real(v)
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Self {
+        Value::Text(Some(v))
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::Text(Some(v.to_string()))
+    }
+}
+impl From<Option<String>> for Value {
+    fn from(v: Option<String>) -> Self {
+        Value::Text(v)
+    }
+}
+
+/// `head VALUES (...), (...), ... tail` for `rows`, in as few statements as the bound on
+/// variables allows.
+async fn insert_rows(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    c: &ChangeSet,
+    head: &str,
+    tail: &str,
+    rows: Vec<Values>,
 ) -> Result<()> {
+    let Some(width) = rows.first().map(Vec::len) else {
+        return Ok(());
+    };
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let chunk: Vec<Values> = rows.by_ref().take((MAX_BINDS / width).max(1)).collect();
+        let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(head);
+        q.push_values(chunk, |mut b, row| {
+            for v in row {
+                match v {
+                    Value::Int(v) => b.push_bind(v),
+                    Value::Real(v) => b.push_bind(v),
+                    Value::Text(v) => b.push_bind(v),
+                };
+            }
+        });
+        q.push(tail);
+        q.build().execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+async fn write_jobs(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, c: &ChangeSet) -> Result<()> {
     for job in &c.jobs {
         let texts = c.job_texts.iter().find(|t| t.job == job.id);
         let (dlx, spec) = texts.map_or(("", ""), |t| (t.dlx.as_str(), t.spec.as_str()));
@@ -222,153 +311,219 @@ async fn write_change_set(
             .await?;
         }
     }
-    for w in &c.workers {
-        sqlx::query(
-            "INSERT INTO workers (id, name, host, threads, software_version, registered_at,
-                 last_seen, bench_configs, memory_bytes, cpus)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,
-                 bench_configs = excluded.bench_configs, memory_bytes = excluded.memory_bytes,
-                 cpus = excluded.cpus",
-        )
-        .bind(int(w.id, "worker id")?)
-        .bind(&w.name)
-        .bind(&w.host)
-        .bind(i64::from(w.threads))
-        .bind(&w.software_version)
-        .bind(int(w.registered_at, "time")?)
-        .bind(int(w.last_seen, "time")?)
-        .bind(w.capabilities.configs_text())
-        .bind(int(w.capabilities.memory_bytes, "memory")?)
-        .bind(i64::from(w.capabilities.cpus))
-        .execute(&mut **tx)
-        .await?;
+    Ok(())
+}
+
+async fn write_workers(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    sets: &[ChangeSet],
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for w in sets.iter().flat_map(|c| &c.workers) {
+        rows.push(vec![
+            int(w.id, "worker id")?.into(),
+            w.name.as_str().into(),
+            w.host.as_str().into(),
+            i64::from(w.threads).into(),
+            w.software_version.as_str().into(),
+            int(w.registered_at, "time")?.into(),
+            int(w.last_seen, "time")?.into(),
+            w.capabilities.configs_text().into(),
+            int(w.capabilities.memory_bytes, "memory")?.into(),
+            i64::from(w.capabilities.cpus).into(),
+        ]);
     }
-    // Ids grow with creation, so parents are written before their children.
-    for u in &c.units {
+    insert_rows(
+        tx,
+        "INSERT INTO workers (id, name, host, threads, software_version, registered_at,
+             last_seen, bench_configs, memory_bytes, cpus) ",
+        " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,
+             bench_configs = excluded.bench_configs, memory_bytes = excluded.memory_bytes,
+             cpus = excluded.cpus",
+        rows,
+    )
+    .await
+}
+
+/// Ids grow with creation, so parents are written before their children.
+async fn write_units(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    sets: &[ChangeSet],
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for u in sets.iter().flat_map(|c| &c.units) {
         let e = u.estimate;
         let l = u.lease.as_ref();
-        sqlx::query(
-            "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
-                 est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
-                 lease_granted_at, lease_deadline, created_at, task, weight)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET state = excluded.state,
-                 attempts = excluded.attempts, lease_worker = excluded.lease_worker,
-                 lease_token = excluded.lease_token,
-                 lease_granted_at = excluded.lease_granted_at,
-                 lease_deadline = excluded.lease_deadline",
-        )
-        .bind(int(u.id, "unit id")?)
-        .bind(int(u.job, "job id")?)
-        .bind(opt_int(u.parent, "unit id")?)
-        .bind(opt_int(u.audit_of, "unit id")?)
-        .bind(prefix_text(&u.prefix))
-        .bind(u.state.as_str())
-        .bind(e.map(|e| e.nodes))
-        .bind(e.map(|e| e.nodes_std_err))
-        .bind(e.map(|e| e.updates))
-        .bind(e.map(|e| e.solutions))
-        .bind(i64::from(u.attempts))
-        .bind(opt_int(l.map(|l| l.worker), "worker id")?)
-        .bind(l.map(|l| l.token.0.as_str()))
-        .bind(opt_int(l.map(|l| l.granted_at), "time")?)
-        .bind(opt_int(l.map(|l| l.deadline), "time")?)
-        .bind(int(u.created_at, "time")?)
-        .bind(task_json(u.task.as_ref())?)
-        .bind(u.weight.to_string())
-        .execute(&mut **tx)
-        .await?;
+        rows.push(vec![
+            int(u.id, "unit id")?.into(),
+            int(u.job, "job id")?.into(),
+            opt_int(u.parent, "unit id")?.into(),
+            opt_int(u.audit_of, "unit id")?.into(),
+            prefix_text(&u.prefix).into(),
+            u.state.as_str().into(),
+            e.map(|e| e.nodes).into(),
+            e.map(|e| e.nodes_std_err).into(),
+            e.map(|e| e.updates).into(),
+            e.map(|e| e.solutions).into(),
+            i64::from(u.attempts).into(),
+            opt_int(l.map(|l| l.worker), "worker id")?.into(),
+            l.map(|l| l.token.0.clone()).into(),
+            opt_int(l.map(|l| l.granted_at), "time")?.into(),
+            opt_int(l.map(|l| l.deadline), "time")?.into(),
+            int(u.created_at, "time")?.into(),
+            task_json(u.task.as_ref())?.into(),
+            u.weight.to_string().into(),
+        ]);
     }
-    for l in &c.leases {
+    insert_rows(
+        tx,
+        "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
+             est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
+             lease_granted_at, lease_deadline, created_at, task, weight) ",
+        " ON CONFLICT (id) DO UPDATE SET state = excluded.state,
+             attempts = excluded.attempts, lease_worker = excluded.lease_worker,
+             lease_token = excluded.lease_token,
+             lease_granted_at = excluded.lease_granted_at,
+             lease_deadline = excluded.lease_deadline",
+        rows,
+    )
+    .await
+}
+
+async fn write_leases(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    sets: &[ChangeSet],
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for l in sets.iter().flat_map(|c| &c.leases) {
         let (ended_at, reason) = match &l.ended {
-            Some((at, why)) => (Some(int(*at, "time")?), Some(why.as_str())),
+            Some((at, why)) => (Some(int(*at, "time")?), Some(why.as_str().to_string())),
             None => (None, None),
         };
-        sqlx::query(
-            "INSERT INTO leases (token, unit_id, job_id, attempt, worker_id, granted_at,
-                 ended_at, end_reason)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (token) DO UPDATE SET ended_at = excluded.ended_at,
-                 end_reason = excluded.end_reason",
-        )
-        .bind(&l.token.0)
-        .bind(int(l.unit, "unit id")?)
-        .bind(int(l.job, "job id")?)
-        .bind(i64::from(l.attempt))
-        .bind(int(l.worker, "worker id")?)
-        .bind(int(l.granted_at, "time")?)
-        .bind(ended_at)
-        .bind(reason)
-        .execute(&mut **tx)
-        .await?;
+        rows.push(vec![
+            l.token.0.as_str().into(),
+            int(l.unit, "unit id")?.into(),
+            int(l.job, "job id")?.into(),
+            i64::from(l.attempt).into(),
+            int(l.worker, "worker id")?.into(),
+            int(l.granted_at, "time")?.into(),
+            ended_at.into(),
+            reason.into(),
+        ]);
     }
-    for a in &c.results {
+    insert_rows(
+        tx,
+        "INSERT INTO leases (token, unit_id, job_id, attempt, worker_id, granted_at, ended_at,
+             end_reason) ",
+        " ON CONFLICT (token) DO UPDATE SET ended_at = excluded.ended_at,
+             end_reason = excluded.end_reason",
+        rows,
+    )
+    .await
+}
+
+/// Accepted results: a plain INSERT, so a second result for the same unit fails the whole
+/// transaction. Then the `bench_runs` row of each benchmark result.
+async fn write_results(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    sets: &[ChangeSet],
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for a in sets.iter().flat_map(|c| &c.results) {
         let r = &a.result;
-        // A plain INSERT: a second result for the same unit fails the whole transaction.
-        sqlx::query(
-            "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
-                 estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at, core)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(int(a.unit, "unit id")?)
-        .bind(int(a.job, "job id")?)
-        .bind(opt_int(a.worker, "worker id")?)
-        .bind(r.solutions.to_string())
-        .bind(int(r.nodes, "nodes")?)
-        .bind(int(r.updates, "updates")?)
-        .bind(r.estimate_nodes)
-        .bind(r.wall_seconds)
-        .bind(r.cpu_seconds)
-        .bind(&r.host)
-        .bind(prefixes_text(&r.remaining))
-        .bind(int(a.accepted_at, "time")?)
-        .bind(r.core.as_str())
-        .execute(&mut **tx)
-        .await?;
+        rows.push(vec![
+            int(a.unit, "unit id")?.into(),
+            int(a.job, "job id")?.into(),
+            opt_int(a.worker, "worker id")?.into(),
+            r.solutions.to_string().into(),
+            int(r.nodes, "nodes")?.into(),
+            int(r.updates, "updates")?.into(),
+            r.estimate_nodes.into(),
+            r.wall_seconds.into(),
+            r.cpu_seconds.into(),
+            r.host.as_str().into(),
+            prefixes_text(&r.remaining).into(),
+            int(a.accepted_at, "time")?.into(),
+            r.core.as_str().into(),
+        ]);
+    }
+    insert_rows(
+        tx,
+        "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
+             estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at, core) ",
+        "",
+        rows,
+    )
+    .await?;
+    for a in sets.iter().flat_map(|c| &c.results) {
         if let Some(b) = &a.bench {
             insert_bench_run(tx, a, b).await?;
         }
     }
-    for rep in &c.reports {
+    Ok(())
+}
+
+async fn write_reports(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    sets: &[ChangeSet],
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for rep in sets.iter().flat_map(|c| &c.reports) {
         let r = &rep.result;
-        sqlx::query(
-            "INSERT INTO report_audit (at, worker_id, lease_token, unit_id, job_id,
-                 claimed_unit_id, verdict, reason, solutions, nodes, updates, wall_seconds,
-                 cpu_seconds, host, remaining, run_record)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(int(rep.at, "time")?)
-        .bind(int(rep.worker, "worker id")?)
-        .bind(&rep.token.0)
-        .bind(opt_int(rep.unit, "unit id")?)
-        .bind(opt_int(rep.job, "job id")?)
-        .bind(int(rep.claimed_unit, "unit id")?)
-        .bind(rep.verdict.as_str())
-        .bind(&rep.reason)
-        .bind(r.solutions.to_string())
-        .bind(int(r.nodes, "nodes")?)
-        .bind(int(r.updates, "updates")?)
-        .bind(r.wall_seconds)
-        .bind(r.cpu_seconds)
-        .bind(&r.host)
-        .bind(prefixes_text(&r.remaining))
-        .bind(&r.run_record_json)
-        .execute(&mut **tx)
-        .await?;
+        rows.push(vec![
+            int(rep.at, "time")?.into(),
+            int(rep.worker, "worker id")?.into(),
+            rep.token.0.as_str().into(),
+            opt_int(rep.unit, "unit id")?.into(),
+            opt_int(rep.job, "job id")?.into(),
+            int(rep.claimed_unit, "unit id")?.into(),
+            rep.verdict.as_str().into(),
+            rep.reason.as_str().into(),
+            r.solutions.to_string().into(),
+            int(r.nodes, "nodes")?.into(),
+            int(r.updates, "updates")?.into(),
+            r.wall_seconds.into(),
+            r.cpu_seconds.into(),
+            r.host.as_str().into(),
+            prefixes_text(&r.remaining).into(),
+            r.run_record_json.as_str().into(),
+        ]);
     }
-    for e in &c.events {
-        sqlx::query(
-            "INSERT INTO events (at, job_id, unit_id, kind, message) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(int(e.at, "time")?)
-        .bind(opt_int(e.job, "job id")?)
-        .bind(opt_int(e.unit, "unit id")?)
-        .bind(e.kind)
-        .bind(&e.message)
-        .execute(&mut **tx)
-        .await?;
+    insert_rows(
+        tx,
+        "INSERT INTO report_audit (at, worker_id, lease_token, unit_id, job_id,
+             claimed_unit_id, verdict, reason, solutions, nodes, updates, wall_seconds,
+             cpu_seconds, host, remaining, run_record) ",
+        "",
+        rows,
+    )
+    .await
+}
+
+async fn write_events(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    sets: &[ChangeSet],
+) -> Result<()> {
+    let mut rows = Vec::new();
+    for e in sets.iter().flat_map(|c| &c.events) {
+        rows.push(vec![
+            int(e.at, "time")?.into(),
+            opt_int(e.job, "job id")?.into(),
+            opt_int(e.unit, "unit id")?.into(),
+            e.kind.into(),
+            e.message.as_str().into(),
+        ]);
     }
+    insert_rows(
+        tx,
+        "INSERT INTO events (at, job_id, unit_id, kind, message) ",
+        "",
+        rows,
+    )
+    .await
+}
+
+async fn write_alarms(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, c: &ChangeSet) -> Result<()> {
     for a in &c.alarms {
         sqlx::query(
             "INSERT INTO alarms (id, job_id, unit_id, kind, message, raised_at)

@@ -183,6 +183,7 @@ async fn throughput(
         .await
         .map_err(|s| crate::remote::rpc_error("submit", s))?
         .into_inner();
+    super::fleet::detect_capabilities();
     let started = Instant::now();
     let fleet = super::fleet::Fleet::start(&cluster.url, &cluster.token, concurrency, "bench");
     let infos = cluster.wait(&[resp.job_id], false).await?;

@@ -226,6 +226,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
             .map_err(|s| crate::remote::rpc_error("submit", s))?
             .into_inner()
             .job_id;
+        super::fleet::detect_capabilities();
         let started = Instant::now();
         let fleet = super::fleet::Fleet::start(&coord.url, &token, a.workers, "sim");
         let info = loop {

@@ -33,6 +33,10 @@ pub struct CoordinatorArgs {
     /// this long after its last heartbeat.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub lease_seconds: f64,
+    /// Connections kept open at most (workers and users); past it new ones wait in the
+    /// kernel's backlog until one closes.
+    #[arg(long, value_name = "N", default_value_t = coordinator::server::ConnLimits::default().max_connections)]
+    pub max_connections: usize,
 }
 
 pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
@@ -52,6 +56,10 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
     config.db_path = args.db.clone();
     config.lease_duration = Duration::from_secs_f64(args.lease_seconds);
     config.heartbeat_interval = config.lease_duration / 4;
+    if args.max_connections == 0 {
+        return Err(user_error("--max-connections must be at least 1"));
+    }
+    config.connections.max_connections = args.max_connections;
     config.tls = match (args.tls_cert, args.tls_key) {
         (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
         _ => None,

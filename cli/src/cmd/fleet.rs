@@ -10,6 +10,12 @@ pub struct Fleet {
     workers: JoinSet<Result<worker::Summary, worker::Error>>,
 }
 
+/// Detects what the workers of this process can run (installed solvers), as a worker process
+/// does once when it starts; call it before timing a fleet, whose workers share the result.
+pub fn detect_capabilities() {
+    let _ = worker::bench::available_configs();
+}
+
 impl Fleet {
     /// Starts `n` one-thread workers named `{prefix}-{i}` against `url`.
     pub fn start(url: &str, token: &str, n: usize, prefix: &str) -> Fleet {

@@ -18,6 +18,7 @@
 //! runs (the kernel drops it when the process dies, so a killed coordinator can be restarted).
 
 mod auth;
+mod conn;
 mod convert;
 mod jobs;
 mod worker;
@@ -32,7 +33,6 @@ use rand::{RngCore, SeedableRng};
 use sqlx::SqlitePool;
 use tokio::net::TcpListener;
 use tokio::sync::Mutex;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 
 use proto::v1::jobs_server::JobsServer;
@@ -43,8 +43,14 @@ use crate::scheduler::{Scheduler, SchedulerConfig};
 use crate::{store, Config, Error};
 
 pub use auth::BearerAuth;
+pub use conn::ConnLimits;
 
 use proto::client::MAX_MESSAGE_BYTES;
+
+/// Concurrent requests (HTTP/2 streams) on one connection.
+const MAX_STREAMS_PER_CONNECTION: u32 = 256;
+/// A request still unanswered after this long is cancelled.
+const REQUEST_TIME_LIMIT: Duration = Duration::from_secs(600);
 
 /// Random lease tokens: 128 bits from a CSPRNG seeded by the operating system.
 fn random_tokens() -> impl FnMut() -> LeaseToken + Send + 'static {
@@ -140,7 +146,15 @@ pub async fn serve(
     // Catch up with leases that expired while the coordinator was down.
     shared.mutate(|s, now| s.expire(now)).await?;
 
-    let mut builder = Server::builder();
+    // Bounds against clients that hold connections or streams without using them (conn.rs
+    // bounds the connections themselves): streams per connection, keep-alive pings that
+    // close the connection of a peer that stopped answering, and a time limit per request
+    // (generous: a submission partitions its job before it answers).
+    let mut builder = Server::builder()
+        .max_concurrent_streams(Some(MAX_STREAMS_PER_CONNECTION))
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .timeout(REQUEST_TIME_LIMIT);
     if let Some(tls) = &config.tls {
         let read = |p: &std::path::Path| {
             std::fs::read(p).map_err(|e| Error::Tls(format!("cannot read {}: {e}", p.display())))
@@ -191,7 +205,7 @@ pub async fn serve(
         .add_service(tonic::service::interceptor::InterceptedService::new(
             jobs_svc, auth,
         ))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+        .serve_with_incoming_shutdown(conn::incoming(listener, config.connections), async {
             let fatal = Arc::clone(&shared.writer.fatal);
             tokio::select! {
                 _ = shutdown => {}

@@ -548,3 +548,27 @@ async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
     assert!(matches!(e, StoreError::Range(_)), "{e}");
     assert_eq!(s.status(job).unwrap().weighted_solutions, None);
 }
+
+#[tokio::test]
+async fn a_batch_of_change_sets_touching_the_same_rows_is_written_in_order() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let mut sets = Vec::new();
+    let w = s.register(10, "a", "h", 1, "v");
+    let job = s.add_job(11, new_job(2_000, None));
+    sets.push(s.take_changes());
+    // Each unit is leased in one change set and reported (or re-split) in a later one of
+    // the same batch, as concurrent calls of a group commit are. 2,000 units of 18 columns
+    // split their statement at the bound on variables.
+    for round in 0..3u64 {
+        let got = s.lease(20 + round, w, 64).unwrap().units;
+        sets.push(s.take_changes());
+        for g in got {
+            s.report(30 + round, w, &g.lease.token, g.unit.id, result(2, vec![]));
+        }
+        sets.push(s.take_changes());
+    }
+    apply_all(&pool, &sets).await.unwrap();
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+    assert_eq!(job_total(&pool, job).await.unwrap(), 2 * 3 * 64);
+}

@@ -47,12 +47,18 @@ pub struct Coord {
 
 impl Coord {
     pub async fn start(db: &Path, clock: Clock) -> Coord {
+        Coord::start_with(db, clock, |_| {}).await
+    }
+
+    /// [`Coord::start`] with the configuration changed by `f` first.
+    pub async fn start_with(db: &Path, clock: Clock, f: impl FnOnce(&mut Config)) -> Coord {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let mut config = Config::new(TOKEN);
         config.db_path = db.to_path_buf();
         config.lease_duration = Duration::from_secs(30);
         config.clock = clock;
+        f(&mut config);
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(coordinator::serve(listener, config, async {
             let _ = rx.await;
@@ -743,5 +749,69 @@ async fn an_unreadable_report_is_rejected_alone_in_its_batch() {
         r.verdicts[1].message
     );
     assert_eq!(r.units.len(), 1, "the lease of the same call still happens");
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn silent_connections_are_closed_and_connections_are_bounded() {
+    use tokio::io::AsyncReadExt;
+    let (_dir, db) = temp_db();
+    let c = Coord::start_with(&db, Clock::System, |cfg| {
+        cfg.connections = coordinator::server::ConnLimits {
+            max_connections: 2,
+            first_byte_timeout: Duration::from_millis(300),
+        };
+    })
+    .await;
+    let addr = c.url.trim_start_matches("http://").to_string();
+    let list = |mut jobs: JobsClient| async move {
+        jobs.list_jobs(pb::ListJobsRequest { header: header() })
+            .await
+            .map(|r| r.into_inner().jobs.len())
+    };
+    // Two clients connect and say nothing: they hold both slots until they are closed for
+    // their silence (no token was ever asked of them).
+    let mut silent = Vec::new();
+    for _ in 0..2 {
+        silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
+    }
+    for s in &mut silent {
+        // The server speaks first (its HTTP/2 settings); read until it hangs up.
+        let closed = async {
+            let mut b = [0u8; 256];
+            while let Ok(n) = s.read(&mut b).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), closed)
+            .await
+            .expect("a silent connection is closed");
+    }
+    // Then real clients are served; two of them hold both slots.
+    let (_, a) = c.clients(TOKEN).await;
+    let (_, b) = c.clients(TOKEN).await;
+    assert_eq!(list(a.clone()).await.unwrap(), 0);
+    assert_eq!(list(b.clone()).await.unwrap(), 0);
+    // A third waits (in the kernel's backlog) while they stay...
+    let third = tokio::spawn(async move {
+        let ch = client::connect(&c.url, None).await.unwrap();
+        let n = list(client::jobs(ch, TOKEN).unwrap()).await.unwrap();
+        (n, c)
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !third.is_finished(),
+        "a third connection was served beyond the bound"
+    );
+    // ...and is served once one of them hangs up.
+    drop(a);
+    let (n, c) = tokio::time::timeout(Duration::from_secs(10), third)
+        .await
+        .expect("the third client is served once a slot is free")
+        .unwrap();
+    assert_eq!(n, 0);
+    drop(b);
     c.stop().await;
 }
