@@ -1,0 +1,428 @@
+//! PS-1-2 done bit-parallel for plain 9x9 puzzles: the fast path of `Solver::Ps12`.
+//!
+//! The domains are kept transposed, as the seed's `reduce` step transposes them (seed 000
+//! section 1.2, "Data representation"): for each digit and each band of three rows, a 27-bit
+//! word of the cells that may still hold it (bit `9 * (row % 3) + column`). The seed's rules
+//! become word operations:
+//! - hidden singles in rows: a row of a word with one bit left places the digit there; the
+//!   placement clears that cell for the other eight digits and its column in the other rows
+//!   and bands (propagation of the singleton);
+//! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
+//!   (each row and each box of the band holds the digit once); entries in no permutation are
+//!   cleared ([`COMPLEX`], a 512-entry table: Régin's rule of seed 000 section 1.5 on a 3x3
+//!   value graph). This yields box hidden singles and the box part of propagation, and also
+//!   the box-line ("locked candidates") eliminations that PS-1-2 does not make: so this
+//!   kernel searches less than [`super::ps12`] and its counts are not the seed's;
+//! - naked singles (a cell with one digit left) by bit-sliced counting over the nine digits,
+//!   and hidden singles in columns by folding the three rows of each band;
+//! - search: the first cell with two candidates (PS-1-2's pair domains), else the first
+//!   cell with the fewest; states are copied (about 120 bytes), never undone.
+//!
+//! Invariant: a cleared bit is a value no solution extending the current branch can use,
+//! and a cell is marked placed only after every peer lost its digit, so a state whose 81
+//! cells are all placed is a valid grid. The idea of digit-band words with a triad table is
+//! the one of JCZSolve and of the `sudoku` crate; this code is written from the rules above.
+
+use super::SolveError;
+
+const ROW: u32 = 0x1FF;
+const BAND: u32 = 0x7FF_FFFF;
+/// Bit `c` of a 9-bit column set copied to the three rows of a band.
+const COLUMN_SPREAD: u32 = 1 | 1 << 9 | 1 << 18;
+
+/// For a 9-bit row, the boxes (3 bits) in which it has a candidate.
+const SHRINK: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut v = 0;
+    while v < 512 {
+        t[v] = (v & 7 != 0) as u32 | ((v >> 3 & 7 != 0) as u32) << 1 | ((v >> 6 != 0) as u32) << 2;
+        v += 1;
+    }
+    t
+};
+
+/// For a 3x3 occupancy matrix (bit `3 * row + box`), the 27-bit mask of the triads that lie
+/// on some permutation of the matrix; 0 when there is none.
+const COMPLEX: [u32; 512] = {
+    const PERMS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    let mut t = [0u32; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut mask = 0u32;
+        let mut p = 0;
+        while p < 6 {
+            let perm = PERMS[p];
+            let mut ok = true;
+            let mut r = 0;
+            while r < 3 {
+                if s >> (3 * r + perm[r]) & 1 == 0 {
+                    ok = false;
+                }
+                r += 1;
+            }
+            if ok {
+                let mut r = 0;
+                while r < 3 {
+                    mask |= 7 << (9 * r + 3 * perm[r]);
+                    r += 1;
+                }
+            }
+            p += 1;
+        }
+        t[s] = mask;
+        s += 1;
+    }
+    t
+};
+
+/// Mask of the row (within its band) of bit `x`.
+#[inline]
+fn row_of(x: u32) -> u32 {
+    ROW << (x / 9 * 9)
+}
+
+#[derive(Clone, Copy)]
+struct State {
+    /// `f[3 * digit + band]`: cells of the band that may hold the digit.
+    f: [u32; 27],
+    /// Cells of each band not yet placed.
+    unsolved: [u32; 3],
+    /// Words changed since they were last examined.
+    dirty: u32,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            f: [BAND; 27],
+            unsolved: [BAND; 3],
+            dirty: 0,
+        }
+    }
+
+    #[inline]
+    fn clear(&mut self, i: usize, mask: u32) {
+        let old = self.f[i];
+        let new = old & !mask;
+        self.f[i] = new;
+        self.dirty |= u32::from(new != old) << i;
+    }
+
+    /// Digit `d` (0-based) at bit `x` of band `b`: clears the rest of its row for `d`; the
+    /// propagation does the rest. False if `d` was no longer possible there.
+    #[inline]
+    fn assign(&mut self, d: usize, b: usize, x: u32) -> bool {
+        let i = 3 * d + b;
+        let bit = 1 << x;
+        if self.f[i] & bit == 0 {
+            return false;
+        }
+        self.clear(i, row_of(x) & !bit);
+        true
+    }
+
+    /// Examines dirty words until none is left; false on a contradiction.
+    fn settle(&mut self) -> bool {
+        while self.dirty != 0 {
+            let i = self.dirty.trailing_zeros() as usize;
+            self.dirty &= self.dirty - 1;
+            let (d, b) = (i / 3, i % 3);
+            let mut v = self.f[i];
+            let shrink = SHRINK[(v & ROW) as usize]
+                | SHRINK[(v >> 9 & ROW) as usize] << 3
+                | SHRINK[(v >> 18) as usize] << 6;
+            v &= COMPLEX[shrink as usize];
+            if v == 0 {
+                return false;
+            }
+            // Every row is non-empty now; keep the rows with one bit.
+            let (r0, r1, r2) = (v & ROW, v >> 9 & ROW, v >> 18);
+            let single = if r0 & (r0 - 1) == 0 { r0 } else { 0 }
+                | if r1 & (r1 - 1) == 0 { r1 << 9 } else { 0 }
+                | if r2 & (r2 - 1) == 0 { r2 << 18 } else { 0 };
+            let new = single & self.unsolved[b];
+            let mut w = v;
+            if new != 0 {
+                self.unsolved[b] &= !new;
+                let cols = (new | new >> 9 | new >> 18) & ROW;
+                let spread = cols * COLUMN_SPREAD;
+                w &= !spread | new;
+                match b {
+                    0 => {
+                        self.clear(i + 1, spread);
+                        self.clear(i + 2, spread);
+                    }
+                    1 => {
+                        self.clear(i - 1, spread);
+                        self.clear(i + 1, spread);
+                    }
+                    _ => {
+                        self.clear(i - 2, spread);
+                        self.clear(i - 1, spread);
+                    }
+                }
+                for e in 0..9 {
+                    if e != d {
+                        self.clear(3 * e + b, new);
+                    }
+                }
+            }
+            self.f[i] = w;
+            if w != v {
+                self.dirty |= 1 << i;
+            }
+        }
+        true
+    }
+
+    /// Places every naked single; `Some(true)` if any, `None` on an empty cell.
+    fn naked_singles(&mut self) -> Option<bool> {
+        let mut found = false;
+        for b in 0..3 {
+            let (mut one, mut two) = (0u32, 0u32);
+            for d in 0..9 {
+                let x = self.f[3 * d + b];
+                two |= one & x;
+                one |= x;
+            }
+            if one != BAND {
+                return None;
+            }
+            let mut singles = one & !two & self.unsolved[b];
+            while singles != 0 {
+                let x = singles.trailing_zeros();
+                singles &= singles - 1;
+                let d = (0..9).find(|&d| self.f[3 * d + b] >> x & 1 != 0)?;
+                self.assign(d, b, x);
+                found = true;
+            }
+        }
+        Some(found)
+    }
+
+    /// Places every hidden single of a column; `Some(true)` if any, `None` when a column has
+    /// lost a digit altogether.
+    fn column_singles(&mut self) -> Option<bool> {
+        let mut found = false;
+        for d in 0..9 {
+            let mut once = 0;
+            let mut twice = 0;
+            let mut placed = 0;
+            let mut fold = [0u32; 3];
+            for (b, slot) in fold.iter_mut().enumerate() {
+                let x = self.f[3 * d + b];
+                let (r0, r1, r2) = (x & ROW, x >> 9 & ROW, x >> 18);
+                let o = r0 | r1 | r2;
+                twice |= (r0 & r1) | (r0 & r2) | (r1 & r2) | (once & o);
+                once |= o;
+                let p = x & !self.unsolved[b];
+                placed |= (p | p >> 9 | p >> 18) & ROW;
+                *slot = o;
+            }
+            if once != ROW {
+                return None;
+            }
+            let mut todo = once & !twice & !placed;
+            while todo != 0 {
+                let c = todo.trailing_zeros();
+                todo &= todo - 1;
+                let b = (0..3).find(|&b| fold[b] >> c & 1 != 0)?;
+                // An earlier placement in this pass may have taken the last candidate.
+                let m = self.f[3 * d + b] & (COLUMN_SPREAD << c);
+                if m == 0 {
+                    return None;
+                }
+                self.assign(d, b, m.trailing_zeros());
+                found = true;
+            }
+        }
+        Some(found)
+    }
+
+    /// Propagation to quiescence; false on a contradiction.
+    fn propagate(&mut self) -> bool {
+        loop {
+            if !self.settle() {
+                return false;
+            }
+            match self.naked_singles() {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => {}
+            }
+            match self.column_singles() {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => return true,
+            }
+        }
+    }
+
+    fn solved(&self) -> bool {
+        self.unsolved == [0; 3]
+    }
+
+    /// The branching cell (band, bit): the first with two candidates, else the first with
+    /// the fewest.
+    fn choose(&self) -> (usize, u32) {
+        for b in 0..3 {
+            let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
+            for d in 0..9 {
+                let x = self.f[3 * d + b];
+                three |= two & x;
+                two |= one & x;
+                one |= x;
+            }
+            let pairs = two & !three & self.unsolved[b];
+            if pairs != 0 {
+                return (b, pairs.trailing_zeros());
+            }
+        }
+        let mut best = (0, 0, u32::MAX);
+        for b in 0..3 {
+            let mut u = self.unsolved[b];
+            while u != 0 {
+                let x = u.trailing_zeros();
+                u &= u - 1;
+                let n = (0..9).filter(|&d| self.f[3 * d + b] >> x & 1 != 0).count() as u32;
+                if n < best.2 {
+                    best = (b, x, n);
+                }
+            }
+        }
+        (best.0, best.1)
+    }
+
+    fn grid(&self, out: &mut [u8; 81]) {
+        for d in 0..9 {
+            for b in 0..3 {
+                let mut x = self.f[3 * d + b];
+                while x != 0 {
+                    let k = x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    out[27 * b + k] = d as u8 + 1;
+                }
+            }
+        }
+    }
+}
+
+/// What a search found: the number of solutions (up to the limit), the first solution, and
+/// the number of branching nodes.
+#[derive(Debug, Clone, Copy)]
+pub struct Count {
+    pub solutions: usize,
+    pub first: [u8; 81],
+    pub guesses: u64,
+}
+
+struct Searcher {
+    limit: usize,
+    count: Count,
+    second: Option<[u8; 81]>,
+}
+
+impl Searcher {
+    /// Depth-first search below a propagated state; false once the limit is reached.
+    fn search(&mut self, state: &State) -> bool {
+        if state.solved() {
+            let mut g = [0u8; 81];
+            state.grid(&mut g);
+            if self.count.solutions == 0 {
+                self.count.first = g;
+            } else if self.second.is_none() {
+                self.second = Some(g);
+            }
+            self.count.solutions += 1;
+            return self.count.solutions < self.limit;
+        }
+        self.count.guesses += 1;
+        let (b, x) = state.choose();
+        for d in 0..9 {
+            if state.f[3 * d + b] >> x & 1 == 0 {
+                continue;
+            }
+            let mut child = *state;
+            if child.assign(d, b, x) && child.propagate() && !self.search(&child) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
+    let mut s = Searcher {
+        limit,
+        count: Count {
+            solutions: 0,
+            first: [0; 81],
+            guesses: 0,
+        },
+        second: None,
+    };
+    let mut state = State::new();
+    let ok = givens.iter().enumerate().all(|(cell, &v)| {
+        v == 0 || (v <= 9 && state.assign(usize::from(v) - 1, cell / 27, (cell % 27) as u32))
+    });
+    if limit > 0 && ok && state.propagate() {
+        s.search(&state);
+    }
+    (s.count, s.second)
+}
+
+/// Counts solutions up to `limit` (2 checks uniqueness) without allocating.
+pub fn count(givens: &[u8; 81], limit: usize) -> Count {
+    run(givens, limit).0
+}
+
+/// Up to `limit` (at most 2) solutions of a plain 9x9 puzzle given as 81 values, 0 = empty.
+pub fn solutions(givens: &[u8], limit: usize) -> Result<Vec<Vec<u8>>, SolveError> {
+    let givens: &[u8; 81] = givens.try_into().map_err(|_| SolveError::Unsupported {
+        solver: "ps12 band kernel",
+        what: format!("{} cells (it solves plain 9x9 grids)", givens.len()),
+    })?;
+    let (count, second) = run(givens, limit.min(2));
+    let mut out = Vec::new();
+    if count.solutions > 0 {
+        out.push(count.first.to_vec());
+    }
+    out.extend(second.map(|g| g.to_vec()));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_triad_table_keeps_permutations_only() {
+        // The identity pattern keeps exactly the diagonal triads.
+        let id = 1 | 1 << 4 | 1 << 8;
+        assert_eq!(COMPLEX[id], 7 | 7 << 12 | 7 << 24);
+        // Every row and box open: everything stays.
+        assert_eq!(COMPLEX[511], BAND);
+        // Two rows confined to box 0: no permutation.
+        assert_eq!(COMPLEX[1 | 1 << 3 | 7 << 6], 0);
+        // Row 0 only in box 0 forces rows 1 and 2 out of box 0.
+        assert_eq!(
+            COMPLEX[1 | 7 << 3 | 7 << 6],
+            7 | (0o770 << 9) | (0o770 << 18)
+        );
+    }
+
+    #[test]
+    fn a_non_9x9_grid_is_refused_with_a_typed_error() {
+        assert!(matches!(
+            solutions(&[0; 16], 2),
+            Err(SolveError::Unsupported { .. })
+        ));
+    }
+}
