@@ -52,6 +52,12 @@ enum Command {
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
+    /// Solve puzzles, one per line in, one answer per line out.
+    #[command(subcommand)]
+    Solve(cmd::solve::SolveCmd),
+    /// Sudoku puzzles: redundant givens, minimal puzzle generation.
+    #[command(subcommand)]
+    Sudoku(cmd::sudoku::SudokuCmd),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +85,8 @@ fn main() -> ExitCode {
         Command::Retry(a) => cmd::submit::retry(a),
         Command::Ledger(a) => cmd::ledger::run(a),
         Command::Domino(c) => cmd::domino::run(c),
+        Command::Solve(c) => cmd::solve::run(c),
+        Command::Sudoku(c) => cmd::sudoku::run(c),
     };
     cmd::exit::report(result)
 }

@@ -12,5 +12,8 @@ pub mod fleet;
 pub mod ledger;
 pub mod problem;
 pub mod run;
+pub mod solve;
 pub mod submit;
+pub mod sudoku;
+pub mod sudoku_external;
 pub mod worker;

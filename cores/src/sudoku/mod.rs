@@ -29,6 +29,7 @@ pub mod sat;
 use std::fmt;
 use std::str::FromStr;
 
+pub use minimal::MinimalError;
 pub use puzzle::{Geometry, Group, LineError, Puzzle, PuzzleError, PuzzleReader, Shape, MAX_SIDE};
 
 /// The in-process solvers.
