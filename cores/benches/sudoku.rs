@@ -4,7 +4,8 @@
 //! program built locally from tdoku's public source (never committed), beside tdoku, all
 //! in the same run.
 //!
-//! Usage: `cargo bench -p cores --bench sudoku -- [--seconds S] [FILE...]`. Each
+//! Usage: `cargo bench -p cores --bench sudoku -- [--seconds S] [--quick] [FILE...]`
+//! (`--quick`: only the band kernel, the `sudoku` crate and tdoku). Each
 //! configuration runs over the file's puzzles in order until all are done or S seconds
 //! (default 3) have passed, and reports the rate over the puzzles it did. Timing covers the
 //! solving only: the answers of our solvers are then checked by the verifier (a grid that
@@ -36,31 +37,48 @@ struct Row {
     unique: usize,
 }
 
-/// Runs `solve` on puzzles in order until all are done or the budget is spent.
+/// Runs `solve` on puzzles in order until all are done or the budget is spent; a set done
+/// within a quarter of the budget is run again (three passes at most) and the fastest pass
+/// counts, which damps the noise of a shared machine.
 fn timed<T>(
     puzzles: &[Puzzle],
     budget: Duration,
     mut solve: impl FnMut(&Puzzle) -> T,
 ) -> (Vec<T>, f64) {
     let start = Instant::now();
-    let mut out = Vec::with_capacity(puzzles.len());
-    for chunk in puzzles.chunks(64) {
-        for p in chunk {
-            out.push(solve(p));
+    let mut best: Option<(Vec<T>, f64)> = None;
+    for _ in 0..3 {
+        let pass = Instant::now();
+        let mut out = Vec::with_capacity(puzzles.len());
+        for chunk in puzzles.chunks(64) {
+            for p in chunk {
+                out.push(solve(p));
+            }
+            if start.elapsed() >= budget {
+                break;
+            }
         }
-        if start.elapsed() >= budget {
+        let secs = pass.elapsed().as_secs_f64();
+        let complete = out.len() == puzzles.len();
+        if best.as_ref().is_none_or(|b| secs < b.1 && complete) {
+            best = Some((out, secs));
+        }
+        if !complete || start.elapsed() >= budget / 4 {
             break;
         }
     }
-    (out, start.elapsed().as_secs_f64())
+    best.expect("at least one pass")
 }
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let mut seconds = 3.0;
+    let mut quick = false;
     let mut files = Vec::new();
     while let Some(a) = args.next() {
-        if a == "--seconds" {
+        if a == "--quick" {
+            quick = true;
+        } else if a == "--seconds" {
             seconds = args
                 .next()
                 .and_then(|s| s.parse().ok())
@@ -113,6 +131,11 @@ fn main() {
             };
             assert_eq!(status, want, "ps12 on {}", p.text());
         }
+        let guesses: u64 = counts.iter().map(|c| c.guesses).sum();
+        println!(
+            "{name:<30}ps12 (bands): {:.2} guesses per puzzle",
+            guesses as f64 / counts.len().max(1) as f64
+        );
         rows.push(Row {
             config: "ps12 (bands)".into(),
             done: counts.len(),
@@ -120,13 +143,18 @@ fn main() {
             unique: counts.iter().filter(|c| c.solutions == 1).count(),
         });
 
-        for solver in [
-            Solver::Ps12Generic,
-            Solver::Dlx,
-            Solver::Alldiff,
-            Solver::Sat,
-            Solver::SatNaive,
-        ] {
+        let slow: &[Solver] = if quick {
+            &[]
+        } else {
+            &[
+                Solver::Ps12Generic,
+                Solver::Dlx,
+                Solver::Alldiff,
+                Solver::Sat,
+                Solver::SatNaive,
+            ]
+        };
+        for &solver in slow {
             let (found, secs) = timed(&puzzles, budget, |p| solutions(p, solver, 2));
             let done = found.len();
             let mut unique = 0;

@@ -195,13 +195,21 @@ impl State {
             if one != BAND {
                 return None;
             }
-            let mut singles = one & !two & self.unsolved[b];
-            while singles != 0 {
-                let x = singles.trailing_zeros();
-                singles &= singles - 1;
-                let d = (0..9).find(|&d| self.f[3 * d + b] >> x & 1 != 0)?;
-                self.assign(d, b, x);
-                found = true;
+            let singles = one & !two & self.unsolved[b];
+            if singles == 0 {
+                continue;
+            }
+            found = true;
+            for d in 0..9 {
+                let mut m = self.f[3 * d + b] & singles;
+                while m != 0 {
+                    let x = m.trailing_zeros();
+                    m &= m - 1;
+                    // A single placed earlier in this pass may have taken the cell's digit.
+                    if !self.assign(d, b, x) {
+                        return None;
+                    }
+                }
             }
         }
         Some(found)
