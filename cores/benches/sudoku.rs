@@ -133,7 +133,7 @@ fn main() {
         }
         let guesses: u64 = counts.iter().map(|c| c.guesses).sum();
         println!(
-            "{name:<30}ps12 (bands): {:.2} guesses per puzzle",
+            "{name:<36}ps12 (bands): {:.2} guesses per puzzle",
             guesses as f64 / counts.len().max(1) as f64
         );
         rows.push(Row {
@@ -186,7 +186,7 @@ fn main() {
 
         for r in &rows {
             println!(
-                "{name:<30}{:<15}{:>8}{:>10.3}{:>13.0}{:>8}",
+                "{name:<36}{:<15}{:>8}{:>10.3}{:>13.0}{:>8}",
                 r.config,
                 r.done,
                 r.secs,
@@ -196,8 +196,8 @@ fn main() {
         }
         if let Some(prog) = &tdoku {
             match Command::new(prog).arg(&file).output() {
-                Ok(o) => print!("{name:<30}tdoku: {}", String::from_utf8_lossy(&o.stdout)),
-                Err(e) => println!("{name:<30}tdoku: unavailable ({e})"),
+                Ok(o) => print!("{name:<36}tdoku: {}", String::from_utf8_lossy(&o.stdout)),
+                Err(e) => println!("{name:<36}tdoku: unavailable ({e})"),
             }
         }
     }
