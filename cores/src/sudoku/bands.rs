@@ -103,12 +103,6 @@ const PEERS: [[u32; 3]; 81] = {
     t
 };
 
-/// Mask of the row (within its band) of bit `x`.
-#[inline]
-fn row_of(x: u32) -> u32 {
-    ROW << (x / 9 * 9)
-}
-
 #[derive(Clone, Copy)]
 struct State {
     /// `f[3 * digit + band]`: cells of the band that may hold the digit.
