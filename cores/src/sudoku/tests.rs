@@ -315,3 +315,80 @@ fn solver_names_round_trip() {
     }
     assert!("minisat".parse::<Solver>().is_err());
 }
+
+/// Every 4x4 grid by plain backtracking over cells in order, checking rows, columns and
+/// boxes from coordinates: a brute force that shares nothing with the solvers.
+fn all_4x4_grids() -> Vec<Vec<u8>> {
+    fn fill(g: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        let Some(i) = g.iter().position(|&v| v == 0) else {
+            out.push(g.clone());
+            return;
+        };
+        let (r, c) = (i / 4, i % 4);
+        for v in 1..=4 {
+            let clash = (0..16).any(|j| {
+                let (r2, c2) = (j / 4, j % 4);
+                g[j] == v && (r2 == r || c2 == c || (r2 / 2 == r / 2 && c2 / 2 == c / 2))
+            });
+            if !clash {
+                g[i] = v;
+                fill(g, out);
+                g[i] = 0;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    fill(&mut vec![0; 16], &mut out);
+    out
+}
+
+mod against_brute_force {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Random 4x4 puzzles: a grid's cells under a random mask, one of them possibly
+        /// changed (which may leave no solution). Every solver finds exactly the grids that
+        /// brute force says agree with the givens.
+        #[test]
+        fn every_solver_finds_the_brute_force_solutions(
+            grid in 0usize..288,
+            mask in any::<u16>(),
+            change in proptest::option::of((0usize..16, 1u8..=4)),
+        ) {
+            let grids = all_4x4_grids();
+            prop_assert_eq!(grids.len(), 288);
+            let mut givens: Vec<u8> = (0..16)
+                .map(|i| if mask >> i & 1 != 0 { grids[grid][i] } else { 0 })
+                .collect();
+            if let Some((cell, v)) = change {
+                givens[cell] = v;
+            }
+            let Ok(p) = puzzle(".".repeat(16).as_str()).with_givens(givens.clone()) else {
+                // The change made two givens clash: the reader refuses the puzzle.
+                return Ok(());
+            };
+            let mut want: Vec<Vec<u8>> = grids
+                .iter()
+                .filter(|g| givens.iter().zip(g.iter()).all(|(&a, &b)| a == 0 || a == b))
+                .cloned()
+                .collect();
+            want.sort();
+            for solver in Solver::ALL {
+                let mut got = solutions(&p, solver, 1000).unwrap();
+                got.sort();
+                prop_assert_eq!(&got, &want, "{}", solver);
+                let a = solve(&p, solver, true).unwrap();
+                let status = match want.len() {
+                    0 => Status::None,
+                    1 => Status::Unique,
+                    _ => Status::Multiple,
+                };
+                prop_assert_eq!(a.status, status);
+            }
+        }
+    }
+}
