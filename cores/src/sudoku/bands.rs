@@ -5,14 +5,19 @@
 //! word of the cells that may still hold it (bit `9 * (row % 3) + column`). The seed's rules
 //! become word operations:
 //! - hidden singles in rows: a row of a word with one bit left places the digit there; the
-//!   placement clears that cell for the other eight digits and its column in the other rows
-//!   and bands (propagation of the singleton);
+//!   placement clears that cell for the other eight digits (propagation of the singleton);
 //! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
 //!   (each row and each box of the band holds the digit once); entries in no permutation are
 //!   cleared ([`COMPLEX`], a 512-entry table: Régin's rule of seed 000 section 1.5 on a 3x3
-//!   value graph). This yields box hidden singles and the box part of propagation, and also
-//!   the box-line ("locked candidates") eliminations that PS-1-2 does not make: so this
-//!   kernel searches less than [`super::ps12`] and its counts are not the seed's;
+//!   value graph). This yields box hidden singles and the box and in-band column part of
+//!   propagation, and also the box-line ("locked candidates") eliminations that PS-1-2 does
+//!   not make;
+//! - columns across bands: a box in which the digit is left in one column claims that
+//!   column, which the other two bands lose ([`POINTING`]; for a placed cell this is the
+//!   column part of propagation, otherwise again a locked-candidates rule beyond PS-1-2). With
+//!   these two additions the kernel searches less than [`super::ps12`] (1.16 guesses per
+//!   17-clue puzzle with the uniqueness check, against 2.21 without them) and its counts are
+//!   not the seed's;
 //! - naked singles (a cell with one digit left) by bit-sliced counting over the nine digits,
 //!   and hidden singles in columns by folding the three rows of each band;
 //! - search: the first cell with two candidates (PS-1-2's pair domains), else the first
@@ -82,6 +87,28 @@ const COMPLEX: [u32; 512] = {
     }
     t
 };
+
+/// For the 9-bit columns of a band where a digit may be, the columns that are alone in
+/// their box.
+const POINTING: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut v = 0;
+    while v < 512 {
+        let mut k = 0;
+        while k < 3 {
+            let g = (v >> (3 * k)) & 7;
+            if g == 1 || g == 2 || g == 4 {
+                t[v] |= (g as u32) << (3 * k);
+            }
+            k += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// The two other bands of each band.
+const OTHER_BANDS: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
 
 /// For each cell, its peers (same row, column or box; not the cell) in each band.
 const PEERS: [[u32; 3]; 81] = {
@@ -164,41 +191,29 @@ impl State {
             if v == 0 {
                 return false;
             }
-            // Every row is non-empty now; keep the rows with one bit.
+            self.f[i] = v;
+            // Every row is non-empty now; a row with one bit places the digit. After the
+            // triad table, that cell's box is already closed to the other rows.
             let (r0, r1, r2) = (v & ROW, v >> 9 & ROW, v >> 18);
             let single = if r0 & (r0 - 1) == 0 { r0 } else { 0 }
                 | if r1 & (r1 - 1) == 0 { r1 << 9 } else { 0 }
                 | if r2 & (r2 - 1) == 0 { r2 << 18 } else { 0 };
             let new = single & self.unsolved[b];
-            let mut w = v;
             if new != 0 {
                 self.unsolved[b] &= !new;
-                let cols = (new | new >> 9 | new >> 18) & ROW;
-                let spread = cols * COLUMN_SPREAD;
-                w &= !spread | new;
-                match b {
-                    0 => {
-                        self.clear(i + 1, spread);
-                        self.clear(i + 2, spread);
-                    }
-                    1 => {
-                        self.clear(i - 1, spread);
-                        self.clear(i + 1, spread);
-                    }
-                    _ => {
-                        self.clear(i - 2, spread);
-                        self.clear(i - 1, spread);
-                    }
-                }
                 for e in 0..9 {
                     if e != d {
                         self.clear(3 * e + b, new);
                     }
                 }
             }
-            self.f[i] = w;
-            if w != v {
-                self.dirty |= 1 << i;
+            // A box of this band where the digit is left in one column claims that column:
+            // the other bands lose it (this also clears the column of a placed cell).
+            let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
+            if spread != 0 {
+                let (o1, o2) = OTHER_BANDS[b];
+                self.clear(3 * d + o1, spread);
+                self.clear(3 * d + o2, spread);
             }
         }
         true
