@@ -16,8 +16,8 @@
 //!   column, which the other two bands lose ([`POINTING`]; for a placed cell this is the
 //!   column part of propagation, otherwise again a locked-candidates rule beyond PS-1-2). With
 //!   these two additions the kernel searches less than [`super::ps12`] (1.16 guesses per
-//!   17-clue puzzle with the uniqueness check, against 2.21 without them) and its counts are
-//!   not the seed's;
+//!   17-clue puzzle with the uniqueness check, against 2.21 without the column claims) and
+//!   its counts are not the seed's;
 //! - naked singles (a cell with one digit left) by bit-sliced counting over the nine digits,
 //!   and hidden singles in columns by folding the three rows of each band;
 //! - search: the first cell with two candidates (PS-1-2's pair domains), else the first
@@ -378,7 +378,7 @@ struct Searcher {
 
 impl Searcher {
     /// Depth-first search below a propagated state; false once the limit is reached.
-    fn search(&mut self, state: &State) -> bool {
+    fn search(&mut self, state: &mut State) -> bool {
         if state.solved() {
             let mut g = [0u8; 81];
             state.grid(&mut g);
@@ -392,12 +392,17 @@ impl Searcher {
         }
         self.count.guesses += 1;
         let (b, x) = state.choose();
-        for d in 0..9 {
-            if state.f[3 * d + b] >> x & 1 == 0 {
-                continue;
+        let cell = 27 * b + x as usize;
+        let mut digits: u32 = (0..9).fold(0, |m, d| m | (state.f[3 * d + b] >> x & 1) << d);
+        while digits != 0 {
+            let d = digits.trailing_zeros() as usize;
+            digits &= digits - 1;
+            if digits == 0 {
+                // The last digit may use the state itself: nothing else needs it.
+                return !(state.place(d, cell) && state.propagate() && !self.search(state));
             }
             let mut child = *state;
-            if child.place(d, 27 * b + x as usize) && child.propagate() && !self.search(&child) {
+            if child.place(d, cell) && child.propagate() && !self.search(&mut child) {
                 return false;
             }
         }
@@ -421,7 +426,7 @@ fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
         .enumerate()
         .all(|(cell, &v)| v == 0 || (v <= 9 && state.place(usize::from(v) - 1, cell)));
     if limit > 0 && ok && state.propagate() {
-        s.search(&state);
+        s.search(&mut state);
     }
     (s.count, s.second)
 }
