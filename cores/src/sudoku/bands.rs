@@ -8,12 +8,12 @@
 //!   placement clears that cell for the other eight digits (propagation of the singleton);
 //! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
 //!   (each row and each box of the band holds the digit once); entries in no permutation are
-//!   cleared ([`COMPLEX`], a 512-entry table: Régin's rule of seed 000 section 1.5 on a 3x3
+//!   cleared (`COMPLEX`, a 512-entry table: Régin's rule of seed 000 section 1.5 on a 3x3
 //!   value graph). This yields box hidden singles and the box and in-band column part of
 //!   propagation, and also the box-line ("locked candidates") eliminations that PS-1-2 does
 //!   not make;
 //! - columns across bands: a box in which the digit is left in one column claims that
-//!   column, which the other two bands lose ([`POINTING`]; for a placed cell this is the
+//!   column, which the other two bands lose (`POINTING`; for a placed cell this is the
 //!   column part of propagation, otherwise again a locked-candidates rule beyond PS-1-2). With
 //!   these two additions the kernel searches less than [`super::ps12`] (1.16 guesses per
 //!   17-clue puzzle with the uniqueness check, against 2.21 without the column claims) and
@@ -22,7 +22,7 @@
 //!   and hidden singles in columns by folding the three rows of each band;
 //! - search: the first cell with two candidates (PS-1-2's pair domains), else the first
 //!   cell with the fewest; a choice (like a given) clears the digit from the cell's peers
-//!   at once ([`PEERS`]); states are copied (about 120 bytes), never undone.
+//!   at once (`PEERS`); states are copied (about 120 bytes), never undone.
 //!
 //! Invariant: a cleared bit is a value no solution extending the current branch can use,
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
