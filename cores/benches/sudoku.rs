@@ -93,7 +93,8 @@ fn main() {
     let budget = Duration::from_secs_f64(seconds);
     let tdoku = std::env::var_os("TDOKU_BENCH");
     println!(
-        "file                          config          puzzles   seconds    puzzles/s  unique"
+        "{:<36}{:<15}{:>8}{:>10}{:>13}{:>8}",
+        "file", "config", "puzzles", "seconds", "puzzles/s", "unique"
     );
     for file in files {
         let text =
