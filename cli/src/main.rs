@@ -59,6 +59,12 @@ enum Command {
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
+    /// Solve puzzles, one per line in, one answer per line out.
+    #[command(subcommand)]
+    Solve(cmd::solve::SolveCmd),
+    /// Sudoku puzzles: redundant givens, minimal puzzle generation.
+    #[command(subcommand)]
+    Sudoku(cmd::sudoku::SudokuCmd),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +94,8 @@ fn main() -> ExitCode {
         Command::Report(a) => report::run(a),
         Command::Query(a) => cmd::query::run(a),
         Command::Domino(c) => cmd::domino::run(c),
+        Command::Solve(c) => cmd::solve::run(c),
+        Command::Sudoku(c) => cmd::sudoku::run(c),
     };
     exit::report(result)
 }

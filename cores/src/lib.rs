@@ -4,4 +4,5 @@
 pub mod domino;
 pub mod grids;
 pub mod problems;
+pub mod sudoku;
 pub mod xcc;

@@ -11,5 +11,8 @@ pub mod ledger;
 pub mod problem;
 pub mod query;
 pub mod run;
+pub mod solve;
 pub mod submit;
+pub mod sudoku;
+pub mod sudoku_external;
 pub mod worker;

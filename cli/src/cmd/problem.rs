@@ -69,7 +69,7 @@ pub enum Family {
     },
 }
 
-fn parse_dims(s: &str) -> Result<(usize, usize), String> {
+pub(crate) fn parse_dims(s: &str) -> Result<(usize, usize), String> {
     let (a, b) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("expected RxC, e.g. 2x3, got `{s}`"))?;
@@ -81,7 +81,7 @@ fn parse_dims(s: &str) -> Result<(usize, usize), String> {
     Ok((parse(a)?, parse(b)?))
 }
 
-fn parse_group(s: &str) -> Result<Vec<(usize, usize)>, String> {
+pub(crate) fn parse_group(s: &str) -> Result<Vec<(usize, usize)>, String> {
     s.split(';')
         .map(|cell| {
             let (r, c) = cell

@@ -13,7 +13,9 @@
 use std::collections::HashMap;
 
 use super::{LeaseRecord, SchedError, Scheduler};
-use crate::job::{BenchTask, JobState, Lease, LeaseToken, Millis, Unit, UnitState, WorkerId};
+use crate::job::{
+    BenchTask, JobState, Lease, LeaseToken, Millis, Unit, UnitId, UnitState, WorkerId,
+};
 
 /// One unit handed to a worker.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,6 +122,7 @@ impl Scheduler {
                 granted_at: now,
                 deadline: now + self.config.lease_duration_ms,
             };
+            self.deadlines.insert((lease.deadline, uid));
             unit.lease = Some(lease.clone());
             let (job, attempt, audit) = (unit.job, unit.attempts, unit.audit_of.is_some());
             let unit = unit.clone();
@@ -202,7 +205,9 @@ impl Scheduler {
                 Some(uid) => {
                     let unit = self.units.get_mut(&uid).expect("leased unit");
                     let lease = unit.lease.as_mut().expect("leased unit has a lease");
+                    self.deadlines.remove(&(lease.deadline, uid));
                     lease.deadline = now + self.config.lease_duration_ms;
+                    self.deadlines.insert((lease.deadline, uid));
                     self.dirty.units.insert(uid);
                     out.extended.push(t.clone());
                 }
@@ -215,16 +220,11 @@ impl Scheduler {
     /// Returns every unit whose lease deadline has passed (`deadline < now`) to the queue;
     /// their tokens stop being valid. Returns how many.
     pub fn expire(&mut self, now: Millis) -> usize {
-        let mut expired: Vec<_> = self
-            .live
-            .values()
-            .copied()
-            .filter(|uid| {
-                self.units[uid]
-                    .lease
-                    .as_ref()
-                    .is_some_and(|l| l.deadline < now)
-            })
+        let mut expired: Vec<UnitId> = self
+            .deadlines
+            .iter()
+            .take_while(|(deadline, _)| *deadline < now)
+            .map(|&(_, uid)| uid)
             .collect();
         expired.sort_unstable();
         for &uid in &expired {
@@ -265,9 +265,6 @@ impl Scheduler {
 
     /// The earliest deadline of a live lease (for the server's expiry timer).
     pub fn next_deadline(&self) -> Option<Millis> {
-        self.live
-            .values()
-            .filter_map(|uid| self.units[uid].lease.as_ref().map(|l| l.deadline))
-            .min()
+        self.deadlines.first().map(|&(deadline, _)| deadline)
     }
 }

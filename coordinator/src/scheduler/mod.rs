@@ -248,6 +248,10 @@ pub struct Scheduler {
     accepted: HashMap<UnitId, Accepted>,
     queue: BTreeSet<(JobId, UnitId)>,
     live: HashMap<LeaseToken, UnitId>,
+    /// (deadline, unit) of every live lease, so that expiry looks only at the leases due
+    /// (every operation expires first: a scan of all live leases would cost each call as
+    /// much as the leases held, thousands with many workers holding reserves).
+    deadlines: BTreeSet<(Millis, UnitId)>,
     history: HashMap<LeaseToken, LeaseRecord>,
     workers: BTreeMap<WorkerId, WorkerInfo>,
     next_job: JobId,
@@ -283,6 +287,7 @@ impl Scheduler {
             accepted: HashMap::new(),
             queue: BTreeSet::new(),
             live: HashMap::new(),
+            deadlines: BTreeSet::new(),
             history: HashMap::new(),
             workers: BTreeMap::new(),
             next_job: 1,
@@ -307,6 +312,7 @@ impl Scheduler {
                 UnitState::Leased => match &unit.lease {
                     Some(lease) => {
                         s.live.insert(lease.token.clone(), unit.id);
+                        s.deadlines.insert((lease.deadline, unit.id));
                     }
                     None => {
                         // A leased unit without its lease cannot be reported: queue it.
@@ -687,6 +693,7 @@ impl Scheduler {
         let unit = self.units.get_mut(&uid).expect("unit exists");
         if let Some(lease) = unit.lease.take() {
             self.live.remove(&lease.token);
+            self.deadlines.remove(&(lease.deadline, uid));
             if let Some(rec) = self.history.get_mut(&lease.token) {
                 rec.ended = Some((now, why.to_string()));
             }
@@ -755,6 +762,12 @@ impl Scheduler {
             .filter_map(|u| u.lease.as_ref().map(|l| (l.token.clone(), u.id)))
             .collect();
         assert_eq!(live, self.live, "live leases out of step");
+        let deadlines: BTreeSet<(Millis, UnitId)> = self
+            .units
+            .values()
+            .filter_map(|u| u.lease.as_ref().map(|l| (l.deadline, u.id)))
+            .collect();
+        assert_eq!(deadlines, self.deadlines, "lease deadlines out of step");
         for u in self.units.values() {
             // Split children and audits inherit the weight; no weight is 0.
             assert!(u.weight >= 1, "unit {} has weight 0", u.id);

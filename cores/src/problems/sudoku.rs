@@ -247,10 +247,11 @@ impl SudokuConfig {
 }
 
 /// A group of cells with the item tag its digits use and a name for messages.
-struct Unit {
-    tag: String,
-    label: String,
-    cells: Vec<usize>,
+#[derive(Debug)]
+pub(crate) struct Unit {
+    pub(crate) tag: String,
+    pub(crate) label: String,
+    pub(crate) cells: Vec<usize>,
 }
 
 /// A built Sudoku problem.
@@ -404,7 +405,7 @@ pub enum DecodeError {
 }
 
 /// Every group of the grid: rows, columns, boxes, then variant and extra groups.
-fn units(config: &SudokuConfig, s: usize) -> Result<Vec<Unit>, BuildError> {
+pub(crate) fn units(config: &SudokuConfig, s: usize) -> Result<Vec<Unit>, BuildError> {
     let (br, bc) = (config.box_rows, config.box_cols);
     let unit = |tag: String, label: String, cells: Vec<usize>| Unit { tag, label, cells };
     let mut units = Vec::new();
@@ -508,7 +509,7 @@ fn units(config: &SudokuConfig, s: usize) -> Result<Vec<Unit>, BuildError> {
 }
 
 /// The first pair of givens with the same digit in one group.
-fn find_clash(givens: &[u8], units: &[Unit], s: usize) -> Result<(), GivensError> {
+pub(crate) fn find_clash(givens: &[u8], units: &[Unit], s: usize) -> Result<(), GivensError> {
     let mut first_at = vec![usize::MAX; s + 1];
     for unit in units {
         first_at.fill(usize::MAX);

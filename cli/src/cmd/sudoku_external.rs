@@ -1,0 +1,256 @@
+//! Sudoku by external programs, seed 000's own tools (issue 11): `minisat` fed the DIMACS
+//! text of `cores::sudoku::sat` (extended encoding), a GNU Prolog CLP(FD) program with
+//! `fd_domain`, `fd_all_different` and `fd_labeling` with the most-constrained variable first
+//! (seed 000 section 1.4), and a MiniZinc model with `alldifferent` run by Gecode. Each runs
+//! as a process on files in a temporary directory; a program that is not installed is
+//! [`ExternalError::Unavailable`], never a wrong answer. Their grids go back through
+//! `cores::sudoku::answer`, the verifier, like every other solver's.
+
+use std::fmt::Write as _;
+use std::io::ErrorKind;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use cores::sudoku::{sat, Puzzle};
+
+/// The external configurations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum External {
+    Minisat,
+    Gprolog,
+    Minizinc,
+}
+
+impl External {
+    pub fn name(self) -> &'static str {
+        match self {
+            External::Minisat => "minisat",
+            External::Gprolog => "gprolog",
+            External::Minizinc => "minizinc",
+        }
+    }
+}
+
+/// Why an external solver gave no grids.
+#[derive(Debug)]
+pub enum ExternalError {
+    /// The program (or its back end) is not installed here.
+    Unavailable(String),
+    /// It ran but failed, or said something we cannot read.
+    Failed(String),
+}
+
+impl std::fmt::Display for ExternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExternalError::Unavailable(why) => write!(f, "unavailable: {why}"),
+            ExternalError::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ExternalError {}
+
+fn run(program: &str, args: &[&str]) -> Result<Output, ExternalError> {
+    Command::new(program).args(args).output().map_err(|e| {
+        if e.kind() == ErrorKind::NotFound {
+            ExternalError::Unavailable(format!("`{program}` is not installed (not on PATH)"))
+        } else {
+            ExternalError::Failed(format!("cannot run `{program}`: {e}"))
+        }
+    })
+}
+
+fn failed(what: impl Into<String>) -> ExternalError {
+    ExternalError::Failed(what.into())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), ExternalError> {
+    std::fs::write(path, text).map_err(|e| failed(format!("{}: {e}", path.display())))
+}
+
+/// Up to `limit` grids of `puzzle` (unverified: pass them to `cores::sudoku::answer`).
+pub fn solutions(
+    external: External,
+    puzzle: &Puzzle,
+    limit: usize,
+) -> Result<Vec<Vec<u8>>, ExternalError> {
+    let dir = tempfile::tempdir().map_err(|e| failed(format!("temporary directory: {e}")))?;
+    match external {
+        External::Minisat => minisat(dir.path(), puzzle, limit),
+        External::Gprolog => gprolog(dir.path(), puzzle, limit),
+        External::Minizinc => minizinc(dir.path(), puzzle, limit),
+    }
+}
+
+/// Solves, adds a clause blocking the grid found, solves again (one process each).
+fn minisat(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+    let mut cnf = sat::encode(puzzle, sat::Encoding::Extended);
+    let side = puzzle.side();
+    let (input, output) = (dir.join("sudoku.cnf"), dir.join("model.txt"));
+    let mut found = Vec::new();
+    while found.len() < limit {
+        write(&input, &cnf.to_dimacs())?;
+        let o = run(
+            "minisat",
+            &[
+                "-verb=0",
+                &input.to_string_lossy(),
+                &output.to_string_lossy(),
+            ],
+        )?;
+        // MiniSat exits with 10 (satisfiable) or 20 (unsatisfiable).
+        let text = std::fs::read_to_string(&output).unwrap_or_default();
+        let mut lines = text.lines();
+        match (o.status.code(), lines.next()) {
+            (Some(20), _) | (_, Some("UNSAT")) => break,
+            (Some(10), Some("SAT")) => {}
+            (code, first) => {
+                return Err(failed(format!(
+                    "minisat exited with {code:?}, first line {first:?}: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )))
+            }
+        }
+        let mut model = vec![false; cnf.vars as usize + 1];
+        for tok in lines.flat_map(str::split_whitespace) {
+            let lit: i64 = tok
+                .parse()
+                .map_err(|_| failed(format!("minisat model: bad literal `{tok}`")))?;
+            if lit > 0 && (lit as usize) < model.len() {
+                model[lit as usize] = true;
+            }
+        }
+        let grid = sat::decode(side, |v| model[v as usize]);
+        cnf.clauses.push(sat::blocking_clause(side, &grid));
+        found.push(grid);
+    }
+    Ok(found)
+}
+
+/// Reads grids printed as `[v1,v2,...]` (Prolog) or `[v1, v2, ...]` (MiniZinc), one a line.
+fn grids(text: &str, cells: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('['))
+        .map(|l| {
+            let grid: Vec<u8> = l
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .map(|t| t.trim().parse::<u8>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| failed(format!("cannot read the grid `{l}`")))?;
+            if grid.len() == cells {
+                Ok(grid)
+            } else {
+                Err(failed(format!("{} cells in `{l}`", grid.len())))
+            }
+        })
+        .collect()
+}
+
+/// The cells of each group as lists of variable names `X<cell>`.
+fn group_lists(puzzle: &Puzzle, name: impl Fn(usize) -> String) -> Vec<String> {
+    puzzle
+        .geometry()
+        .groups
+        .iter()
+        .map(|g| {
+            let names: Vec<String> = g.cells.iter().map(|&c| name(c)).collect();
+            format!("[{}]", names.join(","))
+        })
+        .collect()
+}
+
+/// The CLP(FD) program of seed 000 section 1.4, for any shape, printing up to `limit`
+/// solutions.
+pub fn prolog_program(puzzle: &Puzzle, limit: usize) -> String {
+    let side = puzzle.side();
+    let cell = |c: usize| match puzzle.givens()[c] {
+        0 => format!("X{c}"),
+        v => v.to_string(),
+    };
+    let all: Vec<String> = (0..side * side).map(cell).collect();
+    let mut p = String::from(":- initialization(main).\n\nsudoku(L) :-\n");
+    let _ = writeln!(p, "    L = [{}],", all.join(","));
+    let _ = writeln!(p, "    fd_domain(L, 1, {side}),");
+    for g in group_lists(puzzle, cell) {
+        let _ = writeln!(p, "    fd_all_different({g}),");
+    }
+    p.push_str("    fd_labeling(L, [variable_method(most_constrained)]).\n\n");
+    let _ = writeln!(
+        p,
+        "main :- g_assign(n, 0),\n    ( sudoku(L), write(L), nl, g_inc(n), g_read(n, N), \
+         N >= {limit} -> true ; true ),\n    halt."
+    );
+    p
+}
+
+fn gprolog(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+    let file = dir.join("sudoku.pl");
+    write(&file, &prolog_program(puzzle, limit))?;
+    let o = run("gprolog", &["--consult-file", &file.to_string_lossy()])?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success() {
+        return Err(failed(format!(
+            "gprolog exited with {}: {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        )));
+    }
+    grids(&text, puzzle.side() * puzzle.side())
+}
+
+/// A MiniZinc model: one variable per cell, `alldifferent` per group.
+pub fn minizinc_model(puzzle: &Puzzle) -> String {
+    let side = puzzle.side();
+    let n = side * side;
+    let mut m = String::from("include \"alldifferent.mzn\";\n");
+    let _ = writeln!(m, "array[0..{}] of var 1..{side}: x;", n - 1);
+    for (c, &v) in puzzle.givens().iter().enumerate() {
+        if v > 0 {
+            let _ = writeln!(m, "constraint x[{c}] = {v};");
+        }
+    }
+    for g in group_lists(puzzle, |c| format!("x[{c}]")) {
+        let _ = writeln!(m, "constraint alldifferent({g});");
+    }
+    m.push_str("solve satisfy;\noutput [show(x), \"\\n\"];\n");
+    m
+}
+
+fn minizinc(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+    let file = dir.join("sudoku.mzn");
+    write(&file, &minizinc_model(puzzle))?;
+    let o = run(
+        "minizinc",
+        &[
+            "--solver",
+            "gecode",
+            "--num-solutions",
+            &limit.to_string(),
+            &file.to_string_lossy(),
+        ],
+    )?;
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    if !o.status.success() {
+        if err.contains("not found") || err.contains("no solver") {
+            return Err(ExternalError::Unavailable(format!(
+                "minizinc has no Gecode: {}",
+                err.trim()
+            )));
+        }
+        return Err(failed(format!(
+            "minizinc exited with {}: {}",
+            o.status,
+            err.trim()
+        )));
+    }
+    if out.contains("=====UNSATISFIABLE=====") {
+        return Ok(Vec::new());
+    }
+    grids(&out, puzzle.side() * puzzle.side())
+}
