@@ -29,10 +29,10 @@ use sqlx::Row;
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
     BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, FrozenFile, Job, JobId, JobKind,
-    JobSettings, JobState, Lease, LeaseToken, Millis, RunRecord, UnitEstimate, UnitResult,
+    JobSettings, JobState, Lease, LeaseToken, Millis, RunRecord, Unit, UnitEstimate, UnitResult,
     UnitState, WorkerInfo,
 };
-use crate::scheduler::{ChangeSet, LeaseRecord, Snapshot};
+use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 
 mod ledger;
 mod summary;
@@ -234,18 +234,25 @@ impl From<Option<String>> for Value {
 
 /// `head VALUES (...), (...), ... tail` for `rows`, in as few statements as the bound on
 /// variables allows.
-async fn insert_rows(
+///
+/// `items` become rows (`row`) one statement's worth at a time, so that a big batch (a job of
+/// a million units) never holds all its bound values at once.
+async fn insert_rows<T>(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     head: &str,
     tail: &str,
-    rows: Vec<Values>,
+    items: &[&T],
+    row: fn(&T) -> Result<Values>,
 ) -> Result<()> {
-    let Some(width) = rows.first().map(Vec::len) else {
+    let Some(first) = items.first() else {
         return Ok(());
     };
-    let mut rows = rows.into_iter().peekable();
-    while rows.peek().is_some() {
-        let chunk: Vec<Values> = rows.by_ref().take((MAX_BINDS / width).max(1)).collect();
+    let width = row(first)?.len().max(1);
+    for items in items.chunks((MAX_BINDS / width).max(1)) {
+        let chunk = items
+            .iter()
+            .map(|item| row(item))
+            .collect::<Result<Vec<Values>>>()?;
         let mut q = sqlx::QueryBuilder::<sqlx::Sqlite>::new(head);
         q.push_values(chunk, |mut b, row| {
             for v in row {
@@ -318,9 +325,8 @@ async fn write_workers(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     sets: &[ChangeSet],
 ) -> Result<()> {
-    let mut rows = Vec::new();
-    for w in sets.iter().flat_map(|c| &c.workers) {
-        rows.push(vec![
+    fn row(w: &WorkerInfo) -> Result<Values> {
+        Ok(vec![
             int(w.id, "worker id")?.into(),
             w.name.as_str().into(),
             w.host.as_str().into(),
@@ -331,8 +337,9 @@ async fn write_workers(
             w.capabilities.configs_text().into(),
             int(w.capabilities.memory_bytes, "memory")?.into(),
             i64::from(w.capabilities.cpus).into(),
-        ]);
+        ])
     }
+    let items: Vec<&WorkerInfo> = sets.iter().flat_map(|c| &c.workers).collect();
     insert_rows(
         tx,
         "INSERT INTO workers (id, name, host, threads, software_version, registered_at,
@@ -340,7 +347,8 @@ async fn write_workers(
         " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,
              bench_configs = excluded.bench_configs, memory_bytes = excluded.memory_bytes,
              cpus = excluded.cpus",
-        rows,
+        &items,
+        row,
     )
     .await
 }
@@ -350,11 +358,10 @@ async fn write_units(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     sets: &[ChangeSet],
 ) -> Result<()> {
-    let mut rows = Vec::new();
-    for u in sets.iter().flat_map(|c| &c.units) {
+    fn row(u: &Unit) -> Result<Values> {
         let e = u.estimate;
         let l = u.lease.as_ref();
-        rows.push(vec![
+        Ok(vec![
             int(u.id, "unit id")?.into(),
             int(u.job, "job id")?.into(),
             opt_int(u.parent, "unit id")?.into(),
@@ -373,8 +380,9 @@ async fn write_units(
             int(u.created_at, "time")?.into(),
             task_json(u.task.as_ref())?.into(),
             u.weight.to_string().into(),
-        ]);
+        ])
     }
+    let items: Vec<&Unit> = sets.iter().flat_map(|c| &c.units).collect();
     insert_rows(
         tx,
         "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
@@ -385,7 +393,8 @@ async fn write_units(
              lease_token = excluded.lease_token,
              lease_granted_at = excluded.lease_granted_at,
              lease_deadline = excluded.lease_deadline",
-        rows,
+        &items,
+        row,
     )
     .await
 }
@@ -394,13 +403,12 @@ async fn write_leases(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     sets: &[ChangeSet],
 ) -> Result<()> {
-    let mut rows = Vec::new();
-    for l in sets.iter().flat_map(|c| &c.leases) {
+    fn row(l: &LeaseRecord) -> Result<Values> {
         let (ended_at, reason) = match &l.ended {
             Some((at, why)) => (Some(int(*at, "time")?), Some(why.as_str().to_string())),
             None => (None, None),
         };
-        rows.push(vec![
+        Ok(vec![
             l.token.0.as_str().into(),
             int(l.unit, "unit id")?.into(),
             int(l.job, "job id")?.into(),
@@ -409,15 +417,17 @@ async fn write_leases(
             int(l.granted_at, "time")?.into(),
             ended_at.into(),
             reason.into(),
-        ]);
+        ])
     }
+    let items: Vec<&LeaseRecord> = sets.iter().flat_map(|c| &c.leases).collect();
     insert_rows(
         tx,
         "INSERT INTO leases (token, unit_id, job_id, attempt, worker_id, granted_at, ended_at,
              end_reason) ",
         " ON CONFLICT (token) DO UPDATE SET ended_at = excluded.ended_at,
              end_reason = excluded.end_reason",
-        rows,
+        &items,
+        row,
     )
     .await
 }
@@ -428,10 +438,9 @@ async fn write_results(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     sets: &[ChangeSet],
 ) -> Result<()> {
-    let mut rows = Vec::new();
-    for a in sets.iter().flat_map(|c| &c.results) {
+    fn row(a: &Accepted) -> Result<Values> {
         let r = &a.result;
-        rows.push(vec![
+        Ok(vec![
             int(a.unit, "unit id")?.into(),
             int(a.job, "job id")?.into(),
             opt_int(a.worker, "worker id")?.into(),
@@ -445,14 +454,16 @@ async fn write_results(
             prefixes_text(&r.remaining).into(),
             int(a.accepted_at, "time")?.into(),
             r.core.as_str().into(),
-        ]);
+        ])
     }
+    let items: Vec<&Accepted> = sets.iter().flat_map(|c| &c.results).collect();
     insert_rows(
         tx,
         "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
              estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at, core) ",
         "",
-        rows,
+        &items,
+        row,
     )
     .await?;
     for a in sets.iter().flat_map(|c| &c.results) {
@@ -467,10 +478,9 @@ async fn write_reports(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     sets: &[ChangeSet],
 ) -> Result<()> {
-    let mut rows = Vec::new();
-    for rep in sets.iter().flat_map(|c| &c.reports) {
+    fn row(rep: &ReportRecord) -> Result<Values> {
         let r = &rep.result;
-        rows.push(vec![
+        Ok(vec![
             int(rep.at, "time")?.into(),
             int(rep.worker, "worker id")?.into(),
             rep.token.0.as_str().into(),
@@ -487,15 +497,17 @@ async fn write_reports(
             r.host.as_str().into(),
             prefixes_text(&r.remaining).into(),
             r.run_record_json.as_str().into(),
-        ]);
+        ])
     }
+    let items: Vec<&ReportRecord> = sets.iter().flat_map(|c| &c.reports).collect();
     insert_rows(
         tx,
         "INSERT INTO report_audit (at, worker_id, lease_token, unit_id, job_id,
              claimed_unit_id, verdict, reason, solutions, nodes, updates, wall_seconds,
              cpu_seconds, host, remaining, run_record) ",
         "",
-        rows,
+        &items,
+        row,
     )
     .await
 }
@@ -504,21 +516,22 @@ async fn write_events(
     tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
     sets: &[ChangeSet],
 ) -> Result<()> {
-    let mut rows = Vec::new();
-    for e in sets.iter().flat_map(|c| &c.events) {
-        rows.push(vec![
+    fn row(e: &Event) -> Result<Values> {
+        Ok(vec![
             int(e.at, "time")?.into(),
             opt_int(e.job, "job id")?.into(),
             opt_int(e.unit, "unit id")?.into(),
             e.kind.into(),
             e.message.as_str().into(),
-        ]);
+        ])
     }
+    let items: Vec<&Event> = sets.iter().flat_map(|c| &c.events).collect();
     insert_rows(
         tx,
         "INSERT INTO events (at, job_id, unit_id, kind, message) ",
         "",
-        rows,
+        &items,
+        row,
     )
     .await
 }

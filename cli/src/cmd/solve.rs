@@ -14,9 +14,9 @@ use cores::problems::Variant;
 use cores::sudoku::{self, difficulty, ps12, Answer, Puzzle, PuzzleReader, Shape, SolveError};
 use serde_json::json;
 
-use crate::exit::user_error;
 use super::problem::{parse_dims, parse_group};
 use super::sudoku_external::{self as external, External, ExternalError};
+use crate::exit::user_error;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SolveCmd {

@@ -8,8 +8,8 @@ use cores::problems::sudoku::format_grid;
 use cores::sudoku::{self, minimal, MinimalError};
 use serde_json::json;
 
-use crate::exit::user_error;
 use super::solve::{InputArgs, ShapeArgs};
+use crate::exit::user_error;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SudokuCmd {
