@@ -204,3 +204,87 @@ fn the_completion_core_counts_plain_grids_and_refuses_variants() {
         assert!(stderr(&o).contains("sudoku-bands"), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn print_draws_each_family_in_its_own_picture() {
+    // 4 queens: two boards (OEIS A000170), one queen in every row and column.
+    let text = stdout(&dancehall(&["count", "queens", "4", "--print"]));
+    let boards: Vec<&str> = text.split("\n\n").filter(|b| b.contains('Q')).collect();
+    assert_eq!(boards.len(), 2, "{text}");
+    for b in &boards {
+        let rows: Vec<Vec<&str>> = b.lines().map(|l| l.split(' ').collect()).collect();
+        assert_eq!(rows.len(), 4, "{b}");
+        for i in 0..4 {
+            assert_eq!(rows[i].iter().filter(|c| **c == "Q").count(), 1, "{b}");
+            assert_eq!(rows.iter().filter(|r| r[i] == "Q").count(), 1, "{b}");
+        }
+    }
+    // L(2,3): 231213 and its reversal (OEIS A014552: one pairing up to reversal); each k's
+    // two copies are k+1 apart.
+    let text = stdout(&dancehall(&[
+        "count",
+        "langford",
+        "3",
+        "--break-symmetry",
+        "--print",
+    ]));
+    let seq: Vec<usize> = text
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    for k in 1..=3 {
+        let at: Vec<usize> = (0..6).filter(|&i| seq[i] == k).collect();
+        assert_eq!(at.len(), 2, "{seq:?}");
+        assert_eq!(at[1] - at[0], k + 1, "{seq:?}");
+    }
+    // A 4x4 puzzle's grid with its boxes, agreeing with the givens.
+    let text = stdout(&dancehall(&[
+        "count",
+        "sudoku",
+        "--box",
+        "2x2",
+        "--givens",
+        "12.......3......",
+        "--print",
+        "--limit",
+        "1",
+    ]));
+    let grid: Vec<&str> = text.lines().take(5).collect();
+    assert_eq!(grid[2], "----+----", "{text}");
+    assert!(grid[0].starts_with("1 2 | "), "{text}");
+    for row in [grid[0], grid[1], grid[3], grid[4]] {
+        let mut digits: Vec<&str> = row.split(' ').filter(|c| *c != "|").collect();
+        digits.sort();
+        assert_eq!(digits, ["1", "2", "3", "4"], "{text}");
+    }
+    // A 3x20 pentomino packing (Knuth, "Dancing Links", 2000: two of them up to symmetry):
+    // twelve pieces of five cells.
+    let text = stdout(&dancehall(&[
+        "count",
+        "pentomino",
+        "3x20",
+        "--break-symmetry",
+        "--print",
+    ]));
+    let board: String = text.split("\n\n").next().unwrap().replace('\n', "");
+    assert_eq!(board.len(), 60, "{text}");
+    let mut letters: Vec<char> = board.chars().collect();
+    letters.sort();
+    letters.dedup();
+    assert_eq!(letters.len(), 12, "{text}");
+    for l in letters {
+        assert_eq!(board.chars().filter(|c| *c == l).count(), 5, "{text}");
+    }
+    // The option lines stay available.
+    let text = stdout(&dancehall(&[
+        "count",
+        "queens",
+        "4",
+        "--print",
+        "--options",
+    ]));
+    assert!(text.lines().next().unwrap().starts_with('r'), "{text}");
+}

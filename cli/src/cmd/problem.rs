@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use cores::problems::{Built, ProblemSpec, Variant};
+use cores::problems::{Built, Picture, ProblemSpec, Variant};
 use cores::xcc::{self, Choice, Dlx, Flow, Limits, Outcome};
 
 use crate::exit::user_error;
@@ -174,9 +174,13 @@ pub struct CountArgs {
     /// Stop after this many solutions (2 checks a puzzle's uniqueness).
     #[arg(long, global = true)]
     pub limit: Option<u128>,
-    /// Print each solution as its options, one DLX-format line per option.
+    /// Print each solution in its family's picture (a Sudoku grid, a Latin square, a queens
+    /// board, a Langford sequence, a pentomino packing).
     #[arg(long, global = true)]
     pub print: bool,
+    /// With --print: each solution as its options instead, one DLX-format line per option.
+    #[arg(long, global = true, requires = "print")]
+    pub options: bool,
     /// One JSON object on stdout.
     #[arg(long, global = true)]
     pub json: bool,
@@ -323,7 +327,12 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
         let mut found = 0u128;
         dlx.run(&Limits::default(), |sol| {
             found += 1;
-            if let Err(e) = writeln!(out, "{}\n", render_solution(&built, sol)) {
+            let text = if a.options {
+                Picture::Options.draw(&built.problem, sol)
+            } else {
+                built.picture.draw(&built.problem, sol)
+            };
+            if let Err(e) = writeln!(out, "{text}\n") {
                 write_err = Some(e);
                 return Flow::Stop;
             }
@@ -416,14 +425,6 @@ fn count_sudoku_bands(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
 
 /// A solution as text: its options, one DLX-format line each (decoding per family, e.g. a
 /// Sudoku grid, is not wired into the CLI yet).
-fn render_solution(built: &Built, solution: &[xcc::OptionId]) -> String {
-    solution
-        .iter()
-        .map(|&o| built.problem.option_text(o))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 pub fn estimate(a: EstimateArgs) -> anyhow::Result<()> {
     let built = a.problem.build()?;
     let started = Instant::now();

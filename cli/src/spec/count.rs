@@ -410,6 +410,7 @@ pub fn load_dlx(path: &std::path::Path) -> anyhow::Result<Built> {
         .map_err(|e| user_error(format!("{}:{}: {}", path.display(), e.line, e.message())))?;
     Ok(Built {
         problem,
+        picture: cores::problems::Picture::Options,
         prefix: Vec::new(),
         symmetry_factor: 1,
         label: format!("dlx {}", path.display()),

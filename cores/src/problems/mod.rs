@@ -14,7 +14,7 @@ pub mod queens;
 pub mod spec;
 pub mod sudoku;
 
-pub use spec::{Built, ProblemSpec};
+pub use spec::{Built, Picture, ProblemSpec};
 pub use sudoku::{GivensError, Variant};
 
 use crate::xcc::ProblemError;

@@ -69,6 +69,8 @@ fn is_false(b: &bool) -> bool {
 #[derive(Debug, Clone)]
 pub struct Built {
     pub problem: Problem,
+    /// How one solution is drawn in its family's own picture.
+    pub picture: Picture,
     /// Options chosen before the search starts (givens, fixed rows); may be empty.
     pub prefix: Vec<OptionId>,
     /// Multiply counts by this to get the full count; 1 if no symmetry was broken.
@@ -104,7 +106,7 @@ impl ProblemSpec {
     /// Builds the problem, checking every parameter.
     pub fn build(&self) -> Result<Built, BuildError> {
         let label = self.to_string();
-        let (problem, prefix, symmetry_factor) = match self {
+        let (problem, prefix, symmetry_factor, picture) = match self {
             ProblemSpec::Sudoku {
                 box_rows,
                 box_cols,
@@ -113,7 +115,7 @@ impl ProblemSpec {
                 givens,
                 fix_first_row,
             } => {
-                let s = Sudoku::build(&SudokuConfig {
+                let mut s = Sudoku::build(&SudokuConfig {
                     box_rows: *box_rows,
                     box_cols: *box_cols,
                     variants: variants.clone(),
@@ -122,31 +124,45 @@ impl ProblemSpec {
                     fix_first_row: *fix_first_row,
                 })?;
                 let factor = s.symmetry_factor();
-                (s.problem, s.prefix, factor)
+                let (problem, prefix) = (std::mem::take(&mut s.problem), s.prefix.clone());
+                let picture = Picture::Sudoku(Box::new(s), *box_rows, *box_cols);
+                (problem, prefix, factor, picture)
             }
             ProblemSpec::Latin { n, reduced } => {
-                let l = Latin::build(*n, *reduced)?;
+                let mut l = Latin::build(*n, *reduced)?;
                 let factor = l.symmetry_factor();
-                (l.problem, l.prefix, factor)
+                let (problem, prefix) = (std::mem::take(&mut l.problem), l.prefix.clone());
+                (problem, prefix, factor, Picture::Latin(l))
             }
-            ProblemSpec::Queens { n } => (Queens::build(*n)?.problem, Vec::new(), 1),
+            ProblemSpec::Queens { n } => {
+                let mut q = Queens::build(*n)?;
+                (
+                    std::mem::take(&mut q.problem),
+                    Vec::new(),
+                    1,
+                    Picture::Queens(q),
+                )
+            }
             ProblemSpec::Langford { n, break_symmetry } => {
-                let l = Langford::build(*n, *break_symmetry)?;
+                let mut l = Langford::build(*n, *break_symmetry)?;
                 let factor = l.symmetry_factor();
-                (l.problem, Vec::new(), factor)
+                let problem = std::mem::take(&mut l.problem);
+                (problem, Vec::new(), factor, Picture::Langford(l))
             }
             ProblemSpec::Pentomino {
                 width,
                 height,
                 break_symmetry,
             } => {
-                let p = Pentomino::build(*width, *height, *break_symmetry)?;
+                let mut p = Pentomino::build(*width, *height, *break_symmetry)?;
                 let factor = p.symmetry_factor();
-                (p.problem, Vec::new(), factor)
+                let problem = std::mem::take(&mut p.problem);
+                (problem, Vec::new(), factor, Picture::Pentomino(p))
             }
         };
         Ok(Built {
             problem,
+            picture,
             prefix,
             symmetry_factor,
             label,
@@ -335,4 +351,92 @@ mod tests {
         })
         .contains("60 cells"));
     }
+}
+
+/// How a family draws one solution (its builder, whose problem moved into [`Built`]): a
+/// Sudoku grid with its boxes, a Latin square, a queens board, a Langford sequence, a
+/// pentomino packing. A problem read from a DLX file has no picture: its options.
+#[derive(Debug, Clone)]
+pub enum Picture {
+    Options,
+    Sudoku(Box<Sudoku>, usize, usize),
+    Latin(Latin),
+    Queens(Queens),
+    Langford(Langford),
+    Pentomino(Pentomino),
+}
+
+impl Picture {
+    /// `solution` (prefix options included) in the family's picture; the option lines of
+    /// `problem` for [`Picture::Options`], or when the options do not make a picture.
+    pub fn draw(&self, problem: &Problem, solution: &[OptionId]) -> String {
+        let options = || {
+            solution
+                .iter()
+                .map(|&o| problem.option_text(o))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        match self {
+            Picture::Options => options(),
+            Picture::Sudoku(s, box_rows, box_cols) => match s.decode(solution) {
+                Ok(line) => draw_sudoku(&line, *box_rows, *box_cols),
+                Err(_) => options(),
+            },
+            Picture::Latin(l) => l
+                .decode(solution)
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Picture::Queens(q) => q
+                .decode(solution)
+                .iter()
+                .map(|col| {
+                    let n = q.n();
+                    (0..n)
+                        .map(|j| if *col == Some(j) { "Q" } else { "." })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Picture::Langford(l) => l
+                .decode(solution)
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Picture::Pentomino(p) => p.decode(solution),
+        }
+    }
+}
+
+/// A grid line (givens format, one character a cell) as rows with `|` between boxes and a
+/// rule between bands.
+fn draw_sudoku(line: &str, box_rows: usize, box_cols: usize) -> String {
+    let side = box_rows * box_cols;
+    let cells: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    for r in 0..side {
+        if r > 0 && r % box_rows == 0 {
+            let rule = vec!["-".repeat(2 * box_cols - 1); side / box_cols].join("-+-");
+            out.push(rule);
+        }
+        let row: Vec<String> = (0..side / box_cols)
+            .map(|b| {
+                (0..box_cols)
+                    .map(|c| cells[r * side + b * box_cols + c].to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        out.push(row.join(" | "));
+    }
+    out.join("\n")
 }

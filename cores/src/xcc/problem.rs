@@ -42,8 +42,8 @@ pub enum ProblemError {
     NoPrimaryItems,
 }
 
-/// A finished, immutable exact-cover problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A finished, immutable exact-cover problem (the default one is empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Problem {
     item_names: Vec<String>,
     num_primary: usize,
