@@ -9,7 +9,8 @@
 use std::fmt::Write as _;
 use std::io::ErrorKind;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use cores::sudoku::{sat, Puzzle};
 
@@ -51,14 +52,84 @@ impl std::fmt::Display for ExternalError {
 
 impl std::error::Error for ExternalError {}
 
+/// A solver process running longer than this is killed (with its children) and reported as
+/// failed.
+pub const TIME_LIMIT: Duration = Duration::from_secs(60);
+
 fn run(program: &str, args: &[&str]) -> Result<Output, ExternalError> {
-    Command::new(program).args(args).output().map_err(|e| {
-        if e.kind() == ErrorKind::NotFound {
-            ExternalError::Unavailable(format!("`{program}` is not installed (not on PATH)"))
-        } else {
-            ExternalError::Failed(format!("cannot run `{program}`: {e}"))
+    run_limited(program, args, TIME_LIMIT)
+}
+
+/// Runs `program` in a process group of its own (MiniZinc starts its back end as a child),
+/// collecting its output; past `limit` the whole group is killed.
+fn run_limited(program: &str, args: &[&str], limit: Duration) -> Result<Output, ExternalError> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == ErrorKind::NotFound {
+                ExternalError::Unavailable(format!("`{program}` is not installed (not on PATH)"))
+            } else {
+                ExternalError::Failed(format!("cannot run `{program}`: {e}"))
+            }
+        })?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            outcome => {
+                // The child leads its group (pid = pgid).
+                kill_group(child.id() as libc::pid_t);
+                let _ = child.wait();
+                let _ = (out.join(), err.join());
+                return Err(match outcome {
+                    Err(e) => failed(format!("waiting for `{program}`: {e}")),
+                    _ => failed(format!("`{program}` ran longer than {limit:?}: stopped")),
+                });
+            }
         }
+    };
+    Ok(Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
     })
+}
+
+/// SIGKILL to the process group `pgid`.
+fn kill_group(pgid: libc::pid_t) {
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
 }
 
 fn failed(what: impl Into<String>) -> ExternalError {
@@ -253,4 +324,31 @@ fn minizinc(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, E
         return Ok(Vec::new());
     }
     grids(&out, puzzle.side() * puzzle.side())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_solver_past_its_time_limit_is_stopped_with_its_children() {
+        let started = Instant::now();
+        // A shell whose child outlives it unless the group is killed (it holds the pipes).
+        let got = run_limited(
+            "sh",
+            &["-c", "sleep 30 & sleep 30"],
+            Duration::from_millis(200),
+        );
+        assert!(
+            matches!(&got, Err(ExternalError::Failed(why)) if why.contains("longer than")),
+            "{got:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let ok = run_limited("sh", &["-c", "echo grid"], Duration::from_secs(10)).unwrap();
+        assert_eq!(ok.stdout, b"grid\n");
+        assert!(matches!(
+            run_limited("no-such-solver-here", &[], Duration::from_secs(1)),
+            Err(ExternalError::Unavailable(_))
+        ));
+    }
 }
