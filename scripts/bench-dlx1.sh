@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the Dancing Links benchmark (cores/benches/dlx.rs) with Knuth's DLX1 beside our engine
-# and the `dlx` crate, on the same DLX-format inputs, in one run (issue 2).
+# and the `dlx` crate, on the same DLX-format inputs, in one run.
 #
 # Usage: scripts/bench-dlx1.sh DLX1 [FILTER...]
 #

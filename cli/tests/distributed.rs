@@ -581,7 +581,7 @@ fn a_malformed_spec_is_refused_and_nothing_is_written() {
     assert!(json_lines(&out).is_empty(), "a job was created");
 }
 
-// ----- the domino benchmark as work units (issue 4) ---------------------------------------
+// ----- the domino benchmark as work units ---------------------------------------
 
 /// The CI-sized benchmark spec (six public-suite instances, every configuration, 5 s) through
 /// `dancehall run`: one verified record per (instance, configuration), stored with the frozen

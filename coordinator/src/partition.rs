@@ -1,4 +1,4 @@
-//! Cutting a counting job into units (issue 3, "Partitioning a counting job"): a unit is a
+//! Cutting a counting job into units: a unit is a
 //! prefix of option choices. The first units are the options of the MRV item at the root (the
 //! job's prefix applied); then the unit with the largest Monte Carlo estimate (Knuth 1975,
 //! `cores::xcc::estimate`, seeded by the job's seed and the unit's prefix) is replaced by its

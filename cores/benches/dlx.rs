@@ -1,4 +1,4 @@
-//! The Dancing Links benchmark of issue 2: our engine (`cores::xcc::Dlx`, counters on, as
+//! The Dancing Links benchmark: our engine (`cores::xcc::Dlx`, counters on, as
 //! shipped) side by side with the `dlx` crate (crates.io, the strongest Rust peer) and, when
 //! the environment variable `DLX1_BIN` names a binary, Knuth's DLX1 in C, all on the same
 //! DLX-format text in one run.
@@ -42,7 +42,7 @@ use cores::xcc::{parse_dlx, reduce, write_dlx, Dlx};
 
 use dlx::choose::{mrv_chooser, no_tiebreak, prefer_any};
 
-/// The fixed inputs of issue 2, then extra ones that run only when a filter names them.
+/// The fixed inputs, then extra ones that run only when a filter names them.
 fn inputs() -> Vec<(&'static str, ProblemSpec)> {
     vec![
         ("queens 12", ProblemSpec::Queens { n: 12 }),
@@ -506,7 +506,7 @@ fn print_table(rows: &[Row]) {
 }
 
 /// Speed ratios (their best seconds / our best seconds: above 1 means we are faster) and
-/// the targets of issue 2: at least 1.5 against DLX1, above 1 against the `dlx` crate.
+/// the targets: at least 1.5 against DLX1, above 1 against the `dlx` crate.
 fn print_ratios(rows: &[Row]) {
     println!(
         "\n{:<26} {:>16} {:>6} {:>16} {:>6}   tree (nodes, updates) vs DLX1",

@@ -6,7 +6,7 @@
 //! Invariant: a unit's result is exact for the part it explored. When a budget (nodes, time)
 //! or the stop flag ends the search early, `solutions` counts exactly the solutions outside
 //! `remaining`, the unexplored subtrees the engine hands back (cores::xcc::Outcome::Stopped);
-//! the coordinator turns those into new units (issue 3: dynamic re-split). The Sudoku core
+//! the coordinator turns those into new units (dynamic re-split). The Sudoku core
 //! cannot hand subtrees back: it ignores budgets, and a stop flag leaves it with no result at
 //! all (the unit is then released whole).
 

@@ -1,4 +1,4 @@
-//! `dancehall bench distributed`: figures of the distributed path (issue 3, "Benchmarks").
+//! `dancehall bench distributed`: figures of the distributed path.
 //!
 //! - coordinator throughput: units completed per second by many concurrent in-process workers
 //!   on a job of trivial units (each a couple of thousand nodes), so that the coordinator's

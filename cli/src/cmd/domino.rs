@@ -1,5 +1,5 @@
 //! `dancehall domino generate | solve | export | solvers`: the domino placement benchmark of
-//! seed 001 on this machine (issue 4). Instances come from batch files (one JSON instance per
+//! seed 001 on this machine. Instances come from batch files (one JSON instance per
 //! line); solving goes through `worker::bench`, so every answer printed here passed the
 //! verifier and carries the same record a distributed run stores.
 
@@ -208,7 +208,7 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `--json` line of a record: issue 4's fields first, then the measurements.
+/// The `--json` line of a record: the fields first, then the measurements.
 fn json_line(r: &RunRecord) -> String {
     serde_json::json!({
         "id": r.instance,

@@ -1,4 +1,4 @@
-//! Sudoku by external programs, seed 000's own tools (issue 11): `minisat` fed the DIMACS
+//! Sudoku by external programs, seed 000's own tools: `minisat` fed the DIMACS
 //! text of `cores::sudoku::sat` (extended encoding), a GNU Prolog CLP(FD) program with
 //! `fd_domain`, `fd_all_different` and `fd_labeling` with the most-constrained variable first
 //! (seed 000 section 1.4), and a MiniZinc model with `alldifferent` run by Gecode. Each runs

@@ -1,4 +1,4 @@
-//! `dancehall report`: what a database says about its jobs, without writing SQL (issue 10).
+//! `dancehall report`: what a database says about its jobs, without writing SQL.
 //! Counting jobs: the totals (counted, weighted, times the symmetry factor, labelled), units,
 //! nodes, updates, Knuth's estimate against the measured nodes per unit, balance, workers and
 //! their shares, wall time and speed-up. Benchmark jobs: the configuration x difficulty table

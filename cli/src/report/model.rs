@@ -1,4 +1,4 @@
-//! What a report says about a job, computed from the database (issue 10): for a counting job
+//! What a report says about a job, computed from the database: for a counting job
 //! the totals, the units' estimates against their measurements, the balance and the workers;
 //! for a benchmark job the configuration x difficulty table, each instance's best objective
 //! and who reached it, and every claim that does not hold (wrong runs, contradictions between

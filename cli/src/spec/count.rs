@@ -436,7 +436,7 @@ mod tests {
         .unwrap();
         assert_eq!(jobs.len(), 1);
         assert_eq!(jobs[0].name, "s6");
-        // 6! relabellings of the first row (issue 2: 28,200,960 grids / 720).
+        // 6! relabellings of the first row (OEIS A107739: 28,200,960 grids / 720).
         assert_eq!(jobs[0].symmetry_factor, 720);
         let p = &jobs[0].partition;
         assert_eq!(

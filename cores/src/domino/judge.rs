@@ -1,4 +1,4 @@
-//! The one judge of what benchmark runs claim (issue 10): [`judge`] checks one record against
+//! The one judge of what benchmark runs claim: [`judge`] checks one record against
 //! its instance, [`cross_check`] the records of one instance against each other (mzn-bench's
 //! `check-statuses`). The worker judges every record it makes and the coordinator judges it
 //! again on the job's frozen instance before storing it; both call [`judge`].

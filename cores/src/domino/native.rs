@@ -1,4 +1,4 @@
-//! The native exact optimiser of the domino benchmark (issue 4's `native` configuration).
+//! The native exact optimiser of the domino benchmark (the `native` configuration).
 //!
 //! Three searches share the work, all on the instance in search form (`model`):
 //! 1. a short depth-first probe over the cells for a placement of every tile: most instances

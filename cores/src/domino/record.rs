@@ -1,6 +1,6 @@
 //! What one run of one solver configuration on one domino instance produced: the
 //! [`RunRecord`], the one description of a benchmark run that the worker writes, the
-//! coordinator checks and stores, and the reports read (issue 10: one typed record).
+//! coordinator checks and stores, and the reports read (one typed record).
 //!
 //! It crosses the wire as JSON (`UnitResult.run_record_json`) and sits in the database as JSON
 //! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
@@ -132,7 +132,7 @@ pub enum Measure {
     None,
 }
 
-/// The machine a run ran on (issue 4: "each run also stores the host (CPU model, cores,
+/// The machine a run ran on ("each run also stores the host (CPU model, cores,
 /// memory, kernel) and the dancehall version"); the worker reads it from `/proc`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostInfo {

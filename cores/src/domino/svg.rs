@@ -1,5 +1,5 @@
 //! An SVG picture of a placement: the board grid, each covered cell's value, each tile outlined,
-//! and a title with the instance id and the objective (issue 4, "A picture ... of the best
+//! and a title with the instance id and the objective ("A picture ... of the best
 //! placement per instance").
 //!
 //! The picture trusts nothing: tiles outside the board or with an unknown index are skipped, so

@@ -1,4 +1,4 @@
-//! Solving Sudoku puzzles (issue 11): seed 000's formulations side by side, each a solver.
+//! Solving Sudoku puzzles: seed 000's formulations side by side, each a solver.
 //!
 //! - [`ps12`]: PS-1-2 (seed 000 sections 1.2-1.3): bit-set domains, propagation of
 //!   singletons, hidden singles per group, binary search on pair domains, with the seed's

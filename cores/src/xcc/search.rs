@@ -2,7 +2,7 @@
 //!
 //! A search's outcome is a value, not an error (STYLE.md): `Complete`, `Halted` by the
 //! visitor, or `Stopped` by a limit with the exact list of unexplored subtrees, so that a
-//! distributed work unit can hand them back (the dynamic re-split of issue 3).
+//! distributed work unit can hand them back (the dynamic re-split).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! Native optima pinned against the other solvers (issue 10): on every public-suite instance
+//! Native optima pinned against the other solvers: on every public-suite instance
 //! whose optimum both clingo and gecode-placement proved (tests/data/domino-pinned-optima.txt,
 //! from the 20-s reference run), the native optimiser proves the same optimum, its placement
 //! passes the verifier, and its outcome passes its own consistency checks.

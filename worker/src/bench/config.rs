@@ -1,4 +1,4 @@
-//! The benchmark configurations of the domino benchmark (issue 4, "Solvers: each is a
+//! The benchmark configurations of the domino benchmark ("Solvers: each is a
 //! benchmark configuration that a worker runs") and what this machine has of them.
 //!
 //! Names are stable: they are stored with every run. Detection runs each tool once per process

@@ -1,4 +1,4 @@
-//! The domino benchmark's solver runs (issue 4, seed 001): every configuration — the native
+//! The domino benchmark's solver runs (seed 001): every configuration — the native
 //! optimiser, MiniZinc with Gecode (seed 001's model with its four searches, and a
 //! placement-based model), Chuffed where installed, clingo — run on one instance under a time
 //! and memory limit, measured, and verified. Synchronous and blocking: it runs on a worker's

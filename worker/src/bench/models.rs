@@ -1,7 +1,7 @@
 //! The model files of the external configurations, compiled into the binary from
 //! `bench-specs/domino/models/`, so that a worker on any machine runs exactly the models of its
 //! build. A run writes the files it needs into its temporary directory; a submitted batch can
-//! hash [`MODELS`] to freeze them (issue 4, "Reproducibility").
+//! hash [`MODELS`] to freeze them ("Reproducibility").
 
 /// A model file: its name in `bench-specs/domino/models/` and its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Runs one external solver process under limits and measures it (issue 4, "Every run has a
+//! Runs one external solver process under limits and measures it ("Every run has a
 //! time limit ... and an optional memory limit").
 //!
 //! - The solver starts in a session and process group of its own (`setsid` between fork and

@@ -32,7 +32,7 @@ const JUDGE: &str = "the worker's verifier";
 /// The limits of one run.
 #[derive(Debug, Clone)]
 pub struct RunLimits {
-    /// Wall time (issue 4: the spec default is 300 s).
+    /// Wall time (the spec default is 300 s).
     pub wall: Duration,
     /// CPU time of the whole process tree (the native solver: its thread, as a deadline).
     pub cpu: Option<Duration>,
