@@ -157,7 +157,7 @@ fn bench_section(s: &mut String, b: &BenchReport) {
                 r.wrong.to_string(),
                 format!("{:.3}", r.median_seconds),
                 format!("{:.2}", r.total_seconds),
-                format!("{:.2}", r.par2),
+                r.par2.map_or("-".into(), |p| format!("{p:.2}")),
             ]
         }),
     );

@@ -202,8 +202,9 @@ pub struct Row {
     pub wrong: usize,
     pub median_seconds: f64,
     pub total_seconds: f64,
-    /// Mean of the wall time of proven runs and twice the limit for the others.
-    pub par2: f64,
+    /// Mean of the wall time of proven runs and twice the limit for the others, over the runs
+    /// that ran (an `unavailable` run is no measurement); `None` when none ran.
+    pub par2: Option<f64>,
 }
 
 /// An instance's best verified objective and the configurations that reached it.
@@ -428,8 +429,9 @@ pub fn median(v: &[f64]) -> f64 {
 fn row(config: &str, difficulty: &str, runs: &[&Run]) -> Row {
     let count = |s: Status| runs.iter().filter(|r| r.record.status == s).count();
     let times: Vec<f64> = runs.iter().map(|r| r.record.wall_seconds).collect();
-    let par2: f64 = runs
+    let ran: Vec<f64> = runs
         .iter()
+        .filter(|r| r.record.status != Status::Unavailable)
         .map(|r| {
             if r.record.status == Status::Optimal {
                 r.record.wall_seconds
@@ -437,8 +439,8 @@ fn row(config: &str, difficulty: &str, runs: &[&Run]) -> Row {
                 2.0 * r.record.time_limit_seconds
             }
         })
-        .sum::<f64>()
-        / runs.len().max(1) as f64;
+        .collect();
+    let par2 = (!ran.is_empty()).then(|| ran.iter().sum::<f64>() / ran.len() as f64);
     Row {
         config: config.to_string(),
         difficulty: difficulty.to_string(),

@@ -143,7 +143,7 @@ pub fn rows_table(rows: &[Row]) -> String {
         }
         let _ = writeln!(
             out,
-            "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10.3} {:>10.2} {:>9.2}",
+            "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10.3} {:>10.2} {:>9}",
             r.config,
             r.difficulty,
             r.runs,
@@ -154,7 +154,7 @@ pub fn rows_table(rows: &[Row]) -> String {
             r.wrong,
             r.median_seconds,
             r.total_seconds,
-            r.par2
+            r.par2.map_or("-".into(), |p| format!("{p:.2}"))
         );
     }
     out
