@@ -35,7 +35,7 @@ fn draw(id: &'static str, title: &str, f: impl FnOnce(&mut String) -> Draw) -> C
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"60\">\
              <text x=\"10\" y=\"30\">chart not drawn: {}</text></svg>",
             SIZE.0,
-            super::html::escape(&e.to_string())
+            super::markup::escape(&e.to_string())
         );
     }
     Chart {

@@ -6,16 +6,9 @@
 use std::fmt::Write as _;
 
 use super::charts::{bench_charts, count_charts, Chart};
+use super::markup::escape;
 use super::model::{BenchReport, CountReport, JobReport, Report};
 use super::text;
-
-/// `&`, `<`, `>` and `"` as entities.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:14px}\

@@ -24,6 +24,7 @@ use crate::exit::user_error;
 pub mod charts;
 pub mod compare;
 pub mod html;
+mod markup;
 pub mod model;
 pub mod text;
 
