@@ -13,6 +13,7 @@ set -u
 log() { printf 'install-solvers: %s\n' "$*" >&2; }
 
 . "$(dirname "$0")/lib/as-root.sh"
+. "$(dirname "$0")/lib/apt.sh"
 
 # --- Debian packages -------------------------------------------------------------------------
 missing=()
@@ -22,24 +23,7 @@ command -v clingo >/dev/null 2>&1 || missing+=(gringo)
 command -v minisat >/dev/null 2>&1 || missing+=(minisat)
 command -v gprolog >/dev/null 2>&1 || missing+=(gprolog)
 
-if [ "${#missing[@]}" -gt 0 ]; then
-    if command -v apt-get >/dev/null 2>&1; then
-        export DEBIAN_FRONTEND=noninteractive
-        apt_install() {
-            as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1
-        }
-        # Update the package lists once, only when an install from the current lists fails.
-        if ! apt_install "${missing[@]}"; then
-            log "apt-get update (once)"
-            as_root apt-get update -q >/dev/null 2>&1 || log "apt-get update failed"
-            for pkg in "${missing[@]}"; do
-                apt_install "$pkg" || log "could not install Debian package $pkg"
-            done
-        fi
-    else
-        log "no apt-get: cannot install ${missing[*]}"
-    fi
-fi
+apt_install_missing "${missing[@]}"
 
 # --- clingo from PyPI (newer than Debian's) --------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then

@@ -12,28 +12,13 @@ set -u
 log() { printf 'install-test-tools: %s\n' "$*" >&2; }
 
 . "$(dirname "$0")/lib/as-root.sh"
+. "$(dirname "$0")/lib/apt.sh"
 
 missing=()
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 
-if [ "${#missing[@]}" -gt 0 ]; then
-    if command -v apt-get >/dev/null 2>&1; then
-        export DEBIAN_FRONTEND=noninteractive
-        apt_install() {
-            as_root apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1
-        }
-        if ! apt_install "${missing[@]}"; then
-            log "apt-get update (once)"
-            as_root apt-get update -q >/dev/null 2>&1 || log "apt-get update failed"
-            for pkg in "${missing[@]}"; do
-                apt_install "$pkg" || log "could not install Debian package $pkg"
-            done
-        fi
-    else
-        log "no apt-get: cannot install ${missing[*]}"
-    fi
-fi
+apt_install_missing "${missing[@]}"
 
 if command -v python3 >/dev/null 2>&1; then
     if ! command -v kubernetes-validate >/dev/null 2>&1; then

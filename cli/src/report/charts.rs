@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use plotters::chart::SeriesLabelStyle;
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
 use super::model::{configs, BenchReport, CountReport, Quantiles, Run};
@@ -43,6 +45,17 @@ fn draw(id: &'static str, title: &str, f: impl FnOnce(&mut String) -> Draw) -> C
         title: title.to_owned(),
         svg,
     }
+}
+
+/// The legend as every chart draws it: top left, on a white box.
+fn legend<'s, 'a, 'b, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    labels: &'s mut SeriesLabelStyle<'a, 'b, DB, CT>,
+) -> &'s mut SeriesLabelStyle<'a, 'b, DB, CT> {
+    labels
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font((FONT, 12))
 }
 
 fn colour(i: usize) -> RGBColor {
@@ -177,13 +190,7 @@ fn by_difficulty(data: &[(String, Vec<&Run>)]) -> Chart {
                     (FONT, 14).into_font(),
                 )))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 12))
-                .draw()?;
+            legend(&mut chart.configure_series_labels()).draw()?;
             root.present()?;
             Ok(())
         },
@@ -247,13 +254,7 @@ fn by_size(
                 });
             chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font((FONT, 12))
-            .draw()?;
+        legend(&mut chart.configure_series_labels()).draw()?;
         root.present()?;
         Ok(())
     })
@@ -361,13 +362,7 @@ fn cactus(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
                     });
                 chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 12))
-                .draw()?;
+            legend(&mut chart.configure_series_labels()).draw()?;
             root.present()?;
             Ok(())
         },

@@ -73,10 +73,12 @@ async fn a_unit_of_a_cancelled_job_is_abandoned() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_worker_with_long_units_holds_one_in_reserve_and_no_more() {
+async fn before_its_first_unit_ends_a_worker_holds_one_in_reserve_and_no_more() {
     let mut coord = Coord::start().await;
-    // 15 queens cut at the root: 15 units, each longer than the reserve's quarter second
-    // (`session::reserve_target`), so the reserve stays at one unit.
+    // 15 queens cut at the root: 15 units, each running for seconds, so none ends while this
+    // test looks and the worker knows no unit time yet: its reserve is one unit
+    // (`session::reserve_target`; how the reserve grows with short units is unit-tested
+    // there).
     let job = coord.submit(queens(15), partition(u64::MAX / 4)).await;
     let mut cfg = config(&coord.url, 1);
     cfg.exit_when_idle = None;
