@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use coordinator::job::{BenchTask, FrozenFile};
-use cores::domino::Status;
+use coordinator::server::{bench_task_pb, frozen_file_pb};
+use cores::bench::Status;
 use proto::client::{self, JobsClient};
 use proto::v1 as pb;
 
@@ -112,27 +112,6 @@ pub fn count_request(job: &JobSpec, spec_text: &str) -> pb::SubmitJobRequest {
     }
 }
 
-fn task_pb(t: BenchTask) -> pb::BenchTask {
-    pb::BenchTask {
-        instance_id: t.instance_id,
-        instance_json: t.instance_json,
-        instance_sha256: t.instance_sha256,
-        config: t.config,
-        time_limit_seconds: t.time_limit_seconds,
-        memory_limit_bytes: t.memory_limit_bytes.unwrap_or(0),
-        batch: t.batch,
-    }
-}
-
-fn file_pb(f: FrozenFile) -> pb::FrozenFile {
-    pb::FrozenFile {
-        kind: f.kind,
-        name: f.name,
-        sha256: f.sha256,
-        text: f.text,
-    }
-}
-
 /// The request that submits benchmark `bench` with its tasks and frozen files.
 pub fn bench_request(bench: &BenchSpec) -> pb::SubmitJobRequest {
     pb::SubmitJobRequest {
@@ -140,8 +119,8 @@ pub fn bench_request(bench: &BenchSpec) -> pb::SubmitJobRequest {
         name: bench.name.clone(),
         spec: bench.text.clone(),
         kind: pb::JobKind::Benchmark as i32,
-        tasks: bench.tasks().into_iter().map(task_pb).collect(),
-        files: bench.files().into_iter().map(file_pb).collect(),
+        tasks: bench.tasks().iter().map(bench_task_pb).collect(),
+        files: bench.files().into_iter().map(frozen_file_pb).collect(),
         ..Default::default()
     }
 }
@@ -186,7 +165,7 @@ pub async fn submit_bench(
 }
 
 /// Queues the runs of benchmark job `job` with one of `statuses` again (every run that is not
-/// optimal when empty); returns how many.
+/// finished when empty: not optimal, nor solved); returns how many.
 pub async fn retry(jobs: &mut JobsClient, job: u64, statuses: &[Status]) -> anyhow::Result<u64> {
     let req = pb::RetryRunsRequest {
         header: client::header(),

@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use cores::domino::{self, HostInfo, Measure, RunRecord, SolveLimits, Status, Termination};
+use cores::bench::{HostInfo, Measure, RunRecord, Status, Termination};
+use cores::domino::{self, SolveLimits};
 
 fn dancehall(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dancehall"))
@@ -54,9 +55,9 @@ fn record(instance: &str, config: &str, status: Status, seconds: f64) -> RunReco
     };
     if status.is_solved() {
         let out = domino::solve(&inst, &SolveLimits::default());
-        r.objective = Some(out.objective);
-        r.bound = Some(out.bound);
-        r.placement = out.placement;
+        r.set_objective(Some(out.objective));
+        r.set_bound(Some(out.bound));
+        r.set_placement(out.placement);
     } else {
         r.termination = Termination::Walltime;
     }
@@ -128,9 +129,11 @@ fn fixture(dir: &Path, bad: bool) -> PathBuf {
         let clingo_e1 = if bad {
             let mut r = record("b01-e1", "clingo", Status::Optimal, 0.3);
             // A claim of optimality below native's verified placement of 4 tiles.
-            r.placement.pop();
-            r.objective = Some(3);
-            r.bound = Some(3);
+            let mut placement = r.placement().to_vec();
+            placement.pop();
+            r.set_placement(placement);
+            r.set_objective(Some(3));
+            r.set_bound(Some(3));
             r
         } else {
             record("b01-e1", "clingo", Status::Optimal, 0.3)
@@ -165,7 +168,12 @@ fn fixture(dir: &Path, bad: bool) -> PathBuf {
             .await;
             let opt = |v: Option<u32>| v.map_or("NULL".to_string(), |v| v.to_string());
             exec(format!(
-                "INSERT INTO bench_runs VALUES ({u}, 2, '{}', '{}', 'batch01.txt', 'easy', '{}',
+                "INSERT INTO bench_runs (unit_id, job_id, family, instance_id, instance_sha256,
+                     batch, difficulty, config, status, termination, objective, bound,
+                     wall_seconds, cpu_seconds, peak_memory_bytes, time_limit_seconds, solver,
+                     solver_version, host, cpu_model, cores, memory_bytes, kernel,
+                     dancehall_version, record, accepted_at)
+                 VALUES ({u}, 2, 'domino', '{}', '{}', 'batch01.txt', 'easy', '{}',
                      '{}', '{}', {}, {}, {}, {}, NULL, 5.0, '{}', '{}', 'box', 'Test CPU', 2,
                      1073741824, '6.1', '0.1.0', '{}', {})",
                 r.instance,
@@ -173,8 +181,8 @@ fn fixture(dir: &Path, bad: bool) -> PathBuf {
                 r.config,
                 r.status,
                 r.termination,
-                opt(r.objective),
-                opt(r.bound),
+                opt(r.objective()),
+                opt(r.bound()),
                 r.wall_seconds,
                 r.wall_seconds,
                 r.solver,

@@ -2,15 +2,17 @@
 //! hash ([`manifest_sha256`]), and the coordinator's own check of every run record before it is
 //! stored ([`check_record`]).
 //!
-//! Invariant: a stored record claiming `optimal` or `feasible` carries a placement that
-//! `cores::domino::verify` accepts on the job's frozen instance, whose size is the record's
-//! objective and does not exceed its bound. A worker's record that fails this is stored as
-//! `wrong`, with the verifier's complaint, never as solved; a record for another instance or
-//! configuration, or one that is not a record at all, is refused (the unit runs again).
+//! Invariant: a stored record claiming a solved status carries answers its family's verifier
+//! accepts on the job's frozen instance (`cores::bench::judge`): for a domino instance a
+//! placement that `cores::domino::verify` accepts, whose size is the record's objective and
+//! does not exceed its bound; for a Sudoku slice a verified grid for every puzzle it claims
+//! solved. A worker's record that fails this is stored as `wrong`, with the verifier's
+//! complaint, never as solved; a record for another instance or configuration, or one that is
+//! not a record at all, is refused (the unit runs again).
 
 use std::collections::BTreeSet;
 
-use cores::domino::{judge, parse_line, RunRecord};
+use cores::bench::{judge, Family, Instance, RunRecord};
 use sha2::{Digest, Sha256};
 
 use crate::job::{BenchRecord, BenchTask, FrozenFile};
@@ -19,9 +21,11 @@ use crate::store::sha256_hex;
 /// Who speaks in the message of a record the coordinator relabels `wrong`.
 pub const JUDGE: &str = "rejected by the coordinator";
 
-/// Checks a submitted benchmark job: at least one task; each instance parses and matches its
-/// hash and id, and is a line of its batch file when that file is frozen with the job; limits
-/// are sane; (instance, configuration) pairs are distinct; file hashes match their texts.
+/// Checks a submitted benchmark job: at least one task; each instance parses as its family's
+/// and matches its hash and id, and is in its batch file when that file is frozen with the job
+/// (a domino instance is a line of it; a Sudoku slice's every puzzle is the line of the file
+/// it names); limits are sane; (instance, configuration) pairs are distinct; file hashes match
+/// their texts.
 pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), String> {
     if tasks.is_empty() {
         return Err("a benchmark job needs at least one task".into());
@@ -37,9 +41,10 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
     let mut pairs = BTreeSet::new();
     for t in tasks {
         let what = format!("task ({}, {})", t.instance_id, t.config);
-        let instance = parse_line(&t.instance_json).map_err(|e| format!("{what}: {e}"))?;
-        if instance.id != t.instance_id {
-            return Err(format!("{what}: the instance's id is {}", instance.id));
+        let instance =
+            Instance::parse(t.family, &t.instance_json).map_err(|e| format!("{what}: {e}"))?;
+        if instance.id() != t.instance_id {
+            return Err(format!("{what}: the instance's id is {}", instance.id()));
         }
         if sha256_hex(&t.instance_json) != t.instance_sha256 {
             return Err(format!(
@@ -59,10 +64,35 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
         let batch = files
             .iter()
             .find(|f| f.kind == "batch" && f.name == t.batch);
-        if let Some(b) = batch {
-            if !b.text.lines().any(|l| l.trim() == t.instance_json.trim()) {
-                return Err(format!("{what}: the instance is not a line of {}", b.name));
+        match (&instance, batch) {
+            (Instance::Domino(_), Some(b)) => {
+                if !b.text.lines().any(|l| l.trim() == t.instance_json.trim()) {
+                    return Err(format!("{what}: the instance is not a line of {}", b.name));
+                }
             }
+            (Instance::Sudoku(s), b) => {
+                let Some(b) = b else {
+                    return Err(format!("{what}: its puzzle file {} is not frozen", t.batch));
+                };
+                if s.file != b.name {
+                    return Err(format!(
+                        "{what}: the slice is of {}, the task of {}",
+                        s.file, b.name
+                    ));
+                }
+                s.read().map_err(|e| format!("{what}: {e}"))?;
+                let lines: Vec<&str> = b.text.lines().collect();
+                for p in &s.puzzles {
+                    let line = p.line.checked_sub(1).and_then(|i| lines.get(i));
+                    if line.map(|l| l.trim()) != Some(p.text.trim()) {
+                        return Err(format!(
+                            "{what}: the puzzle of line {} is not that line of {}",
+                            p.line, b.name
+                        ));
+                    }
+                }
+            }
+            (Instance::Domino(_), None) => {}
         }
     }
     Ok(())
@@ -76,8 +106,14 @@ pub fn manifest_sha256(tasks: &[BenchTask], files: &[FrozenFile]) -> String {
         .map(|f| format!("file\t{}\t{}\t{}", f.kind, f.name, f.sha256))
         .collect();
     lines.extend(tasks.iter().map(|t| {
+        // Domino tasks hash as they did before tasks named their family, so that a benchmark
+        // submitted before still resumes.
+        let family = match t.family {
+            Family::Domino => String::new(),
+            f => format!("\t{f}"),
+        };
         format!(
-            "task\t{}\t{}\t{}\t{}\t{}",
+            "task\t{}\t{}\t{}\t{}\t{}{family}",
             t.instance_sha256,
             t.config,
             t.time_limit_seconds,
@@ -96,7 +132,7 @@ pub fn manifest_sha256(tasks: &[BenchTask], files: &[FrozenFile]) -> String {
 
 /// Checks a worker's run record for `task`. `Err` refuses it (malformed, or for another task);
 /// `Ok` is the record to store, judged again on the task's frozen instance
-/// (`cores::domino::judge`): relabelled `wrong` when a claim does not hold (the bool is then
+/// (`cores::bench::judge`): relabelled `wrong` when a claim does not hold (the bool is then
 /// true). An unsolved record keeps no objective.
 pub fn check_record(task: &BenchTask, json: &str) -> Result<(BenchRecord, bool), String> {
     let mut record = RunRecord::from_json(json).map_err(|e| e.to_string())?;
@@ -106,25 +142,24 @@ pub fn check_record(task: &BenchTask, json: &str) -> Result<(BenchRecord, bool),
             record.instance, record.config, task.instance_id, task.config
         ));
     }
-    let instance = parse_line(&task.instance_json)
+    let instance = Instance::parse(task.family, &task.instance_json)
         .map_err(|e| format!("the unit's instance does not parse: {e}"))?;
     let amended = judge(&instance, &mut record, JUDGE).is_some();
     if !record.status.is_solved() {
-        record.objective = None;
+        record.set_objective(None);
     }
-    Ok((
-        BenchRecord {
-            record,
-            difficulty: instance.difficulty,
-        },
-        amended,
-    ))
+    let difficulty = match &instance {
+        Instance::Domino(i) => Some(i.difficulty),
+        Instance::Sudoku(_) => None,
+    };
+    Ok((BenchRecord { record, difficulty }, amended))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cores::domino::{Difficulty, HostInfo, Status};
+    use cores::bench::{HostInfo, Status};
+    use cores::domino::Difficulty;
 
     /// b01-e1 of the public suite's batch01.txt is too big to write out here; a 3x3 board with
     /// two tiles is enough to exercise the verifier's paths.
@@ -133,6 +168,7 @@ mod tests {
 
     fn task(config: &str) -> BenchTask {
         BenchTask {
+            family: Default::default(),
             instance_id: "t1".into(),
             instance_json: INSTANCE.into(),
             instance_sha256: sha256_hex(INSTANCE),
@@ -144,14 +180,14 @@ mod tests {
     }
 
     fn record(status: &str, objective: Option<u32>, bound: Option<u32>, placement: &str) -> String {
-        RunRecord {
+        let mut r = RunRecord {
             status: Status::parse(status).unwrap(),
-            objective,
-            bound,
-            placement: serde_json::from_str(placement).unwrap(),
             ..RunRecord::blank("t1", "native", 5.0, HostInfo::default())
-        }
-        .to_json()
+        };
+        r.set_objective(objective);
+        r.set_bound(bound);
+        r.set_placement(serde_json::from_str(placement).unwrap());
+        r.to_json()
     }
 
     /// Tile 0 in row 0 and tile 1 in row 1, side by side over three cells: values 1,0,2
@@ -168,7 +204,7 @@ mod tests {
         let (r, amended) = check_record(&task("native"), &json).unwrap();
         assert!(!amended);
         assert_eq!(r.record.to_json(), json);
-        assert_eq!(r.difficulty, Difficulty::Easy);
+        assert_eq!(r.difficulty, Some(Difficulty::Easy));
     }
 
     #[test]
@@ -176,7 +212,10 @@ mod tests {
         let json = record("optimal", Some(2), Some(2), CLASH);
         let (r, amended) = check_record(&task("native"), &json).unwrap();
         assert!(amended);
-        assert_eq!((r.record.status, r.record.objective), (Status::Wrong, None));
+        assert_eq!(
+            (r.record.status, r.record.objective()),
+            (Status::Wrong, None)
+        );
         let message = r.record.message.unwrap();
         assert!(
             message.starts_with(JUDGE) && message.contains("verifier"),
@@ -210,7 +249,7 @@ mod tests {
             check_record(&task("native"), &record("timeout", None, Some(2), "[]")).unwrap();
         assert!(!amended);
         assert_eq!(
-            (r.record.status, r.record.objective, r.record.bound),
+            (r.record.status, r.record.objective(), r.record.bound()),
             (Status::Timeout, None, Some(2))
         );
     }
@@ -223,10 +262,10 @@ mod tests {
             .contains("native"));
         assert!(check_record(&task("native"), "{").is_err());
         assert!(check_record(&task("native"), "{\"instance\": \"t1\"}").is_err());
-        let bad = record("optimal", Some(2), Some(2), APART).replace("optimal", "solved");
+        let bad = record("optimal", Some(2), Some(2), APART).replace("optimal", "proved");
         assert!(check_record(&task("native"), &bad)
             .unwrap_err()
-            .contains("solved"));
+            .contains("proved"));
     }
 
     #[test]
@@ -276,5 +315,114 @@ mod tests {
         let mut c = b.clone();
         c.time_limit_seconds = 6.0;
         assert_ne!(m, manifest_sha256(&[a, c], &[]));
+    }
+
+    /// Seed 000 section 1.3, Example 1, and its solution as printed under the trace.
+    const EXAMPLE_1: &str =
+        ".125.487..........75.....23..41.87...2..5..4...34.95..48.....17..........357.169.";
+    const SOLUTION: &str =
+        "612534879349287165758916423594128736827653941163479582486395217971862354235741698";
+
+    fn sudoku_task(lines: &[(usize, &str)]) -> BenchTask {
+        use cores::sudoku::bench::{Slice, SlicePuzzle};
+        let slice = Slice {
+            id: Slice::id_of("p.txt", lines[0].0, lines[lines.len() - 1].0),
+            file: "p.txt".into(),
+            box_rows: 3,
+            box_cols: 3,
+            variants: vec![],
+            unique: true,
+            difficulty_samples: 0,
+            puzzles: lines
+                .iter()
+                .map(|(line, text)| SlicePuzzle {
+                    line: *line,
+                    text: text.to_string(),
+                })
+                .collect(),
+        };
+        let json = slice.to_json();
+        BenchTask {
+            family: Family::Sudoku,
+            instance_id: slice.id,
+            instance_sha256: sha256_hex(&json),
+            instance_json: json,
+            batch: "p.txt".into(),
+            config: "ps12".into(),
+            time_limit_seconds: 5.0,
+            memory_limit_bytes: None,
+        }
+    }
+
+    fn puzzle_file(text: &str) -> FrozenFile {
+        FrozenFile {
+            kind: "batch".into(),
+            name: "p.txt".into(),
+            sha256: sha256_hex(text),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn a_sudoku_slice_must_be_lines_of_its_frozen_puzzle_file() {
+        let file = puzzle_file(&format!("# comment\n{EXAMPLE_1}\n{SOLUTION}\n"));
+        let t = sudoku_task(&[(2, EXAMPLE_1), (3, SOLUTION)]);
+        assert_eq!(
+            check_tasks(std::slice::from_ref(&t), std::slice::from_ref(&file)),
+            Ok(())
+        );
+        let e = check_tasks(std::slice::from_ref(&t), &[]).unwrap_err();
+        assert!(e.contains("puzzle file p.txt is not frozen"), "{e}");
+        let shifted = sudoku_task(&[(1, EXAMPLE_1)]);
+        let e = check_tasks(&[shifted], std::slice::from_ref(&file)).unwrap_err();
+        assert!(e.contains("line 1 is not that line of p.txt"), "{e}");
+        let bad = sudoku_task(&[(2, "12")]);
+        let e = check_tasks(&[bad], &[puzzle_file("x\n12\n")]).unwrap_err();
+        assert!(e.contains("p.txt:2: "), "{e}");
+    }
+
+    #[test]
+    fn a_sudoku_record_with_a_wrong_grid_is_stored_as_wrong() {
+        use cores::bench::Answer;
+        use cores::sudoku::bench::{PuzzleRun, PuzzleStatus};
+        let t = sudoku_task(&[(2, EXAMPLE_1)]);
+        let record = |grid: &str| {
+            let mut r = RunRecord::blank_of(
+                Family::Sudoku,
+                &t.instance_id,
+                "ps12",
+                5.0,
+                HostInfo::default(),
+            );
+            r.status = Status::Solved;
+            r.answer = Answer::Sudoku {
+                puzzles: vec![PuzzleRun {
+                    status: PuzzleStatus::Unique,
+                    solution: Some(grid.into()),
+                    seconds: 0.001,
+                    ..PuzzleRun::timeout(2)
+                }],
+            };
+            r.to_json()
+        };
+        let (r, amended) = check_record(&t, &record(SOLUTION)).unwrap();
+        assert!(!amended);
+        assert_eq!((r.record.status, r.difficulty), (Status::Solved, None));
+        let forged = SOLUTION.replacen('6', "7", 1);
+        let (r, amended) = check_record(&t, &record(&forged)).unwrap();
+        assert!(amended);
+        assert_eq!(r.record.status, Status::Wrong);
+        assert_eq!(r.record.puzzles()[0].status, PuzzleStatus::Wrong);
+        assert!(r.record.message.unwrap().starts_with(JUDGE));
+        // A domino answer for a Sudoku task is wrong, whatever it claims.
+        let mut domino = RunRecord::blank(&t.instance_id, "ps12", 5.0, HostInfo::default());
+        domino.status = Status::Optimal;
+        let (r, amended) = check_record(&t, &domino.to_json()).unwrap();
+        assert!(amended && r.record.status == Status::Wrong);
+        let message = r.record.message.unwrap();
+        assert!(
+            message.contains("a domino answer for a sudoku instance"),
+            "{message}"
+        );
     }
 }

@@ -17,7 +17,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-pub use cores::domino::{Difficulty, RunRecord, Status as RunStatus};
+pub use cores::bench::{Family, RunRecord, Status as RunStatus};
+pub use cores::domino::Difficulty;
 pub use cores::grids::{CoreSpec, CountCore};
 
 pub type JobId = u64;
@@ -131,15 +132,19 @@ impl JobKind {
     }
 }
 
-/// One run of a benchmark job: an instance (its JSON line, as frozen) under a configuration.
+/// One run of a benchmark job: an instance (as frozen) under a configuration.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BenchTask {
+    /// The instance's problem family (tasks stored before families were named are domino).
+    #[serde(default)]
+    pub family: Family,
     pub instance_id: String,
-    /// The instance as one JSON line of its batch file.
+    /// The instance as its family writes it (`cores::bench::Instance::parse`): one JSON line of
+    /// a domino batch file, or a Sudoku slice (`cores::sudoku::bench::Slice`) as JSON.
     pub instance_json: String,
     /// Lowercase hex SHA-256 of `instance_json`.
     pub instance_sha256: String,
-    /// The batch file it came from.
+    /// The batch (domino) or puzzle (Sudoku) file it came from.
     pub batch: String,
     pub config: String,
     pub time_limit_seconds: f64,
@@ -160,8 +165,10 @@ pub struct FrozenFile {
 pub struct BenchRecord {
     /// The worker's record, relabelled `wrong` where the coordinator's judge disagreed.
     pub record: RunRecord,
-    /// The frozen instance's difficulty (read from the task, not from the worker).
-    pub difficulty: Difficulty,
+    /// The frozen domino instance's difficulty (read from the task, not from the worker);
+    /// `None` for a family without one (a Sudoku slice's difficulty is per puzzle, in the
+    /// record).
+    pub difficulty: Option<Difficulty>,
 }
 
 /// How a job runs; fixed at submission. The default: no limits, no audits, seed 0.

@@ -28,11 +28,12 @@ use sqlx::Row;
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
-    BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, FrozenFile, Job, JobId, JobKind,
-    JobSettings, JobState, Lease, LeaseToken, Millis, RunRecord, Unit, UnitEstimate, UnitResult,
-    UnitState, WorkerInfo,
+    BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FrozenFile, Job, JobId,
+    JobKind, JobSettings, JobState, Lease, LeaseToken, Millis, RunRecord, Unit, UnitEstimate,
+    UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
+use cores::sudoku::bench::PuzzleRun;
 
 mod ledger;
 mod summary;
@@ -580,24 +581,33 @@ async fn insert_bench_run(
         .ok_or_else(|| StoreError::Corrupt(format!("unit {} has no benchmark task", a.unit)))?;
     let r = &b.record;
     let host = &r.host;
+    let puzzles = r.puzzles();
+    let sudoku = r.family() == Family::Sudoku;
+    let answered = puzzles.iter().filter(|p| p.status.is_answer()).count();
     sqlx::query(
-        "INSERT INTO bench_runs (unit_id, job_id, instance_id, instance_sha256, batch, difficulty,
-             config, status, termination, objective, bound, wall_seconds, cpu_seconds,
+        "INSERT INTO bench_runs (unit_id, job_id, family, instance_id, instance_sha256, batch,
+             difficulty, config, status, termination, objective, bound, puzzles,
+             puzzles_answered, puzzles_per_second, wall_seconds, cpu_seconds,
              peak_memory_bytes, time_limit_seconds, solver, solver_version, host, cpu_model,
              cores, memory_bytes, kernel, dancehall_version, record, accepted_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+             ?, ?, ?)",
     )
     .bind(int(a.unit, "unit id")?)
     .bind(int(a.job, "job id")?)
+    .bind(r.family().as_str())
     .bind(&task.instance_id)
     .bind(&task.instance_sha256)
     .bind(&task.batch)
-    .bind(b.difficulty.as_str())
+    .bind(b.difficulty.map(|d| d.as_str()))
     .bind(&task.config)
     .bind(r.status.as_str())
     .bind(r.termination.as_str())
-    .bind(r.objective.map(i64::from))
-    .bind(r.bound.map(i64::from))
+    .bind(r.objective().map(i64::from))
+    .bind(r.bound().map(i64::from))
+    .bind(sudoku.then_some(puzzles.len() as i64))
+    .bind(sudoku.then_some(answered as i64))
+    .bind(cores::sudoku::bench::puzzles_per_second(puzzles))
     .bind(r.wall_seconds)
     .bind(r.cpu_seconds)
     .bind(opt_int(r.peak_memory_bytes, "peak memory")?)
@@ -613,6 +623,26 @@ async fn insert_bench_run(
     .bind(r.to_json())
     .bind(int(a.accepted_at, "time")?)
     .execute(&mut **tx)
+    .await?;
+    fn puzzle_row(item: &(u64, &PuzzleRun)) -> Result<Values> {
+        let (unit, p) = *item;
+        Ok(vec![
+            int(unit, "unit id")?.into(),
+            int(p.line as u64, "line")?.into(),
+            p.status.as_str().into(),
+            p.seconds.into(),
+            opt_int(p.difficulty.map(|d| d.ps12_searches), "searches")?.into(),
+            p.difficulty.map(|d| d.tree_nodes).into(),
+        ])
+    }
+    let rows: Vec<(u64, &PuzzleRun)> = puzzles.iter().map(|p| (a.unit, p)).collect();
+    insert_rows(
+        tx,
+        "INSERT INTO bench_puzzles (unit_id, line, status, seconds, ps12_searches, tree_nodes) ",
+        "",
+        &rows.iter().collect::<Vec<_>>(),
+        puzzle_row,
+    )
     .await?;
     Ok(())
 }
@@ -630,11 +660,15 @@ fn get_opt_u64(row: &SqliteRow, col: &str) -> Result<Option<u64>> {
 /// The stored, checked run record and difficulty of a `bench_runs` row.
 fn bench_record(row: &SqliteRow) -> Result<BenchRecord> {
     let text: String = row.try_get("record")?;
-    let difficulty: String = row.try_get("difficulty")?;
+    let difficulty: Option<String> = row.try_get("difficulty")?;
     Ok(BenchRecord {
         record: RunRecord::from_json(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        difficulty: Difficulty::parse(&difficulty)
-            .ok_or_else(|| StoreError::Corrupt(format!("difficulty {difficulty:?}")))?,
+        difficulty: difficulty
+            .map(|d| {
+                Difficulty::parse(&d)
+                    .ok_or_else(|| StoreError::Corrupt(format!("difficulty {d:?}")))
+            })
+            .transpose()?,
     })
 }
 
@@ -893,6 +927,21 @@ pub async fn job_files(pool: &SqlitePool, job: JobId) -> Result<Vec<FrozenFile>>
             })
         })
         .collect()
+}
+
+/// The family of benchmark job `job`'s tasks (domino for a job without tasks).
+pub async fn bench_family(pool: &SqlitePool, job: JobId) -> Result<Family> {
+    let task: Option<String> =
+        sqlx::query_scalar("SELECT task FROM units WHERE job_id = ? AND task IS NOT NULL LIMIT 1")
+            .bind(int(job, "job id")?)
+            .fetch_optional(pool)
+            .await?;
+    match task {
+        None => Ok(Family::Domino),
+        Some(t) => serde_json::from_str::<BenchTask>(&t)
+            .map(|t| t.family)
+            .map_err(|e| StoreError::Corrupt(format!("a task of job {job}: {e}"))),
+    }
 }
 
 /// One stored benchmark run (a row of `bench_runs`): its checked record, where it came from,

@@ -1,6 +1,7 @@
 //! dancehall's solver cores. Plain synchronous Rust: no async runtime, no files, no network.
 //! Everything that searches lives here; the coordinator, worker and CLI only adapt it.
 
+pub mod bench;
 pub mod domino;
 pub mod grids;
 pub mod problems;

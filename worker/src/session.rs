@@ -195,6 +195,15 @@ fn reserve_target(threads: usize, unit_seconds: f64, bench_running: bool) -> usi
     (n as usize).clamp(1, MAX_RESERVE)
 }
 
+/// A task's family as the wire names it (empty: domino, as before families were named).
+fn family(name: &str) -> Result<crate::bench::Family, String> {
+    match name {
+        "" => Ok(crate::bench::Family::Domino),
+        f => crate::bench::Family::parse(f)
+            .ok_or_else(|| format!("unknown benchmark family {f:?} (known: domino, sudoku)")),
+    }
+}
+
 /// What this machine can run: the benchmark configurations whose solvers are installed
 /// (detected once per process, off the async threads), its memory and CPUs.
 async fn capabilities() -> pb::Capabilities {
@@ -489,13 +498,16 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 // A run that cannot start is an `error` record, not a released unit: it
                 // would fail the same way on every worker.
-                let failed = |why: String| failed(&task.instance_id, &task.config, &limits, why);
-                let record = match cores::domino::parse_line(&task.instance_json) {
-                    Ok(instance) => {
-                        crate::bench::run_with_models(&instance, &task.config, &limits, &models)
-                            .unwrap_or_else(|e| failed(e.to_string()))
-                    }
-                    Err(e) => failed(format!("the unit's instance does not parse: {e}")),
+                let record = match family(&task.family) {
+                    Ok(family) => crate::bench::run_task(
+                        family,
+                        &task.instance_id,
+                        &task.instance_json,
+                        &task.config,
+                        &limits,
+                        &models,
+                    ),
+                    Err(why) => failed(&task.instance_id, &task.config, &limits, why),
                 };
                 Ok(Done::Bench(Box::new(record)))
             }))

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use cores::domino::{self, Instance};
-use worker::bench::{self, RunLimits, RunRecord, Status};
+use worker::bench::{self, Family, RunLimits, RunRecord, Status};
 
 use crate::exit::user_error;
 
@@ -77,19 +77,14 @@ pub struct ExportArgs {
     pub id: Option<String>,
 }
 
-#[derive(clap::Args, Debug)]
-pub struct SolversArgs {
-    /// One JSON object per configuration.
-    #[arg(long)]
-    pub json: bool,
-}
+pub use super::solvers::SolversArgs;
 
 pub fn run(cmd: DominoCmd) -> anyhow::Result<()> {
     match cmd {
         DominoCmd::Generate(a) => generate(a),
         DominoCmd::Solve(a) => solve(a),
         DominoCmd::Export(a) => export(a),
-        DominoCmd::Solvers(a) => solvers(a),
+        DominoCmd::Solvers(a) => super::solvers::list(Family::Domino, a),
     }
 }
 
@@ -144,8 +139,8 @@ fn select(
 }
 
 fn solve(a: SolveArgs) -> anyhow::Result<()> {
-    let Some(config) = bench::config(&a.solver) else {
-        let known: Vec<&str> = bench::CONFIGS.iter().map(|c| c.name).collect();
+    let Some(config) = bench::config(&a.solver).filter(|c| c.family == Family::Domino) else {
+        let known: Vec<&str> = bench::configs_of(Family::Domino).map(|c| c.name).collect();
         return Err(user_error(format!(
             "unknown solver `{}` (known: {})",
             a.solver,
@@ -188,10 +183,10 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         if record.status == Status::Wrong {
             wrong += 1;
         }
-        if let (Some(dir), false) = (&a.svg_dir, record.placement.is_empty()) {
+        if let (Some(dir), false) = (&a.svg_dir, record.placement().is_empty()) {
             if matches!(record.status, Status::Optimal | Status::Feasible) {
                 let path = dir.join(domino::svg::file_name(&inst.id));
-                std::fs::write(&path, domino::to_svg(inst, &record.placement))
+                std::fs::write(&path, domino::to_svg(inst, record.placement()))
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
         }
@@ -213,10 +208,10 @@ fn json_line(r: &RunRecord) -> String {
     serde_json::json!({
         "id": r.instance,
         "status": r.status,
-        "objective": r.objective,
+        "objective": r.objective(),
         "seconds": r.wall_seconds,
-        "placement": r.placement,
-        "bound": r.bound,
+        "placement": r.placement(),
+        "bound": r.bound(),
         "cpu_seconds": r.cpu_seconds,
         "peak_memory": r.peak_memory_bytes,
         "cpu_measure": r.cpu_measure,
@@ -244,8 +239,8 @@ fn table_row(inst: &Instance, r: &RunRecord) -> String {
         inst.n,
         inst.tiles.len(),
         r.status,
-        opt(r.objective),
-        opt(r.bound),
+        opt(r.objective()),
+        opt(r.bound()),
         r.wall_seconds,
         r.cpu_seconds.map_or("-".to_owned(), |c| format!("{c:.3}")),
         r.termination
@@ -279,32 +274,5 @@ fn export(a: ExportArgs) -> anyhow::Result<()> {
         _ => domino::to_clingo(inst),
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(())
-}
-
-fn solvers(a: SolversArgs) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    for c in bench::CONFIGS {
-        let av = c.availability();
-        if a.json {
-            let line = serde_json::json!({
-                "name": c.name,
-                "available": av.available,
-                "solver": av.solver,
-                "version": av.version,
-                "command": av.program,
-                "reason": av.reason,
-                "about": c.about,
-            });
-            writeln!(stdout, "{line}")?;
-        } else {
-            let state = if av.available {
-                av.version.clone()
-            } else {
-                format!("unavailable: {}", av.reason.unwrap_or_default())
-            };
-            writeln!(stdout, "{:<19} {:<40} {}", c.name, state, c.about)?;
-        }
-    }
     Ok(())
 }

@@ -12,7 +12,7 @@ pub mod problem;
 pub mod query;
 pub mod run;
 pub mod solve;
+pub mod solvers;
 pub mod submit;
 pub mod sudoku;
-pub mod sudoku_external;
 pub mod worker;

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use cores::domino::Status;
+use cores::bench::Status;
 use proto::v1 as pb;
 
 use super::problem::CountReport;

@@ -15,8 +15,8 @@ use cores::sudoku::{self, difficulty, ps12, Answer, Puzzle, PuzzleReader, Shape,
 use serde_json::json;
 
 use super::problem::{parse_dims, parse_group};
-use super::sudoku_external::{self as external, External, ExternalError};
 use crate::exit::user_error;
+use worker::bench::sudoku_external::{self as external, External, ExternalError};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SolveCmd {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use cores::domino::Status;
+use cores::bench::Status;
 use proto::v1 as pb;
 
 use crate::remote::{self, factor, state_name, Connection};
@@ -76,7 +76,7 @@ pub struct RetryArgs {
     /// The benchmark job.
     pub job: u64,
     /// Statuses of the runs to queue again, comma-separated; default: every run that is not
-    /// optimal.
+    /// finished (optimal, or solved for a Sudoku slice).
     #[arg(long, value_name = "STATUSES", value_delimiter = ',', value_parser = remote::status_arg)]
     pub status: Vec<Status>,
     #[command(flatten)]

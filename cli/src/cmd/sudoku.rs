@@ -1,6 +1,7 @@
-//! `dancehall sudoku minimal | generate`: seed 000's question of the fewest givens. `minimal`
-//! lists, per puzzle, the givens that can be removed alone without losing uniqueness;
-//! `generate` makes a minimal puzzle from a random full grid, deterministic for a seed.
+//! `dancehall sudoku minimal | generate | solvers`: seed 000's question of the fewest givens.
+//! `minimal` lists, per puzzle, the givens that can be removed alone without losing
+//! uniqueness; `generate` makes a minimal puzzle from a random full grid, deterministic for a
+//! seed; `solvers` lists the Sudoku benchmark configurations.
 
 use std::io::{BufWriter, Write};
 
@@ -17,6 +18,8 @@ pub enum SudokuCmd {
     Minimal(MinimalArgs),
     /// Make a minimal puzzle from a random full grid.
     Generate(GenerateArgs),
+    /// List the Sudoku benchmark configurations and whether each runs here.
+    Solvers(super::solvers::SolversArgs),
 }
 
 /// The in-process solvers that check uniqueness here.
@@ -70,6 +73,7 @@ pub fn run(cmd: SudokuCmd) -> anyhow::Result<()> {
     match cmd {
         SudokuCmd::Minimal(a) => minimal_cmd(a),
         SudokuCmd::Generate(a) => generate_cmd(a),
+        SudokuCmd::Solvers(a) => super::solvers::list(cores::bench::Family::Sudoku, a),
     }
 }
 

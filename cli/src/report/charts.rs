@@ -15,7 +15,8 @@ use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
 use super::model::{configs, BenchReport, CountReport, Quantiles, Run};
-use cores::domino::{Difficulty, Status};
+use cores::bench::Status;
+use cores::domino::Difficulty;
 
 /// One chart: an id (the HTML anchor), a title and the SVG text.
 pub struct Chart {
@@ -149,7 +150,7 @@ fn by_difficulty(data: &[(String, Vec<&Run>)]) -> Chart {
                         .map(|d| {
                             let t: Vec<f64> = rs
                                 .iter()
-                                .filter(|r| r.difficulty == *d)
+                                .filter(|r| r.difficulty == Some(*d))
                                 .map(|r| r.record.wall_seconds)
                                 .collect();
                             mean(&t)

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use cores::domino::Status;
+use cores::bench::Status;
 use serde::Serialize;
 
 use super::model::BenchReport;

@@ -120,6 +120,10 @@ fn bench_section(s: &mut String, b: &BenchReport) {
         }
         s.push_str("</ul>\n");
     }
+    if b.family == cores::bench::Family::Sudoku {
+        puzzle_section(s, b);
+        return;
+    }
     s.push_str("<h3>Configuration x difficulty</h3>\n");
     table(
         s,
@@ -186,11 +190,84 @@ fn bench_section(s: &mut String, b: &BenchReport) {
                 s,
                 "<figure class=\"board\"><figcaption>{}: {} tiles ({})</figcaption>{}</figure>",
                 escape(&inst.id),
-                rec.placement.len(),
+                rec.placement().len(),
                 escape(&rec.config),
-                cores::domino::to_svg(inst, &rec.placement)
+                cores::domino::to_svg(inst, rec.placement())
             );
         }
         s.push_str("</div>\n");
+    }
+}
+
+/// A Sudoku job: configuration x puzzle file, and the hardest puzzles.
+fn puzzle_section(s: &mut String, b: &BenchReport) {
+    let f = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
+    s.push_str("<h3>Configuration x puzzle file</h3>\n");
+    table(
+        s,
+        &[
+            "configuration",
+            "file",
+            "units",
+            "unavailable",
+            "puzzles",
+            "answered",
+            "unique",
+            "multiple",
+            "none",
+            "timeout",
+            "error",
+            "wrong",
+            "puzzles/s",
+            "median ms",
+            "max ms",
+            "PS-1-2 searches",
+            "tree nodes",
+        ],
+        b.puzzle_rows.iter().map(|r| {
+            vec![
+                r.config.clone(),
+                r.file.clone(),
+                r.units.to_string(),
+                r.unavailable_units.to_string(),
+                r.puzzles.to_string(),
+                r.answered.to_string(),
+                r.unique.to_string(),
+                r.multiple.to_string(),
+                r.none.to_string(),
+                r.timeout.to_string(),
+                r.error.to_string(),
+                r.wrong.to_string(),
+                f(r.puzzles_per_second, 0),
+                f(r.median_ms, 3),
+                f(r.max_ms, 1),
+                f(r.mean_searches, 1),
+                f(r.mean_tree_nodes, 0),
+            ]
+        }),
+    );
+    if !b.hardest.is_empty() {
+        s.push_str("<h3>Hardest puzzles (Monte Carlo tree estimate)</h3>\n");
+        table(
+            s,
+            &[
+                "file",
+                "line",
+                "tree nodes",
+                "PS-1-2 searches",
+                "slowest",
+                "seconds",
+            ],
+            b.hardest.iter().map(|h| {
+                vec![
+                    h.file.clone(),
+                    h.line.to_string(),
+                    format!("{:.0}", h.tree_nodes),
+                    h.searches.to_string(),
+                    h.slowest.clone(),
+                    format!("{:.3}", h.slowest_seconds),
+                ]
+            }),
+        );
     }
 }

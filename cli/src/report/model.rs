@@ -1,7 +1,8 @@
 //! What a report says about a job, computed from the database: for a counting job
 //! the totals, the units' estimates against their measurements, the balance and the workers;
 //! for a benchmark job the configuration x difficulty table, each instance's best objective
-//! and who reached it, and every claim that does not hold (wrong runs, contradictions between
+//! and who reached it (a Sudoku job: the configuration x puzzle file table, puzzles/s and
+//! difficulty), and every claim that does not hold (wrong runs, contradictions between
 //! configurations, alarms).
 //!
 //! Tables count each task's current run only (a retried run replaces the one it re-runs). A
@@ -13,7 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use coordinator::job::{JobKind, JobState};
 use coordinator::store::{self, BenchRun, CountUnit, JobHead};
-use cores::domino::{self, cross_check, Difficulty, Instance, RunRecord, Status};
+use cores::bench::{cross_check, Family, RunRecord, Status};
+use cores::domino::{self, Difficulty, Instance};
+use cores::sudoku::bench::PuzzleStatus;
 use serde::Serialize;
 use sqlx::SqlitePool;
 
@@ -162,14 +165,22 @@ pub struct WorkerShare {
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchReport {
     pub head: Head,
+    /// The family of its instances.
+    pub family: Family,
     pub instances: usize,
     pub hosts: Vec<String>,
     /// Contradictions between configurations (`instance: config: why`).
     pub disagreements: Vec<String>,
     /// Current runs recorded `wrong` (`instance under config: why`).
     pub wrong: Vec<String>,
+    /// Domino: configuration x difficulty.
     pub rows: Vec<Row>,
+    /// Domino: each instance's best objective.
     pub best: Vec<Best>,
+    /// Sudoku: configuration x puzzle file.
+    pub puzzle_rows: Vec<PuzzleRow>,
+    /// Sudoku: the hardest puzzles by the Monte Carlo tree estimate (at most ten).
+    pub hardest: Vec<HardPuzzle>,
     /// The current runs, in unit order.
     #[serde(skip)]
     pub runs: Vec<Run>,
@@ -183,7 +194,8 @@ pub struct BenchReport {
 pub struct Run {
     pub record: RunRecord,
     pub batch: String,
-    pub difficulty: Difficulty,
+    /// A domino instance's difficulty.
+    pub difficulty: Option<Difficulty>,
     pub n: Option<u32>,
     pub tiles: Option<usize>,
 }
@@ -205,6 +217,45 @@ pub struct Row {
     /// Mean of the wall time of proven runs and twice the limit for the others, over the runs
     /// that ran (an `unavailable` run is no measurement); `None` when none ran.
     pub par2: Option<f64>,
+}
+
+/// A configuration on the puzzles of one Sudoku file (or `all`), from the current runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PuzzleRow {
+    pub config: String,
+    pub file: String,
+    /// Units (slices) run, and those whose configuration was unavailable.
+    pub units: usize,
+    pub unavailable_units: usize,
+    pub puzzles: usize,
+    /// Puzzles answered (unique, solved, multiple or none).
+    pub answered: usize,
+    pub unique: usize,
+    pub multiple: usize,
+    pub none: usize,
+    pub timeout: usize,
+    pub error: usize,
+    pub wrong: usize,
+    /// Answered puzzles per second of solving (`cores::sudoku::bench::puzzles_per_second`).
+    pub puzzles_per_second: Option<f64>,
+    /// Solving time per answered puzzle, milliseconds.
+    pub median_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    /// Mean PS-1-2 search count and Monte Carlo tree estimate of the puzzles measured.
+    pub mean_searches: Option<f64>,
+    pub mean_tree_nodes: Option<f64>,
+}
+
+/// One of the hardest puzzles of a Sudoku job.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HardPuzzle {
+    pub file: String,
+    pub line: usize,
+    pub tree_nodes: f64,
+    pub searches: u64,
+    /// The slowest configuration's seconds on it, and that configuration.
+    pub slowest_seconds: f64,
+    pub slowest: String,
 }
 
 /// An instance's best verified objective and the configurations that reached it.
@@ -247,13 +298,17 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
             let files = store::job_files(pool, head.id).await?;
             let last = runs.iter().map(|r| r.accepted_at).max();
             h.wall_seconds = wall(head, last);
+            let family = store::bench_family(pool, head.id).await?;
             let mut frozen = BTreeMap::new();
-            for f in files.iter().filter(|f| f.kind == "batch") {
+            let domino_batches = files
+                .iter()
+                .filter(|f| f.kind == "batch" && family == Family::Domino);
+            for f in domino_batches {
                 let batch = domino::parse_batch(&f.text)
                     .map_err(|e| anyhow::anyhow!("frozen {}:{}: {}", f.name, e.line, e.problem))?;
                 frozen.extend(batch.into_iter().map(|i| (i.id.clone(), i)));
             }
-            JobReport::Benchmark(bench_report(h, &runs, frozen))
+            JobReport::Benchmark(bench_report(h, family, &runs, frozen))
         }
     })
 }
@@ -337,6 +392,7 @@ pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountRepor
 /// The benchmark report of a job's stored runs.
 pub fn bench_report(
     head: Head,
+    family: Family,
     runs: &[BenchRun],
     frozen: BTreeMap<String, Instance>,
 ) -> BenchReport {
@@ -372,7 +428,12 @@ pub fn bench_report(
             format!("{} under {}: {why}", r.record.instance, r.record.config)
         })
         .collect();
-    let best = by_instance.iter().map(|(id, rs)| best_of(id, rs)).collect();
+    let sudoku = family == Family::Sudoku;
+    let best = if sudoku {
+        Vec::new()
+    } else {
+        by_instance.iter().map(|(id, rs)| best_of(id, rs)).collect()
+    };
     let hosts: BTreeSet<String> = current
         .iter()
         .map(|r| {
@@ -382,12 +443,23 @@ pub fn bench_report(
         .collect();
     BenchReport {
         head,
+        family,
         instances: by_instance.len(),
         hosts: hosts.into_iter().collect(),
         disagreements,
         wrong,
-        rows: table(&current),
+        rows: if sudoku { Vec::new() } else { table(&current) },
         best,
+        puzzle_rows: if sudoku {
+            puzzle_table(&current)
+        } else {
+            Vec::new()
+        },
+        hardest: if sudoku {
+            hardest(&current)
+        } else {
+            Vec::new()
+        },
         runs: current,
         frozen,
     }
@@ -398,27 +470,114 @@ fn best_of(id: &str, rs: &[&Run]) -> Best {
     let objective = rs
         .iter()
         .filter(solved)
-        .filter_map(|r| r.record.objective)
+        .filter_map(|r| r.record.objective())
         .max();
     let bound = rs
         .iter()
         .filter(|r| r.record.status != Status::Wrong)
-        .filter_map(|r| r.record.bound)
+        .filter_map(|r| r.record.bound())
         .min();
     let reached_by = rs
         .iter()
         .filter(solved)
-        .filter(|r| objective.is_some() && r.record.objective == objective)
+        .filter(|r| objective.is_some() && r.record.objective() == objective)
         .map(|r| r.record.config.clone())
         .collect();
     Best {
         instance: id.to_owned(),
-        difficulty: rs[0].difficulty.as_str().to_owned(),
+        difficulty: rs[0].difficulty.map_or("-", Difficulty::as_str).to_owned(),
         objective,
         bound,
         proven: objective.is_some() && objective == bound,
         reached_by,
     }
+}
+
+/// The Sudoku table: per configuration (first-seen order), one row per puzzle file and one
+/// for all files when there are several.
+pub fn puzzle_table(runs: &[Run]) -> Vec<PuzzleRow> {
+    let mut rows = Vec::new();
+    for c in configs(runs) {
+        let mine: Vec<&Run> = runs.iter().filter(|r| r.record.config == c).collect();
+        let mut files: Vec<&str> = Vec::new();
+        for r in &mine {
+            if !files.contains(&r.batch.as_str()) {
+                files.push(&r.batch);
+            }
+        }
+        for f in &files {
+            let part: Vec<&Run> = mine.iter().copied().filter(|r| r.batch == *f).collect();
+            rows.push(puzzle_row(&c, f, &part));
+        }
+        if files.len() > 1 {
+            rows.push(puzzle_row(&c, "all", &mine));
+        }
+    }
+    rows
+}
+
+fn puzzle_row(config: &str, file: &str, runs: &[&Run]) -> PuzzleRow {
+    let puzzles: Vec<&cores::sudoku::bench::PuzzleRun> =
+        runs.iter().flat_map(|r| r.record.puzzles()).collect();
+    let count = |s: PuzzleStatus| puzzles.iter().filter(|p| p.status == s).count();
+    let answered: Vec<f64> = puzzles
+        .iter()
+        .filter(|p| p.status.is_answer())
+        .map(|p| p.seconds * 1e3)
+        .collect();
+    let measured: Vec<_> = puzzles.iter().filter_map(|p| p.difficulty).collect();
+    let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let q = Quantiles::of(&answered);
+    PuzzleRow {
+        config: config.to_string(),
+        file: file.to_string(),
+        units: runs.len(),
+        unavailable_units: runs
+            .iter()
+            .filter(|r| r.record.status == Status::Unavailable)
+            .count(),
+        puzzles: puzzles.len(),
+        answered: answered.len(),
+        unique: count(PuzzleStatus::Unique) + count(PuzzleStatus::Solved),
+        multiple: count(PuzzleStatus::Multiple),
+        none: count(PuzzleStatus::NoSolution),
+        timeout: count(PuzzleStatus::Timeout),
+        error: count(PuzzleStatus::Error),
+        wrong: count(PuzzleStatus::Wrong),
+        puzzles_per_second: cores::sudoku::bench::puzzles_per_second(puzzles.iter().copied()),
+        median_ms: q.map(|q| q.median),
+        max_ms: q.map(|q| q.max),
+        mean_searches: mean(measured.iter().map(|d| d.ps12_searches as f64).collect()),
+        mean_tree_nodes: mean(measured.iter().map(|d| d.tree_nodes).collect()),
+    }
+}
+
+/// The ten puzzles with the largest tree estimate, with the slowest configuration on each.
+fn hardest(runs: &[Run]) -> Vec<HardPuzzle> {
+    let mut by_puzzle: BTreeMap<(&str, usize), HardPuzzle> = BTreeMap::new();
+    for r in runs {
+        for p in r.record.puzzles() {
+            let Some(d) = p.difficulty else { continue };
+            let e = by_puzzle
+                .entry((r.batch.as_str(), p.line))
+                .or_insert_with(|| HardPuzzle {
+                    file: r.batch.clone(),
+                    line: p.line,
+                    tree_nodes: d.tree_nodes,
+                    searches: d.ps12_searches,
+                    slowest_seconds: -1.0,
+                    slowest: String::new(),
+                });
+            if p.status.is_answer() && p.seconds > e.slowest_seconds {
+                e.slowest_seconds = p.seconds;
+                e.slowest = r.record.config.clone();
+            }
+        }
+    }
+    let mut all: Vec<HardPuzzle> = by_puzzle.into_values().collect();
+    all.sort_by(|a, b| b.tree_nodes.total_cmp(&a.tree_nodes));
+    all.truncate(10);
+    all
 }
 
 /// Median of `v` (0 when empty).
@@ -474,7 +633,11 @@ pub fn table(runs: &[Run]) -> Vec<Row> {
     for c in configs(runs) {
         let mine: Vec<&Run> = runs.iter().filter(|r| r.record.config == c).collect();
         for d in Difficulty::ALL {
-            let part: Vec<&Run> = mine.iter().copied().filter(|r| r.difficulty == d).collect();
+            let part: Vec<&Run> = mine
+                .iter()
+                .copied()
+                .filter(|r| r.difficulty == Some(d))
+                .collect();
             if !part.is_empty() {
                 rows.push(row(&c, d.as_str(), &part));
             }
@@ -506,7 +669,7 @@ impl BenchReport {
             let rec = &r.record;
             let better = best
                 .get(rec.instance.as_str())
-                .is_none_or(|b| rec.objective > b.objective);
+                .is_none_or(|b| rec.objective() > b.objective());
             if rec.status.is_solved() && better {
                 best.insert(&rec.instance, rec);
             }
@@ -515,7 +678,7 @@ impl BenchReport {
             .filter_map(|(id, rec)| {
                 let inst = self.frozen.get(id)?;
                 // A picture of something the verifier refutes would be a lie.
-                domino::verify(inst, &rec.placement).ok()?;
+                domino::verify(inst, rec.placement()).ok()?;
                 Some((inst, rec))
             })
             .collect()

@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use cores::bench::Family;
+
 use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row};
 
 /// The first line of every report: the problems, or that there are none.
@@ -178,6 +180,10 @@ pub fn bench_table(b: &BenchReport) -> String {
     for w in &b.wrong {
         let _ = writeln!(s, "WRONG {w}");
     }
+    if b.family == Family::Sudoku {
+        s.push_str(&puzzle_table(b));
+        return s;
+    }
     s.push_str(&rows_table(&b.rows));
     if b.rows.iter().any(|r| r.config == "native") {
         let missing = b.proven_elsewhere("native");
@@ -207,6 +213,75 @@ pub fn bench_table(b: &BenchReport) -> String {
             if x.proven { "yes" } else { "no" },
             x.reached_by.join(", ")
         );
+    }
+    s
+}
+
+/// The Sudoku table (configuration x puzzle file) and the hardest puzzles.
+pub fn puzzle_table(b: &BenchReport) -> String {
+    let f = |v: Option<f64>, digits: usize| v.map_or("-".to_owned(), |v| format!("{v:.digits$}"));
+    let mut s = format!(
+        "{:<13} {:<38} {:>6} {:>8} {:>8} {:>6} {:>5} {:>5} {:>7} {:>5} {:>5} {:>11} {:>9} {:>9} {:>8} {:>10}\n",
+        "configuration",
+        "file",
+        "units",
+        "puzzles",
+        "answered",
+        "unique",
+        "multi",
+        "none",
+        "timeout",
+        "error",
+        "wrong",
+        "puzzles/s",
+        "median ms",
+        "max ms",
+        "searches",
+        "tree nodes"
+    );
+    for r in &b.puzzle_rows {
+        if r.unavailable_units == r.units {
+            let _ = writeln!(
+                s,
+                "{:<13} {:<38} {:>6}  unavailable on the workers",
+                r.config, r.file, r.units
+            );
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "{:<13} {:<38} {:>6} {:>8} {:>8} {:>6} {:>5} {:>5} {:>7} {:>5} {:>5} {:>11} {:>9} {:>9} {:>8} {:>10}",
+            r.config,
+            r.file,
+            r.units,
+            r.puzzles,
+            r.answered,
+            r.unique,
+            r.multiple,
+            r.none,
+            r.timeout,
+            r.error,
+            r.wrong,
+            f(r.puzzles_per_second, 0),
+            f(r.median_ms, 3),
+            f(r.max_ms, 1),
+            f(r.mean_searches, 1),
+            f(r.mean_tree_nodes, 0)
+        );
+    }
+    if !b.hardest.is_empty() {
+        let _ = writeln!(
+            s,
+            "hardest puzzles (Monte Carlo tree estimate):\n{:<38} {:>7} {:>12} {:>8}  slowest",
+            "file", "line", "tree nodes", "searches"
+        );
+        for h in &b.hardest {
+            let _ = writeln!(
+                s,
+                "{:<38} {:>7} {:>12.0} {:>8}  {} {:.3} s",
+                h.file, h.line, h.tree_nodes, h.searches, h.slowest, h.slowest_seconds
+            );
+        }
     }
     s
 }
@@ -267,25 +342,40 @@ fn count_csv(c: &CountReport) -> String {
 
 fn bench_csv(b: &BenchReport) -> String {
     let mut s = String::from(
-        "job,instance,batch,difficulty,n,tiles,config,status,termination,objective,bound,\
-         wall_seconds,cpu_seconds,time_limit_seconds,solver_version,host,dancehall_version\n",
+        "job,family,instance,batch,difficulty,n,tiles,config,status,termination,objective,bound,\
+         puzzles,answered,puzzles_per_second,wall_seconds,cpu_seconds,time_limit_seconds,\
+         solver_version,host,dancehall_version\n",
     );
     for r in &b.runs {
         let rec = &r.record;
+        let sudoku = rec.family() == Family::Sudoku;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}",
             b.head.id,
+            rec.family(),
             field(&rec.instance),
             field(&r.batch),
-            r.difficulty.as_str(),
+            r.difficulty.map_or("", |d| d.as_str()),
             opt(&r.n),
             opt(&r.tiles),
             field(&rec.config),
             rec.status,
             rec.termination,
-            rec.objective.map_or(String::new(), |v| v.to_string()),
-            rec.bound.map_or(String::new(), |v| v.to_string()),
+            rec.objective().map_or(String::new(), |v| v.to_string()),
+            rec.bound().map_or(String::new(), |v| v.to_string()),
+            sudoku
+                .then(|| rec.puzzles().len())
+                .map_or(String::new(), |n| n.to_string()),
+            sudoku
+                .then(|| rec
+                    .puzzles()
+                    .iter()
+                    .filter(|p| p.status.is_answer())
+                    .count())
+                .map_or(String::new(), |n| n.to_string()),
+            cores::sudoku::bench::puzzles_per_second(rec.puzzles())
+                .map_or(String::new(), |v| format!("{v:.1}")),
             rec.wall_seconds,
             rec.cpu_seconds.map_or(String::new(), |c| format!("{c:.3}")),
             rec.time_limit_seconds,

@@ -1,15 +1,22 @@
-//! Benchmark specs: a TOML file with a `[benchmark]` table naming a suite of domino instances,
-//! the solver configurations and the limits (bench-specs/README.md documents the format).
+//! Benchmark specs: a TOML file with a `[benchmark]` table naming a problem family and its
+//! suite (domino: a folder of batch files; Sudoku: puzzle files), the solver configurations
+//! and the limits (bench-specs/README.md documents the format).
 //!
-//! Invariant: [`parse`] checks everything before anything is submitted: the TOML, unknown keys,
-//! the suite folder and every batch file in it (file:line errors from the instance reader),
-//! configuration names, instance ids, limits. The submitted job carries every batch file and
-//! every model file frozen with its SHA-256, and one task per (instance, configuration) pair.
+//! Invariant: [`parse`] checks everything before anything is submitted: the TOML, unknown keys
+//! and keys of the other family, the suite folder and every batch file in it, every puzzle of
+//! every puzzle file (file:line errors from the family's reader), configuration names and
+//! families, instance ids, limits. The submitted job carries every batch (or puzzle) file and
+//! every model file frozen with its SHA-256, and one task per (instance, configuration) pair,
+//! a Sudoku instance being a slice of consecutive puzzles of one file.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use coordinator::job::{BenchTask, FrozenFile};
+use cores::bench::Family;
 use cores::domino::{parse_batch, Instance};
+use cores::sudoku::bench::{Slice, SlicePuzzle};
+use cores::sudoku::{PuzzleReader, Shape};
 use serde::Deserialize;
 
 use super::lines::line_of;
@@ -21,22 +28,55 @@ pub struct BenchSpec {
     pub name: String,
     /// The spec file's text (kept with the job).
     pub text: String,
-    pub batches: Vec<Batch>,
     /// Configuration names, in the order given.
     pub configs: Vec<String>,
+    /// Per unit: one domino instance, or one Sudoku slice.
     pub time_limit_seconds: f64,
     pub memory_limit_bytes: Option<u64>,
-    /// Only these instance ids (`None`: all).
-    pub instances: Option<Vec<String>>,
+    pub suite: Suite,
 }
 
-/// One batch file of the suite.
+/// What a benchmark runs on, by family.
+#[derive(Debug, Clone)]
+pub enum Suite {
+    Domino {
+        batches: Vec<Batch>,
+        /// Only these instance ids (`None`: all).
+        instances: Option<Vec<String>>,
+    },
+    Sudoku(PuzzleSuite),
+}
+
+/// One batch file of a domino suite.
 #[derive(Debug, Clone)]
 pub struct Batch {
     /// The file name (`batch01.txt`).
     pub name: String,
     pub text: String,
     pub instances: Vec<Instance>,
+}
+
+/// The puzzle files of a Sudoku benchmark and how they are cut into units.
+#[derive(Debug, Clone)]
+pub struct PuzzleSuite {
+    pub files: Vec<PuzzleFile>,
+    pub box_rows: usize,
+    pub box_cols: usize,
+    /// Solve with the uniqueness check (count up to two); default true.
+    pub unique: bool,
+    /// Random paths of each puzzle's difficulty estimate (0: none).
+    pub difficulty_samples: u64,
+    /// Puzzles per unit, by configuration.
+    pub unit_puzzles: BTreeMap<String, usize>,
+}
+
+/// One puzzle file: its whole text (frozen) and the puzzles the benchmark runs.
+#[derive(Debug, Clone)]
+pub struct PuzzleFile {
+    /// The file name (`royle_17clue_49151.txt`).
+    pub name: String,
+    pub text: String,
+    pub puzzles: Vec<SlicePuzzle>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -49,20 +89,41 @@ struct RawFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawBench {
-    /// A folder of batch files (`batch*.txt`), relative to the spec.
-    suite: PathBuf,
-    /// Default: every configuration.
+    /// `domino` (the default) or `sudoku`.
+    family: Option<String>,
+    /// Domino: a folder of batch files (`batch*.txt`), relative to the spec.
+    suite: Option<PathBuf>,
+    /// Default: every configuration of the family.
     configs: Option<Vec<String>>,
     #[serde(default = "default_time_limit")]
     time_limit_seconds: f64,
     memory_limit_mb: Option<u64>,
+    /// Domino: only these instances.
     instances: Option<Vec<String>>,
+    /// Sudoku: puzzle files (one puzzle a line), relative to the spec.
+    puzzle_files: Option<Vec<PathBuf>>,
+    /// Sudoku: the box shape (`3x3`); default: inferred from the first puzzle's length.
+    #[serde(rename = "box")]
+    box_shape: Option<String>,
+    /// Sudoku: the uniqueness check (default true).
+    unique: Option<bool>,
+    /// Sudoku: only the first N puzzles of each file.
+    puzzles_per_file: Option<usize>,
+    /// Sudoku: puzzles per unit for every configuration (default: each configuration's).
+    unit_puzzles: Option<usize>,
+    /// Sudoku: puzzles per unit of particular configurations.
+    unit_puzzles_by_config: Option<BTreeMap<String, usize>>,
+    /// Sudoku: random paths of the difficulty estimate per puzzle (default 32; 0: none).
+    difficulty_samples: Option<u64>,
 }
 
 /// Issue 4: "Every run has a time limit (spec default 300 s)".
 fn default_time_limit() -> f64 {
     300.0
 }
+
+/// Random paths of a puzzle's difficulty estimate unless the spec says otherwise.
+const DEFAULT_DIFFICULTY_SAMPLES: u64 = 32;
 
 /// Whether the TOML `text` is a benchmark spec (has a top-level `benchmark` table; a suite's
 /// `[[benchmark]]` list is not one).
@@ -84,6 +145,11 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
     if raw.name.trim().is_empty() {
         return Err(user_error(format!("{shown}:1: `name` must not be empty")));
     }
+    let family = match b.family.as_deref() {
+        None => Family::Domino,
+        Some(f) => Family::parse(f)
+            .ok_or_else(|| fail(format!("unknown family `{f}` (known: domino, sudoku)")))?,
+    };
     if let Err(e) = proto::limits::check_time_limit(b.time_limit_seconds) {
         return Err(fail(format!(
             "time_limit_seconds = {}: {e}",
@@ -102,19 +168,16 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
             }
         },
     };
-    let configs: Vec<String> = match b.configs {
+    let known: Vec<&str> = worker::bench::configs_of(family).map(|c| c.name).collect();
+    let configs: Vec<String> = match &b.configs {
         Some(c) if c.is_empty() => return Err(fail("configs is empty".into())),
-        Some(c) => c,
-        None => worker::bench::CONFIGS
-            .iter()
-            .map(|c| c.name.to_string())
-            .collect(),
+        Some(c) => c.clone(),
+        None => known.iter().map(|c| c.to_string()).collect(),
     };
-    let known: Vec<&str> = worker::bench::CONFIGS.iter().map(|c| c.name).collect();
     for (i, c) in configs.iter().enumerate() {
         if !known.contains(&c.as_str()) {
             return Err(fail(format!(
-                "unknown configuration `{c}` (known: {})",
+                "unknown {family} configuration `{c}` (known: {})",
                 known.join(", ")
             )));
         }
@@ -122,26 +185,171 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
             return Err(fail(format!("configuration `{c}` is listed twice")));
         }
     }
-    let dir = path.parent().unwrap_or(Path::new(".")).join(&b.suite);
-    let batches = read_suite(&dir).map_err(|e| fail(format!("{e:#}")))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let suite = match family {
+        Family::Domino => domino_suite(&b, base).map_err(|e| fail(format!("{e:#}")))?,
+        Family::Sudoku => {
+            Suite::Sudoku(puzzle_suite(&b, base, &configs).map_err(|e| fail(format!("{e:#}")))?)
+        }
+    };
+    Ok(BenchSpec {
+        name: raw.name,
+        text: text.to_string(),
+        configs,
+        time_limit_seconds: b.time_limit_seconds,
+        memory_limit_bytes,
+        suite,
+    })
+}
+
+/// Refuses the keys of `family`'s spec that another family uses.
+fn only_keys(family: Family, keys: &[(&str, bool)]) -> anyhow::Result<()> {
+    for (key, given) in keys {
+        if *given {
+            anyhow::bail!("`{key}` is not a key of a {family} benchmark");
+        }
+    }
+    Ok(())
+}
+
+fn domino_suite(b: &RawBench, base: &Path) -> anyhow::Result<Suite> {
+    only_keys(
+        Family::Domino,
+        &[
+            ("puzzle_files", b.puzzle_files.is_some()),
+            ("box", b.box_shape.is_some()),
+            ("unique", b.unique.is_some()),
+            ("puzzles_per_file", b.puzzles_per_file.is_some()),
+            ("unit_puzzles", b.unit_puzzles.is_some()),
+            ("unit_puzzles_by_config", b.unit_puzzles_by_config.is_some()),
+            ("difficulty_samples", b.difficulty_samples.is_some()),
+        ],
+    )?;
+    let Some(suite) = &b.suite else {
+        anyhow::bail!("no `suite` (a folder of batch files)");
+    };
+    let dir = base.join(suite);
+    let batches = read_suite(&dir)?;
     if let Some(ids) = &b.instances {
         for id in ids {
             if !batches
                 .iter()
                 .any(|bt| bt.instances.iter().any(|i| &i.id == id))
             {
-                return Err(fail(format!("instance `{id}` is not in {}", dir.display())));
+                anyhow::bail!("instance `{id}` is not in {}", dir.display());
             }
         }
     }
-    Ok(BenchSpec {
-        name: raw.name,
-        text: text.to_string(),
+    Ok(Suite::Domino {
         batches,
-        configs,
-        time_limit_seconds: b.time_limit_seconds,
-        memory_limit_bytes,
-        instances: b.instances,
+        instances: b.instances.clone(),
+    })
+}
+
+fn puzzle_suite(b: &RawBench, base: &Path, configs: &[String]) -> anyhow::Result<PuzzleSuite> {
+    only_keys(
+        Family::Sudoku,
+        &[
+            ("suite", b.suite.is_some()),
+            ("instances", b.instances.is_some()),
+        ],
+    )?;
+    let paths = match &b.puzzle_files {
+        Some(p) if !p.is_empty() => p,
+        _ => anyhow::bail!("no `puzzle_files` (files of one puzzle a line)"),
+    };
+    let shape = match &b.box_shape {
+        None => None,
+        Some(text) => {
+            let dims: Vec<usize> = text
+                .split('x')
+                .map(|d| d.trim().parse().ok())
+                .collect::<Option<Vec<_>>>()
+                .filter(|d| d.len() == 2)
+                .ok_or_else(|| anyhow::anyhow!("box = \"{text}\": expected RxC, e.g. 3x3"))?;
+            Some(Shape::new(dims[0], dims[1]))
+        }
+    };
+    let mut reader = PuzzleReader::new(shape.as_ref())?;
+    let mut files: Vec<PuzzleFile> = Vec::new();
+    let mut side = shape.as_ref().map(Shape::side);
+    let mut dims = shape.as_ref().map(|s| (s.box_rows, s.box_cols));
+    for p in paths {
+        let path = base.join(p);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if files.iter().any(|f| f.name == name) {
+            anyhow::bail!("two puzzle files are named {name}");
+        }
+        let mut puzzles = Vec::new();
+        for (i, l) in text.lines().enumerate() {
+            let t = l.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            if b.puzzles_per_file.is_some_and(|n| puzzles.len() >= n) {
+                break;
+            }
+            let puzzle = reader
+                .parse_line(i + 1, t)
+                .map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.line, e.error))?;
+            let g = &puzzle.geometry().shape;
+            match dims {
+                None => {
+                    dims = Some((g.box_rows, g.box_cols));
+                    side = Some(g.side());
+                }
+                Some(d) if d != (g.box_rows, g.box_cols) => anyhow::bail!(
+                    "{}:{}: a {}x{} puzzle among {}x{} ones (one shape per benchmark)",
+                    path.display(),
+                    i + 1,
+                    g.side(),
+                    g.side(),
+                    side.unwrap_or(0),
+                    side.unwrap_or(0)
+                ),
+                Some(_) => {}
+            }
+            puzzles.push(SlicePuzzle {
+                line: i + 1,
+                text: t.to_string(),
+            });
+        }
+        if puzzles.is_empty() {
+            anyhow::bail!("{}: no puzzles", path.display());
+        }
+        files.push(PuzzleFile {
+            name,
+            text,
+            puzzles,
+        });
+    }
+    let (box_rows, box_cols) = dims.expect("at least one puzzle was read");
+    let mut unit_puzzles = BTreeMap::new();
+    for c in configs {
+        let default = worker::bench::config(c).map_or(1, |c| c.unit_puzzles);
+        unit_puzzles.insert(c.clone(), b.unit_puzzles.unwrap_or(default));
+    }
+    for (c, n) in b.unit_puzzles_by_config.iter().flatten() {
+        if !configs.contains(c) {
+            anyhow::bail!("unit_puzzles_by_config names `{c}`, which is not among the configs");
+        }
+        unit_puzzles.insert(c.clone(), *n);
+    }
+    if let Some((c, _)) = unit_puzzles.iter().find(|(_, n)| **n == 0) {
+        anyhow::bail!("configuration `{c}`: 0 puzzles per unit");
+    }
+    Ok(PuzzleSuite {
+        files,
+        box_rows,
+        box_cols,
+        unique: b.unique.unwrap_or(true),
+        difficulty_samples: b.difficulty_samples.unwrap_or(DEFAULT_DIFFICULTY_SAMPLES),
+        unit_puzzles,
     })
 }
 
@@ -196,47 +404,96 @@ fn frozen(kind: &str, name: &str, text: &str) -> FrozenFile {
 }
 
 impl BenchSpec {
-    /// The (instance, configuration) pairs, batch by batch, instance by instance.
+    /// The tasks: domino (instance, configuration) pairs, batch by batch, instance by
+    /// instance; Sudoku slices, file by file, configuration by configuration, each slice the
+    /// configuration's `unit_puzzles` consecutive puzzles.
     pub fn tasks(&self) -> Vec<BenchTask> {
+        let task =
+            |family: Family, id: String, json: String, batch: &str, config: &str| BenchTask {
+                family,
+                instance_id: id,
+                instance_sha256: coordinator::store::sha256_hex(&json),
+                instance_json: json,
+                batch: batch.to_string(),
+                config: config.to_string(),
+                time_limit_seconds: self.time_limit_seconds,
+                memory_limit_bytes: self.memory_limit_bytes,
+            };
         let mut out = Vec::new();
-        for b in &self.batches {
-            // The instance's own line, as frozen (its hash is checked against the batch).
-            let lines: Vec<&str> = b.text.lines().filter(|l| !l.trim().is_empty()).collect();
-            for (inst, line) in b.instances.iter().zip(lines) {
-                if let Some(ids) = &self.instances {
-                    if !ids.contains(&inst.id) {
-                        continue;
+        match &self.suite {
+            Suite::Domino { batches, instances } => {
+                for b in batches {
+                    // The instance's own line, as frozen (its hash is checked against the
+                    // batch).
+                    let lines: Vec<&str> =
+                        b.text.lines().filter(|l| !l.trim().is_empty()).collect();
+                    for (inst, line) in b.instances.iter().zip(lines) {
+                        if instances
+                            .as_ref()
+                            .is_some_and(|ids| !ids.contains(&inst.id))
+                        {
+                            continue;
+                        }
+                        for c in &self.configs {
+                            let json = line.trim().to_string();
+                            out.push(task(Family::Domino, inst.id.clone(), json, &b.name, c));
+                        }
                     }
                 }
-                for c in &self.configs {
-                    out.push(BenchTask {
-                        instance_id: inst.id.clone(),
-                        instance_json: line.trim().to_string(),
-                        instance_sha256: coordinator::store::sha256_hex(line.trim()),
-                        config: c.clone(),
-                        time_limit_seconds: self.time_limit_seconds,
-                        memory_limit_bytes: self.memory_limit_bytes,
-                        batch: b.name.clone(),
-                    });
+            }
+            Suite::Sudoku(s) => {
+                for f in &s.files {
+                    for c in &self.configs {
+                        for chunk in f.puzzles.chunks(s.unit_puzzles[c]) {
+                            let first = chunk[0].line;
+                            let last = chunk[chunk.len() - 1].line;
+                            let slice = Slice {
+                                id: Slice::id_of(&f.name, first, last),
+                                file: f.name.clone(),
+                                box_rows: s.box_rows,
+                                box_cols: s.box_cols,
+                                variants: Vec::new(),
+                                unique: s.unique,
+                                difficulty_samples: s.difficulty_samples,
+                                puzzles: chunk.to_vec(),
+                            };
+                            out.push(task(
+                                Family::Sudoku,
+                                slice.id.clone(),
+                                slice.to_json(),
+                                &f.name,
+                                c,
+                            ));
+                        }
+                    }
                 }
             }
         }
         out
     }
 
-    /// The batch files and every model file, frozen with their hashes.
+    /// The batch (or puzzle) files and, for domino, every model file, frozen with their
+    /// hashes.
     pub fn files(&self) -> Vec<FrozenFile> {
-        let mut files: Vec<FrozenFile> = self
-            .batches
-            .iter()
-            .map(|b| frozen("batch", &b.name, &b.text))
-            .collect();
-        files.extend(
-            worker::bench::models::MODELS
+        match &self.suite {
+            Suite::Domino { batches, .. } => {
+                let mut files: Vec<FrozenFile> = batches
+                    .iter()
+                    .map(|b| frozen("batch", &b.name, &b.text))
+                    .collect();
+                files.extend(
+                    worker::bench::models::MODELS
+                        .iter()
+                        .map(|m| frozen("model", m.name, m.text)),
+                );
+                files
+            }
+            Suite::Sudoku(s) => s
+                .files
                 .iter()
-                .map(|m| frozen("model", m.name, m.text)),
-        );
-        files
+                .map(|f| frozen("batch", &f.name, &f.text))
+                .collect(),
+        }
     }
 }
 
@@ -262,9 +519,12 @@ mod tests {
         )
         .unwrap();
         // The public suite: 10 batch files of 10 instances (its README).
-        assert_eq!(s.batches.len(), 10);
+        let Suite::Domino { batches, .. } = &s.suite else {
+            panic!("a domino suite")
+        };
+        assert_eq!(batches.len(), 10);
         assert_eq!(
-            s.batches.iter().map(|b| b.instances.len()).sum::<usize>(),
+            batches.iter().map(|b| b.instances.len()).sum::<usize>(),
             100
         );
         let t = s.tasks();
@@ -301,9 +561,10 @@ mod tests {
             "name = \"q\"\n[benchmark]\nsuite = \"domino/suite-public\"\n",
         )
         .unwrap();
-        assert_eq!(s.configs.len(), worker::bench::CONFIGS.len());
+        let domino = worker::bench::configs_of(Family::Domino).count();
+        assert_eq!(s.configs.len(), domino);
         assert_eq!(s.time_limit_seconds, 300.0);
-        assert_eq!(s.tasks().len(), 100 * worker::bench::CONFIGS.len());
+        assert_eq!(s.tasks().len(), 100 * domino);
     }
 
     #[test]

@@ -286,6 +286,7 @@ pub fn try_db_rows(db: &Path, sql: &str) -> Result<Vec<Vec<String>>, sqlx::Error
                     .map(|i| {
                         r.try_get::<String, _>(i)
                             .or_else(|_| r.try_get::<i64, _>(i).map(|v| v.to_string()))
+                            .or_else(|_| r.try_get::<f64, _>(i).map(|v| v.to_string()))
                             .unwrap_or_default()
                     })
                     .collect()

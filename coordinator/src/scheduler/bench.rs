@@ -142,7 +142,8 @@ impl Scheduler {
     }
 
     /// Queues the current runs of benchmark job `job` again whose record has one of `statuses`
-    /// (every status but `optimal` when empty). Returns how many.
+    /// (when empty, every run that is not finished: not `optimal`, nor `solved` for a Sudoku
+    /// slice). Returns how many.
     pub fn retry(
         &mut self,
         now: Millis,
@@ -155,7 +156,7 @@ impl Scheduler {
         }
         let chosen = |status: RunStatus| {
             if statuses.is_empty() {
-                status != RunStatus::Optimal
+                !matches!(status, RunStatus::Optimal | RunStatus::Solved)
             } else {
                 statuses.contains(&status)
             }
@@ -269,6 +270,7 @@ mod tests {
 
     fn task(config: &str) -> BenchTask {
         BenchTask {
+            family: Default::default(),
             instance_id: "t1".into(),
             instance_json: INSTANCE.into(),
             instance_sha256: sha256_hex(INSTANCE),
@@ -304,15 +306,15 @@ mod tests {
     }
 
     fn result(config: &str, status: &str, placement: &str, objective: Option<u32>) -> UnitResult {
-        let json = crate::job::RunRecord {
+        let mut record = crate::job::RunRecord {
             status: RunStatus::parse(status).unwrap(),
-            objective,
-            bound: objective,
             wall_seconds: 0.5,
-            placement: serde_json::from_str(placement).unwrap(),
             ..crate::job::RunRecord::blank("t1", config, 1.0, Default::default())
-        }
-        .to_json();
+        };
+        record.set_objective(objective);
+        record.set_bound(objective);
+        record.set_placement(serde_json::from_str(placement).unwrap());
+        let json = record.to_json();
         UnitResult {
             solutions: 0,
             nodes: 0,

@@ -10,8 +10,8 @@ use proto::v1 as pb;
 use tonic::Status;
 
 use crate::job::{
-    Alarm, BenchTask, Capabilities, CoreSpec, FrozenFile, JobKind, JobState, LeaseToken, Millis,
-    Unit, UnitResult, UnitState, Verdict,
+    Alarm, BenchTask, Capabilities, CoreSpec, Family, FrozenFile, JobKind, JobState, LeaseToken,
+    Millis, Unit, UnitResult, UnitState, Verdict,
 };
 use crate::partition::Seed;
 use crate::scheduler::{Granted, JobStatus};
@@ -147,9 +147,20 @@ pub fn job_kind(k: JobKind) -> pb::JobKind {
     }
 }
 
-/// A submitted task; the coordinator checks it further (`crate::bench::check_tasks`).
-pub fn bench_task(t: pb::BenchTask) -> BenchTask {
-    BenchTask {
+/// A submitted task; the coordinator checks it further (`crate::bench::check_tasks`). An
+/// empty family is domino (clients from before families were named).
+pub fn bench_task(t: pb::BenchTask) -> Result<BenchTask, Error> {
+    let family = match t.family.as_str() {
+        "" => Family::Domino,
+        f => Family::parse(f).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "task ({}, {}): unknown family {f:?} (known: domino, sudoku)",
+                t.instance_id, t.config
+            ))
+        })?,
+    };
+    Ok(BenchTask {
+        family,
         instance_id: t.instance_id,
         instance_json: t.instance_json,
         instance_sha256: t.instance_sha256,
@@ -157,7 +168,7 @@ pub fn bench_task(t: pb::BenchTask) -> BenchTask {
         config: t.config,
         time_limit_seconds: t.time_limit_seconds,
         memory_limit_bytes: (t.memory_limit_bytes > 0).then_some(t.memory_limit_bytes),
-    }
+    })
 }
 
 pub fn bench_task_pb(t: &BenchTask) -> pb::BenchTask {
@@ -169,6 +180,7 @@ pub fn bench_task_pb(t: &BenchTask) -> pb::BenchTask {
         time_limit_seconds: t.time_limit_seconds,
         memory_limit_bytes: t.memory_limit_bytes.unwrap_or(0),
         batch: t.batch.clone(),
+        family: t.family.as_str().to_string(),
     }
 }
 

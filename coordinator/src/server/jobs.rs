@@ -61,7 +61,11 @@ impl JobsService {
         if r.name.trim().is_empty() {
             return Err(Error::InvalidArgument("a benchmark job needs a name".into()).into());
         }
-        let tasks: Vec<_> = r.tasks.into_iter().map(convert::bench_task).collect();
+        let tasks = r
+            .tasks
+            .into_iter()
+            .map(convert::bench_task)
+            .collect::<Result<Vec<_>, _>>()?;
         let files = r
             .files
             .into_iter()

@@ -44,6 +44,8 @@ use crate::{store, Config, Error};
 
 pub use auth::BearerAuth;
 pub use conn::ConnLimits;
+/// The one conversion of a benchmark task and a frozen file to the wire, for clients too.
+pub use convert::{bench_task_pb, frozen_file_pb};
 
 use proto::client::MAX_MESSAGE_BYTES;
 

@@ -285,7 +285,7 @@ async fn totals_beyond_two_to_the_64_are_exact() {
 #[tokio::test]
 async fn benchmark_runs_round_trip_with_their_frozen_files() {
     use crate::job::{BenchTask, Difficulty, FrozenFile, JobKind, RunRecord, RunStatus};
-    use cores::domino::HostInfo;
+    use cores::bench::HostInfo;
     const INSTANCE: &str =
         r#"{"id": "t1", "difficulty": "medium", "n": 3, "k": 2, "tiles": [[1,0,2],[2,2,0]]}"#;
     const APART: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
@@ -293,6 +293,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
     const CLASH: &str = r#"[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},
                             {"tile":1,"row":1,"col":0,"orientation":"H","mirrored":false}]"#;
     let task = |config: &str| BenchTask {
+        family: Default::default(),
         instance_id: "t1".into(),
         instance_json: INSTANCE.into(),
         instance_sha256: sha256_hex(INSTANCE),
@@ -310,18 +311,18 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
             kernel: "6.1".into(),
             dancehall_version: "0.1.0".into(),
         };
-        let json = RunRecord {
+        let mut record = RunRecord {
             status: RunStatus::parse(status).unwrap(),
-            objective,
-            bound: objective,
             wall_seconds: 0.75,
             cpu_seconds: Some(0.5),
             solver: "s".into(),
             solver_version: "s 1.0".into(),
-            placement: serde_json::from_str(placement).unwrap(),
             ..RunRecord::blank("t1", config, 5.0, host)
-        }
-        .to_json();
+        };
+        record.set_objective(objective);
+        record.set_bound(objective);
+        record.set_placement(serde_json::from_str(placement).unwrap());
+        let json = record.to_json();
         UnitResult {
             run_record_json: json,
             ..result(0, vec![])
@@ -375,7 +376,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         .iter()
         .map(|r| {
             let rec = &r.run.record;
-            (rec.config.as_str(), rec.status, rec.objective, r.current)
+            (rec.config.as_str(), rec.status, rec.objective(), r.current)
         })
         .collect();
     assert_eq!(
@@ -386,7 +387,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
             ("clingo", RunStatus::Timeout, None, false),
         ]
     );
-    assert_eq!(runs[0].run.difficulty, Difficulty::Medium);
+    assert_eq!(runs[0].run.difficulty, Some(Difficulty::Medium));
     assert_eq!(runs[0].run.record.host.hostname, "box");
     // The columns for SQL are copies of the typed record's fields.
     let row: (String, String, String, i64, i64, String) = sqlx::query_as(
@@ -571,4 +572,192 @@ async fn a_batch_of_change_sets_touching_the_same_rows_is_written_in_order() {
     apply_all(&pool, &sets).await.unwrap();
     assert_eq!(load(&pool).await.unwrap(), s.snapshot());
     assert_eq!(job_total(&pool, job).await.unwrap(), 2 * 3 * 64);
+}
+
+/// Migration 5 rebuilds `bench_runs` and moves a domino record's objective, bound and
+/// placement into its `answer`: a database written before it reads back into the same typed
+/// record (the stored JSON of an older dancehall is kept, not lost).
+#[tokio::test]
+async fn the_families_migration_keeps_every_stored_domino_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
+    let pool = SqlitePool::connect(&url).await.unwrap();
+    let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut files: Vec<_> = std::fs::read_dir(&migrations)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let (before, after): (Vec<_>, Vec<_>) = files
+        .iter()
+        .partition(|p| p.file_name().unwrap().to_string_lossy().as_ref() < "20250501000000");
+    assert_eq!(after.len(), 1, "{after:?}");
+    for f in &before {
+        sqlx::raw_sql(&std::fs::read_to_string(f).unwrap())
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    // A record as dancehall wrote it before families: objective, bound, placement on top.
+    let old = r#"{"instance":"t1","config":"native","status":"optimal","termination":"none","objective":2,"bound":2,"wall_seconds":0.5,"cpu_seconds":null,"peak_memory_bytes":null,"cpu_measure":"thread","memory_measure":"none","time_limit_seconds":5.0,"memory_limit_bytes":null,"solver":"native","solver_version":"dancehall 0.1.0","command":[],"exit_code":null,"signal":null,"placement":[{"tile":0,"row":0,"col":0,"orientation":"H","mirrored":false},{"tile":1,"row":2,"col":0,"orientation":"H","mirrored":false}],"message":null,"host":{"hostname":"h","cpu_model":"c","cores":2,"memory_bytes":1,"kernel":"6.1","dancehall_version":"0.1.0"},"models":[]}"#;
+    for sql in [
+        "INSERT INTO jobs (id, name, state, prefix, symmetry_factor, audit_share, seed, dlx,
+             dlx_sha256, spec, created_at, kind) VALUES (1, 'b', 'done', '', '1', 0, '0', '',
+             '', '', 1000, 'benchmark')"
+            .to_string(),
+        "INSERT INTO units (id, job_id, prefix, state, created_at, task)
+             VALUES (1, 1, '', 'done', 1000, '{\"instance_id\": \"t1\"}')"
+            .to_string(),
+        "INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
+             estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at)
+             VALUES (1, 1, NULL, '0', 0, 0, 0, 0.5, 0.5, 'h', '', 2000)"
+            .to_string(),
+        format!(
+            "INSERT INTO bench_runs VALUES (1, 1, 't1', 'x', 'batch01.txt', 'easy', 'native',
+                 'optimal', 'none', 2, 2, 0.5, NULL, NULL, 5.0, 'native', 'v', 'h', 'c', 2, 1,
+                 '6.1', '0.1.0', '{old}', 2000)"
+        ),
+    ] {
+        sqlx::query(&sql).execute(&pool).await.unwrap();
+    }
+    sqlx::raw_sql(&std::fs::read_to_string(after[0]).unwrap())
+        .execute(&pool)
+        .await
+        .unwrap();
+    let runs = bench_runs(&pool, 1).await.unwrap();
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0].run;
+    assert_eq!(r.difficulty, Some(Difficulty::Easy));
+    assert_eq!(r.record.family(), Family::Domino);
+    assert_eq!((r.record.objective(), r.record.bound()), (Some(2), Some(2)));
+    assert_eq!(r.record.placement().len(), 2);
+    assert_eq!(r.record.placement()[1].row, 2);
+    let family: String = sqlx::query_scalar("SELECT family FROM v_bench_runs")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(family, "domino");
+}
+
+/// A Sudoku run is stored with its per-unit figures in `bench_runs` and one `bench_puzzles`
+/// row per puzzle (status, seconds, difficulty); the record reads back whole.
+#[tokio::test]
+async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
+    use cores::bench::{Answer, HostInfo, RunRecord, Status};
+    use cores::sudoku::bench::{PuzzleDifficulty, PuzzleRun, PuzzleStatus, Slice, SlicePuzzle};
+    // Seed 000 section 1.3, Example 1, and its solution.
+    let puzzle =
+        ".125.487..........75.....23..41.87...2..5..4...34.95..48.....17..........357.169.";
+    let solution =
+        "612534879349287165758916423594128736827653941163479582486395217971862354235741698";
+    let slice = Slice {
+        id: Slice::id_of("ex.txt", 1, 2),
+        file: "ex.txt".into(),
+        box_rows: 3,
+        box_cols: 3,
+        variants: vec![],
+        unique: true,
+        difficulty_samples: 8,
+        puzzles: vec![
+            SlicePuzzle {
+                line: 1,
+                text: puzzle.into(),
+            },
+            SlicePuzzle {
+                line: 2,
+                text: puzzle.into(),
+            },
+        ],
+    };
+    let json = slice.to_json();
+    let task = BenchTask {
+        family: Family::Sudoku,
+        instance_id: slice.id.clone(),
+        instance_sha256: sha256_hex(&json),
+        instance_json: json,
+        batch: "ex.txt".into(),
+        config: "ps12".into(),
+        time_limit_seconds: 5.0,
+        memory_limit_bytes: None,
+    };
+    let run = |line, seconds| PuzzleRun {
+        line,
+        status: PuzzleStatus::Unique,
+        seconds,
+        solution: Some(solution.into()),
+        other: None,
+        difficulty: Some(PuzzleDifficulty {
+            ps12_searches: 2,
+            tree_nodes: 123.0,
+            tree_nodes_std_err: 1.0,
+            samples: 8,
+        }),
+        message: None,
+    };
+    let mut record =
+        RunRecord::blank_of(Family::Sudoku, &slice.id, "ps12", 5.0, HostInfo::default());
+    record.status = Status::Solved;
+    record.answer = Answer::Sudoku {
+        puzzles: vec![run(1, 0.001), run(2, 0.003)],
+    };
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(10, "a", "h", 1, "v");
+    let file = format!("{puzzle}\n{puzzle}\n");
+    let new = NewJob {
+        kind: JobKind::Benchmark,
+        manifest: Some("m".into()),
+        files: vec![FrozenFile {
+            kind: "batch".into(),
+            name: "ex.txt".into(),
+            sha256: sha256_hex(&file),
+            text: file,
+        }],
+        units: vec![NewUnit {
+            prefix: vec![],
+            weight: 1,
+            estimate: None,
+            task: Some(task),
+            counted: None,
+        }],
+        ..new_job(0, None)
+    };
+    let job = s.submit_benchmark(11, new).job;
+    flush(&mut s, &pool).await;
+    let g = s.lease(12, w, 1).unwrap().units.remove(0);
+    let r = UnitResult {
+        run_record_json: record.to_json(),
+        ..result(0, vec![])
+    };
+    let out = s.report(13, w, &g.lease.token, g.unit.id, r);
+    assert_eq!(out.verdict, Verdict::Accepted, "{}", out.message);
+    flush(&mut s, &pool).await;
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+    // A solved slice is finished: a retry without statuses leaves it alone.
+    assert_eq!(s.retry(14, job, &[]).unwrap(), 0);
+    let runs = bench_runs(&pool, job).await.unwrap();
+    assert_eq!(runs[0].run.record, record);
+    assert_eq!(runs[0].run.difficulty, None);
+    let (puzzles, answered, rate): (i64, i64, f64) = sqlx::query_as(
+        "SELECT puzzles, puzzles_answered, puzzles_per_second FROM bench_runs WHERE job_id = ?",
+    )
+    .bind(job as i64)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((puzzles, answered), (2, 2));
+    assert!((rate - 500.0).abs() < 1e-6, "{rate}");
+    let rows: Vec<(i64, String, f64, i64)> = sqlx::query_as(
+        "SELECT line, status, seconds, ps12_searches FROM v_bench_puzzles ORDER BY line",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            (1, "unique".to_string(), 0.001, 2),
+            (2, "unique".to_string(), 0.003, 2)
+        ]
+    );
 }

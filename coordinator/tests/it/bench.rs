@@ -5,7 +5,7 @@
 
 use coordinator::store::sha256_hex;
 use coordinator::Clock;
-use cores::domino::{HostInfo, RunRecord, Status};
+use cores::bench::{HostInfo, RunRecord, Status};
 use proto::client::header;
 use proto::v1 as pb;
 
@@ -30,6 +30,7 @@ fn task(config: &str) -> pb::BenchTask {
         time_limit_seconds: 5.0,
         memory_limit_bytes: 0,
         batch: "batch01.txt".into(),
+        family: String::new(),
     }
 }
 
@@ -54,14 +55,14 @@ fn record(config: &str, status: Status, placement: &str, objective: Option<u32>)
         hostname: "liar".into(),
         ..HostInfo::default()
     };
-    let record = RunRecord {
+    let mut record = RunRecord {
         status,
-        objective,
-        bound: objective,
         wall_seconds: 0.1,
-        placement: serde_json::from_str(placement).unwrap(),
         ..RunRecord::blank("t1", config, 5.0, host)
     };
+    record.set_objective(objective);
+    record.set_bound(objective);
+    record.set_placement(serde_json::from_str(placement).unwrap());
     pb::UnitResult {
         solutions: "0".into(),
         wall_seconds: 0.1,
@@ -183,7 +184,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
         .retry_runs(pb::RetryRunsRequest {
             header: header(),
             job_id: job,
-            statuses: vec!["solved".into()],
+            statuses: vec!["proved".into()],
         })
         .await
         .unwrap_err();

@@ -1,7 +1,7 @@
-//! The one judge of what benchmark runs claim: [`judge`] checks one record against
-//! its instance, [`cross_check`] the records of one instance against each other (mzn-bench's
-//! `check-statuses`). The worker judges every record it makes and the coordinator judges it
-//! again on the job's frozen instance before storing it; both call [`judge`].
+//! What domino runs claim, judged: [`fault`] checks one record against its instance,
+//! [`cross_check`] the records of one instance against each other (mzn-bench's
+//! `check-statuses`). `crate::bench::judge` calls them for domino instances; [`judge`] is the
+//! same for a domino instance at hand.
 //!
 //! Invariants:
 //! - after [`judge`], a record claiming `optimal` or `feasible` has a placement that
@@ -11,27 +11,31 @@
 //!   configuration's verified placement refutes that bound, so of two different claimed optima
 //!   the smaller is refuted. `wrong` records are neither evidence nor checked.
 
-use super::record::{RunRecord, Status};
 use super::{verify, Instance};
+use crate::bench::record::{RunRecord, Status};
+use crate::bench::Conflict;
 
 /// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
 pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
     if !record.status.is_solved() {
         return None;
     }
-    let Some(objective) = record.objective else {
+    if record.status == Status::Solved {
+        return Some("status solved for an optimisation problem (optimal or feasible)".into());
+    }
+    let Some(objective) = record.objective() else {
         return Some(format!("status {} without an objective", record.status));
     };
-    if let Err(v) = verify(instance, &record.placement) {
+    if let Err(v) = verify(instance, record.placement()) {
         return Some(format!("the verifier rejects the placement: {v}"));
     }
-    if objective as usize != record.placement.len() {
+    if objective as usize != record.placement().len() {
         return Some(format!(
             "claims objective {objective} but places {} tiles",
-            record.placement.len()
+            record.placement().len()
         ));
     }
-    match record.bound {
+    match record.bound() {
         Some(b) if b < objective => Some(format!(
             "bound {b} is below its own placement of {objective} tiles"
         )),
@@ -55,21 +59,6 @@ pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<S
     Some(why)
 }
 
-/// A contradiction among the records of one instance.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Conflict {
-    pub instance: String,
-    /// The configuration whose claim is refuted.
-    pub config: String,
-    pub reason: String,
-}
-
-impl std::fmt::Display for Conflict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}: {}", self.instance, self.config, self.reason)
-    }
-}
-
 /// Cross-checks the records of one instance (see the module invariants); one [`Conflict`]
 /// per refuted record.
 pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<Conflict> {
@@ -77,7 +66,7 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
     let best = records
         .iter()
         .filter(|r| r.status.is_solved())
-        .filter_map(|r| r.objective.map(|o| (o, *r)))
+        .filter_map(|r| r.objective().map(|o| (o, *r)))
         .max_by_key(|(o, _)| *o);
     let Some((best_objective, best_record)) = best else {
         return Vec::new();
@@ -86,7 +75,7 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
         .iter()
         .filter(|r| r.status != Status::Wrong)
         .filter_map(|r| {
-            let bound = r.bound?;
+            let bound = r.bound()?;
             (bound < best_objective).then(|| Conflict {
                 instance: r.instance.clone(),
                 config: r.config.clone(),
@@ -107,9 +96,9 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::HostInfo;
     use super::super::{parse_line, Orientation, Placement};
     use super::*;
+    use crate::bench::HostInfo;
 
     /// A 3x3 board with two tiles: rows 0 and 2 hold both; rows 0 and 1 clash (seed 001, 1A).
     const INSTANCE: &str =
@@ -131,19 +120,20 @@ mod tests {
         objective: Option<u32>,
         bound: Option<u32>,
     ) -> RunRecord {
-        RunRecord {
+        let mut r = RunRecord {
             status,
-            objective,
-            bound,
             ..RunRecord::blank("t", config, 1.0, HostInfo::default())
-        }
+        };
+        r.set_objective(objective);
+        r.set_bound(bound);
+        r
     }
 
     #[test]
     fn a_verified_claim_stands_and_a_false_one_is_wrong() {
         let inst = parse_line(INSTANCE).unwrap();
         let mut ok = record("a", Status::Optimal, Some(2), Some(2));
-        ok.placement = vec![at(0, 0), at(1, 2)];
+        ok.set_placement(vec![at(0, 0), at(1, 2)]);
         assert_eq!(judge(&inst, &mut ok, "w"), None);
         assert_eq!(ok.status, Status::Optimal);
         let cases = [
@@ -174,10 +164,10 @@ mod tests {
         ];
         for (placement, status, objective, bound, says) in cases {
             let mut r = record("b", status, objective, bound);
-            r.placement = placement;
+            r.set_placement(placement);
             let why = judge(&inst, &mut r, "w").expect(says);
             assert!(why.starts_with("w: ") && why.contains(says), "{why}");
-            assert_eq!((r.status, r.objective), (Status::Wrong, None));
+            assert_eq!((r.status, r.objective()), (Status::Wrong, None));
         }
         let mut timeout = record("c", Status::Timeout, None, Some(0));
         assert_eq!(judge(&inst, &mut timeout, "w"), None);

@@ -3,8 +3,8 @@
 //!
 //! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
 //! `generate` the seeded instance generator; `export` the MiniZinc and clingo writers; `svg` the
-//! picture; `brute` a plain exhaustive reference for tests; `record` the typed record of one
-//! benchmark run and `judge` the one check of what runs claim; `native` the exact optimiser, which
+//! picture; `brute` a plain exhaustive reference for tests; `judge` the check of what runs
+//! claim (the run record itself is `crate::bench::record`, shared by every family); `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
 //! search (`rds`) and the tile-order search (`cover`), and improves its incumbent by
 //! large-neighbourhood search (`improve`); `table` is the cell search's transposition table.
@@ -19,7 +19,6 @@ pub mod judge;
 mod model;
 pub mod native;
 mod rds;
-pub mod record;
 pub mod svg;
 mod table;
 pub mod verify;
@@ -34,8 +33,7 @@ pub use instance::{
     parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,
     Orientation, Placement, MAX_N,
 };
-pub use judge::{cross_check, judge, Conflict};
+pub use judge::judge;
 pub use native::{solve, SolveLimits, SolveOutcome, SolveStatus};
-pub use record::{HostInfo, Measure, ModelHash, RecordError, RunRecord, Status, Termination};
 pub use svg::to_svg;
 pub use verify::{verify, Violation};

@@ -1,15 +1,23 @@
-//! The benchmark configurations of the domino benchmark ("Solvers: each is a
-//! benchmark configuration that a worker runs") and what this machine has of them.
+//! The benchmark configurations of every family ("Solvers: each is a benchmark configuration
+//! that a worker runs") and what this machine has of them: the domino benchmark's (seed 001)
+//! and the Sudoku solvers' (seed 000: the in-process `cores::sudoku` solvers, and minisat,
+//! gprolog and MiniZinc as processes).
 //!
-//! Names are stable: they are stored with every run. Detection runs each tool once per process
-//! (`minizinc --version`, `minizinc --solvers-json`, `clingo --version`,
-//! `python3 -m clingo --version`) and is cached. A configuration whose solver is missing is
+//! Names are stable and unique across families: they are stored with every run. Detection
+//! runs each tool once per process (`minizinc --version`, `minizinc --solvers-json`,
+//! `clingo --version`, `python3 -m clingo --version`, `gprolog --version`, the Debian
+//! package version of minisat) and is cached. A configuration whose solver is missing is
 //! `unavailable`, never failed. For clingo the newer of the Debian binary and the PyPI module
 //! is used (the binary on a tie: it starts faster), and the record says which.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+
+use cores::bench::Family;
+use cores::sudoku::Solver;
+
+use super::sudoku_external::External;
 
 /// A MiniZinc backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,15 +55,26 @@ pub enum Engine {
     },
     /// clingo on `domino.lp`.
     Clingo,
+    /// A `cores::sudoku` solver, in this process.
+    Sudoku(Solver),
+    /// A Sudoku solver run as a process per puzzle (`super::sudoku_external`).
+    SudokuExternal(External),
 }
 
 /// A named configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     pub name: &'static str,
+    /// The family whose instances it solves.
+    pub family: Family,
     pub engine: Engine,
-    /// One line for `dancehall domino solvers`.
+    /// One line for `dancehall domino solvers` and `dancehall sudoku solvers`.
     pub about: &'static str,
+    /// Instances per benchmark unit by default: 1 for a domino instance; for Sudoku, puzzles
+    /// per slice, chosen so that a unit of 17-clue puzzles lasts about a second or more on
+    /// the development machine (`bench-specs/README.md` quotes the rates), never
+    /// microseconds. A spec may override it.
+    pub unit_puzzles: usize,
 }
 
 const SEED_BASIC: &[&str] = &["domino.mzn", "domino-solve-basic.mzn"];
@@ -63,64 +82,148 @@ const SEED_BASIC: &[&str] = &["domino.mzn", "domino-solve-basic.mzn"];
 /// Every configuration, in the order tables list them.
 pub const CONFIGS: &[Config] = &[
     Config {
+        family: Family::Domino,
         name: "native",
         engine: Engine::Native,
         about: "dancehall's exact optimiser (cores::domino::solve), in process",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "gecode-basic",
         engine: Engine::MiniZinc {
             solver: MznSolver::Gecode,
             files: SEED_BASIC,
         },
         about: "seed 001's model, solve maximize (Gecode's default search)",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "gecode-inserted",
         engine: Engine::MiniZinc {
             solver: MznSolver::Gecode,
             files: &["domino.mzn", "domino-solve-inserted.mzn"],
         },
         about: "seed 001's model, int_search(inserted, input_order, indomain_min)",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "gecode-orientation",
         engine: Engine::MiniZinc {
             solver: MznSolver::Gecode,
             files: &["domino.mzn", "domino-solve-orientation.mzn"],
         },
         about: "seed 001's model, int_search(orientation, input_order, indomain_random)",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "gecode-posx",
         engine: Engine::MiniZinc {
             solver: MznSolver::Gecode,
             files: &["domino.mzn", "domino-solve-posx.mzn"],
         },
         about: "seed 001's model, int_search(posX, input_order, indomain)",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "gecode-placement",
         engine: Engine::MiniZinc {
             solver: MznSolver::Gecode,
             files: &["domino-placement.mzn"],
         },
         about: "placement model: one 0/1 variable per tile, position, orientation, mirroring",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "chuffed",
         engine: Engine::MiniZinc {
             solver: MznSolver::Chuffed,
             files: SEED_BASIC,
         },
         about: "seed 001's model, solve maximize, with Chuffed (where installed)",
+        unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
         name: "clingo",
         engine: Engine::Clingo,
         about: "ASP model domino.lp (newest of the clingo binary and python3 -m clingo)",
+        unit_puzzles: 1,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "ps12",
+        engine: Engine::Sudoku(Solver::Ps12),
+        about: "PS-1-2 (seed 000 1.2-1.3), bit-parallel on digit bands for plain 9x9",
+        unit_puzzles: 50000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "ps12-generic",
+        engine: Engine::Sudoku(Solver::Ps12Generic),
+        about: "PS-1-2 on bit-set domains, any shape (the seed-faithful statistics)",
+        unit_puzzles: 40000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "dlx",
+        engine: Engine::Sudoku(Solver::Dlx),
+        about: "Dancing Links exact cover, givens as the prefix (seed 000 2.3)",
+        unit_puzzles: 20000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "sat",
+        engine: Engine::Sudoku(Solver::Sat),
+        about: "extended CNF (seed 000 1.4), CaDiCaL in process",
+        unit_puzzles: 1000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "sat-naive",
+        engine: Engine::Sudoku(Solver::SatNaive),
+        about: "seed 000's naive CNF, CaDiCaL in process",
+        unit_puzzles: 500,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "alldiff",
+        engine: Engine::Sudoku(Solver::Alldiff),
+        about: "Régin's matching-based alldifferent filtering and search (seed 000 1.5)",
+        unit_puzzles: 5000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "minisat",
+        engine: Engine::SudokuExternal(External::Minisat),
+        about: "the extended CNF as DIMACS, minisat as a process per solve",
+        unit_puzzles: 200,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "gprolog",
+        engine: Engine::SudokuExternal(External::Gprolog),
+        about: "CLP(FD): fd_all_different, fd_labeling ff (seed 000 1.4), GNU Prolog",
+        unit_puzzles: 100,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "minizinc",
+        engine: Engine::SudokuExternal(External::Minizinc),
+        about: "MiniZinc model with alldifferent, run by Gecode",
+        unit_puzzles: 25,
     },
 ];
+
+/// The configurations of `family`, in table order.
+pub fn configs_of(family: Family) -> impl Iterator<Item = &'static Config> {
+    CONFIGS.iter().filter(move |c| c.family == family)
+}
 
 /// The configuration called `name`.
 pub fn config(name: &str) -> Option<&'static Config> {
@@ -155,6 +258,49 @@ impl Config {
     pub fn availability(&self) -> Availability {
         let tools = tools();
         match self.engine {
+            Engine::Sudoku(solver) => Availability {
+                available: true,
+                solver: solver.name().into(),
+                version: format!("dancehall {}", env!("CARGO_PKG_VERSION")),
+                program: vec![],
+                reason: None,
+            },
+            Engine::SudokuExternal(external) => {
+                let found = match external {
+                    External::Minisat => tools.minisat.clone(),
+                    External::Gprolog => tools.gprolog.clone(),
+                    External::Minizinc => tools.minizinc.as_ref().and_then(|m| {
+                        m.solvers
+                            .iter()
+                            .find(|(id, _)| id == MznSolver::Gecode.id())
+                            .map(|(_, v)| format!("Gecode {v}, MiniZinc {}", m.version))
+                    }),
+                };
+                match found {
+                    Some(version) => Availability {
+                        available: true,
+                        solver: external.name().into(),
+                        version,
+                        program: vec![external.name().into()],
+                        reason: None,
+                    },
+                    None => Availability {
+                        available: false,
+                        solver: external.name().into(),
+                        version: String::new(),
+                        program: vec![],
+                        reason: Some(match external {
+                            External::Minizinc => {
+                                "minizinc with Gecode is not installed".to_string()
+                            }
+                            e => format!(
+                                "{} is not installed (not on PATH, or its version check failed)",
+                                e.name()
+                            ),
+                        }),
+                    },
+                }
+            }
             Engine::Native => Availability {
                 available: true,
                 solver: "native".into(),
@@ -224,6 +370,10 @@ fn capitalised(s: &str) -> String {
 struct Tools {
     minizinc: Option<MiniZinc>,
     clingo: Option<Clingo>,
+    /// minisat's version (its Debian package's, since it prints none itself).
+    minisat: Option<String>,
+    /// `gprolog --version`'s first line (`Prolog top-Level (GNU Prolog) 1.4.5`).
+    gprolog: Option<String>,
 }
 
 #[derive(Debug)]
@@ -247,6 +397,35 @@ fn tools() -> &'static Tools {
     TOOLS.get_or_init(|| Tools {
         minizinc: detect_minizinc(),
         clingo: detect_clingo(),
+        minisat: detect_minisat(),
+        gprolog: detect_gprolog(),
+    })
+}
+
+/// GNU Prolog prints its version on standard error.
+fn detect_gprolog() -> Option<String> {
+    let path = which("gprolog")?;
+    let out = Command::new(path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = [out.stdout, out.stderr].concat();
+    String::from_utf8_lossy(&text)
+        .lines()
+        .map(str::trim)
+        .find(|l| l.contains("GNU Prolog"))
+        .map(str::to_owned)
+}
+
+fn detect_minisat() -> Option<String> {
+    which("minisat")?;
+    let package = which("dpkg-query")
+        .and_then(|q| first_line(&q, &["-W", "-f", "${Version}", "minisat"]))
+        .filter(|v| !v.is_empty());
+    Some(match package {
+        Some(v) => format!("MiniSat {v} (Debian package)"),
+        None => "MiniSat (version unknown)".to_string(),
     })
 }
 
@@ -366,6 +545,23 @@ mod tests {
             assert!(CONFIGS[..i].iter().all(|d| d.name != c.name));
         }
         assert_eq!(config("cplex"), None);
+    }
+
+    #[test]
+    fn every_sudoku_solver_is_a_configuration_and_domino_units_hold_one_instance() {
+        for solver in cores::sudoku::Solver::ALL {
+            let c = configs_of(Family::Sudoku)
+                .find(|c| c.engine == Engine::Sudoku(solver))
+                .unwrap_or_else(|| panic!("{solver} has no configuration"));
+            assert_eq!(c.name, solver.name());
+        }
+        assert_eq!(configs_of(Family::Sudoku).count(), 9);
+        assert!(configs_of(Family::Sudoku).all(|c| c.unit_puzzles >= 10));
+        assert!(configs_of(Family::Domino).all(|c| c.unit_puzzles == 1));
+        assert_eq!(
+            configs_of(Family::Domino).count() + configs_of(Family::Sudoku).count(),
+            CONFIGS.len()
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `MemTotal` (`/proc/meminfo`), the kernel release (`/proc/sys/kernel/osrelease`) and this
 //! dancehall's version. A field that cannot be read is empty or zero, never a guess.
 
-use cores::domino::HostInfo;
+use cores::bench::HostInfo;
 
 /// Reads this machine's description (a few small files; [`current`] caches it).
 pub fn detect() -> HostInfo {

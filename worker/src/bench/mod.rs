@@ -1,29 +1,35 @@
-//! The domino benchmark's solver runs (seed 001): every configuration — the native
-//! optimiser, MiniZinc with Gecode (seed 001's model with its four searches, and a
-//! placement-based model), Chuffed where installed, clingo — run on one instance under a time
-//! and memory limit, measured, and verified. Synchronous and blocking: it runs on a worker's
-//! blocking thread (or the CLI's main thread).
+//! Benchmark runs of every family, one task (instance, configuration) to one verified
+//! [`RunRecord`] ([`run_task`]). Synchronous and blocking: it runs on a worker's blocking
+//! thread (or the CLI's main thread).
 //!
-//! - [`config`]: the configuration registry ([`CONFIGS`]) and what this machine has of each.
+//! - The domino benchmark (seed 001): the native optimiser, MiniZinc with Gecode (seed 001's
+//!   model with its four searches, and a placement-based model), Chuffed where installed,
+//!   clingo, each on one instance under a time and memory limit, measured, and verified
+//!   ([`run()`]).
+//! - Sudoku (seed 000): each solver over a slice of a puzzle file, every puzzle timed and
+//!   verified ([`sudoku`]); minisat, gprolog and MiniZinc run as processes
+//!   ([`sudoku_external`], also used by `dancehall solve sudoku`).
+//!
+//! - [`config`]: the configuration registry ([`CONFIGS`], each of one family) and what this
+//!   machine has of each.
 //! - [`models`]: the model files, compiled in from `bench-specs/domino/models/`.
-//! - [`run()`]: one (instance, configuration) pair to one [`RunRecord`].
+//! - [`run()`]: one (domino instance, configuration) pair to one [`RunRecord`].
 //! - [`process`]: the external process under limits (own process group, SIGTERM then SIGKILL
 //!   to the group, cgroup v2 or rusage measurement); [`cgroup`] the cgroup v2 part.
 //! - [`output`]: readers of MiniZinc's and clingo's output.
 //! - [`host`]: the machine description stored with each run.
 //!
 //! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
-//! its claims live in `cores::domino` (`record`, `judge`), shared with the coordinator and
+//! its claims live in `cores::bench` (`record`, `judge`), shared with the coordinator and
 //! the CLI; they are re-exported here.
 //!
 //! # The fields of a [`RunRecord`]
 //! | field | meaning |
 //! | --- | --- |
 //! | `instance`, `config` | the instance id and the configuration name |
-//! | `status` | `optimal` (verified and proven), `feasible` (verified, not proven), `timeout` (a limit hit before any solution), `unavailable` (solver not installed: not a failure), `error` (no usable answer: crash, unreadable output), `wrong` (the answer failed the verifier, or the claimed objective is not the placement's size) |
+//! | `status` | `optimal` (verified and proven), `feasible` (verified, not proven), `solved` (a Sudoku slice: every puzzle answered and verified), `timeout` (a limit hit before any solution; a Sudoku slice: before every puzzle), `unavailable` (solver not installed: not a failure), `error` (no usable answer: crash, unreadable output), `wrong` (the answer failed the verifier, or the claimed objective is not the placement's size) |
 //! | `termination` | `none` (ended by itself), `walltime`, `cputime`, `memory` (out-of-memory kill, or an allocation failure under a memory limit), `killed` (a signal we did not send), `failed` (an exit status the solver does not use for success; a failed start) |
-//! | `objective` | tiles in the best verified placement |
-//! | `bound` | a proven upper bound: the objective when optimal; the native solver's bound otherwise; `None` when the solver gives none |
+//! | `answer` | tagged by `family`: domino `objective` (tiles in the best verified placement), `bound` (a proven upper bound: the objective when optimal; the native solver's bound otherwise; `None` when the solver gives none) and `placement` (the best verified placement; for `wrong`, the rejected one); Sudoku `puzzles` (per puzzle: line, status, seconds, grids, difficulty) |
 //! | `wall_seconds` | spawn to exit (MiniZinc's compilation included) |
 //! | `cpu_seconds`, `cpu_measure` | CPU (user + system) of the whole process tree; `cgroup-v2`, `rusage` (the solver and the descendants it waited for) or `thread` (native) |
 //! | `peak_memory_bytes`, `memory_measure` | `cgroup-v2` (`memory.peak` of the tree) or `rusage` (largest single process's peak RSS); none for native |
@@ -31,7 +37,6 @@
 //! | `solver`, `solver_version` | `gecode` and `Gecode 6.2.0, MiniZinc 2.6.4`; `clingo` and `clingo 5.8.3 (python3 -m clingo)`; `native` and the dancehall version |
 //! | `command` | the exact argv (its files lived in a temporary directory) |
 //! | `exit_code`, `signal` | how the process ended |
-//! | `placement` | the best verified placement; for `wrong`, the rejected one |
 //! | `message` | why: the verifier's complaint, the solver's error lines |
 //! | `host` | host name, CPU model, cores, memory, kernel, dancehall version |
 //! | `models` | each model file the solver ran, with the SHA-256 of its text (the frozen one in a benchmark job) |
@@ -43,15 +48,61 @@ pub mod models;
 pub mod output;
 pub mod process;
 mod run;
+pub mod sudoku;
+pub mod sudoku_external;
 
-pub use config::{available_configs, config, Availability, Config, Engine, MznSolver, CONFIGS};
-pub use cores::domino::{
-    cross_check, Conflict, HostInfo, Measure, ModelHash, RunRecord, Status, Termination,
+use std::collections::BTreeMap;
+
+pub use config::{
+    available_configs, config, configs_of, Availability, Config, Engine, MznSolver, CONFIGS,
+};
+pub use cores::bench::{
+    cross_check, Answer, Conflict, Family, HostInfo, Instance, Measure, ModelHash, RunRecord,
+    Status, Termination,
 };
 pub use run::{
     external_for, failed, run, run_external, run_native, run_with_models, BenchError, External,
     RunLimits, Syntax,
 };
+
+/// Runs configuration `name` on a task's instance (`instance_json`, read as `family`'s), with
+/// the job's `frozen` model files. A task that cannot start (unknown configuration, one of
+/// another family, an instance that does not parse) is an `error` record: it would fail the
+/// same way on every worker.
+pub fn run_task(
+    family: Family,
+    instance_id: &str,
+    instance_json: &str,
+    name: &str,
+    limits: &RunLimits,
+    frozen: &BTreeMap<String, String>,
+) -> RunRecord {
+    let fail = |why: String| {
+        let mut r = failed(instance_id, name, limits, why);
+        r.answer = Answer::blank(family);
+        r
+    };
+    let Some(cfg) = config(name) else {
+        let known: Vec<&str> = configs_of(family).map(|c| c.name).collect();
+        return fail(format!(
+            "unknown {family} configuration `{name}` (known: {})",
+            known.join(", ")
+        ));
+    };
+    if cfg.family != family {
+        return fail(format!(
+            "configuration `{name}` solves {} instances, the task is a {family} instance",
+            cfg.family
+        ));
+    }
+    match Instance::parse(family, instance_json) {
+        Ok(Instance::Domino(instance)) => {
+            run_with_models(&instance, name, limits, frozen).unwrap_or_else(|e| fail(e.to_string()))
+        }
+        Ok(Instance::Sudoku(slice)) => sudoku::run_slice(&slice, cfg, limits),
+        Err(e) => fail(format!("the unit's instance does not parse: {e}")),
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cgroup::{self, RunCgroup};
-use cores::domino::{Measure, Termination};
+use cores::bench::{Measure, Termination};
 
 /// Limits of one solver run.
 #[derive(Debug, Clone)]

@@ -3,7 +3,8 @@
 //! limits ([`super::process`]), read its output ([`super::output`]), verify its placement
 //! (`cores::domino::verify`) and decide the status.
 //!
-//! Invariant: every record leaves through `cores::domino::judge` (the judge the coordinator
+//! Invariant: every record leaves through `cores::domino::judge` (`cores::bench::judge` on a
+//! domino instance) (the judge the coordinator
 //! applies again), so `optimal` and `feasible` records carry a placement that passed the
 //! verifier, whose size is the objective the solver claimed and within its bound; anything
 //! else is `wrong` (a bad placement, a claimed objective or bound that disagrees with it) or
@@ -14,13 +15,11 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cores::domino::{
-    self, judge, Instance, Measure, ModelHash, RunRecord, SolveLimits, SolveStatus, Status,
-    Termination,
-};
+use cores::bench::{Family, Measure, ModelHash, RunRecord, Status, Termination};
+use cores::domino::{self, judge, Instance, SolveLimits, SolveStatus};
 use sha2::{Digest, Sha256};
 
-use super::config::{config, Availability, Engine, CONFIGS};
+use super::config::{config, Availability, Engine};
 use super::host;
 use super::models;
 use super::output::{ClingoOutput, MiniZincOutput, Parsed};
@@ -106,11 +105,10 @@ pub fn run_with_models(
     limits: &RunLimits,
     frozen: &BTreeMap<String, String>,
 ) -> Result<RunRecord, BenchError> {
-    let Some(cfg) = config(name) else {
+    let Some(cfg) = config(name).filter(|c| c.family == Family::Domino) else {
         return Err(BenchError::UnknownConfig {
             name: name.to_owned(),
-            known: CONFIGS
-                .iter()
+            known: super::config::configs_of(Family::Domino)
                 .map(|c| c.name)
                 .collect::<Vec<_>>()
                 .join(", "),
@@ -142,7 +140,7 @@ pub fn external_for(engine: Engine, availability: &Availability) -> Option<Exter
         (m.name.to_owned(), m.text.to_owned())
     };
     match engine {
-        Engine::Native => None,
+        Engine::Native | Engine::Sudoku(_) | Engine::SudokuExternal(_) => None,
         Engine::MiniZinc { solver, files } => {
             let mut program = availability.program.clone();
             program.extend(
@@ -237,9 +235,9 @@ pub fn run_native(
         } else {
             Measure::None
         },
-        bound: Some(outcome.bound),
         ..blank(&instance.id, name, limits)
     };
+    record.set_bound(Some(outcome.bound));
     // Unproven means a limit stopped it, unless it gave up before its deadline (an instance
     // beyond what it handles): that is a failure, not a timeout.
     let finished = outcome.status == SolveStatus::Optimal;
@@ -265,8 +263,8 @@ pub fn run_native(
         SolveStatus::Unknown => Status::Timeout,
     };
     if !outcome.placement.is_empty() || record.status.is_solved() {
-        record.objective = Some(outcome.objective);
-        record.placement = outcome.placement;
+        record.set_objective(Some(outcome.objective));
+        record.set_placement(outcome.placement);
     }
     if let Some(fault) = outcome.fault {
         // The optimiser's own consistency check failed: none of its claims stands.
@@ -398,11 +396,11 @@ fn read_outcome(
         record.status = Status::Error;
     } else if let Some((placement, claimed)) = &parsed.best {
         // The solver's claim as it made it; the judge decides whether it stands.
-        record.placement = placement.clone();
-        record.objective = Some(*claimed);
+        record.set_placement(placement.clone());
+        record.set_objective(Some(*claimed));
         if parsed.proven {
             record.status = Status::Optimal;
-            record.bound = Some(*claimed);
+            record.set_bound(Some(*claimed));
         } else {
             record.status = Status::Feasible;
         }

@@ -36,7 +36,7 @@ fn limits(seconds: u64) -> RunLimits {
 }
 
 /// Fails with the install hint when a solver this test needs is missing.
-fn require(name: &str) {
+pub(super) fn require(name: &str) {
     let a = config(name).unwrap().availability();
     assert!(
         a.available,
@@ -53,9 +53,9 @@ fn assert_optimal(r: &RunRecord, optimum: u32) {
         r.instance,
         r.config
     );
-    assert_eq!(r.objective, Some(optimum), "{}/{}", r.instance, r.config);
-    assert_eq!(r.bound, Some(optimum), "{}/{}", r.instance, r.config);
-    assert_eq!(r.placement.len() as u32, optimum);
+    assert_eq!(r.objective(), Some(optimum), "{}/{}", r.instance, r.config);
+    assert_eq!(r.bound(), Some(optimum), "{}/{}", r.instance, r.config);
+    assert_eq!(r.placement().len() as u32, optimum);
     assert_eq!(
         r.termination,
         Termination::Normal,
@@ -122,8 +122,8 @@ fn a_tiny_limit_on_a_hard_instance_is_a_walltime_timeout_and_leaves_no_process()
     let r = run(&inst, "gecode-basic", &l).unwrap();
     assert_eq!(r.status, Status::Timeout, "{r:?}");
     assert_eq!(r.termination, Termination::Walltime);
-    assert_eq!(r.objective, None);
-    assert!(r.placement.is_empty());
+    assert_eq!(r.objective(), None);
+    assert!(r.placement().is_empty());
     assert!(r.wall_seconds < 5.0, "{}", r.wall_seconds);
     let group = process::LAST_GROUP.with(|g| g.get());
     assert!(group > 0);
@@ -148,8 +148,8 @@ fn a_wrong_placement_is_recorded_wrong() {
     ext.models = vec![("domino.lp".into(), broken)];
     let r = run_external(&inst, "clingo-broken", &ext, &limits(60));
     assert_eq!(r.status, Status::Wrong, "{r:?}");
-    assert_eq!(r.objective, None);
-    assert_eq!(r.placement.len(), 3);
+    assert_eq!(r.objective(), None);
+    assert_eq!(r.placement().len(), 3);
     assert!(r.message.as_deref().unwrap().contains("verifier"), "{r:?}");
 
     // A MiniZinc model whose objective line overstates its placement is wrong too.
@@ -227,9 +227,10 @@ fn a_record_round_trips_through_json() {
     assert_eq!(back, r);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["status"], "optimal");
+    assert_eq!(v["answer"]["family"], "domino");
     assert_eq!(v["termination"], "none");
     assert_eq!(
-        v["placement"][0]["orientation"]
+        v["answer"]["placement"][0]["orientation"]
             .as_str()
             .map(|o| o == "H" || o == "V"),
         Some(true)

@@ -37,6 +37,7 @@ fn tasks(lines: &[&str], configs: &[&str]) -> Vec<pb::BenchTask> {
                 time_limit_seconds: 60.0,
                 memory_limit_bytes: 0,
                 batch: "batch01.txt".into(),
+                family: "domino".into(),
             });
         }
     }
@@ -72,7 +73,7 @@ async fn statuses(coord: &mut Coord, job: u64) -> BTreeMap<(String, String), Str
         .filter(|u| u.current)
         .map(|u| {
             let b = u.bench.unwrap();
-            let rec = cores::domino::RunRecord::from_json(&u.run_record_json).unwrap();
+            let rec = cores::bench::RunRecord::from_json(&u.run_record_json).unwrap();
             ((b.instance_id, b.config), rec.status.to_string())
         })
         .collect()
@@ -135,7 +136,7 @@ async fn a_worker_runs_benchmark_tasks_with_the_frozen_models() {
         .into_inner()
         .units
         .remove(0);
-    let rec = cores::domino::RunRecord::from_json(&unit.run_record_json).unwrap();
+    let rec = cores::bench::RunRecord::from_json(&unit.run_record_json).unwrap();
     let ran = rec
         .models
         .iter()

@@ -39,6 +39,8 @@ pub enum ExternalError {
     Unavailable(String),
     /// It ran but failed, or said something we cannot read.
     Failed(String),
+    /// It was stopped at its time limit.
+    Timeout(String),
 }
 
 impl std::fmt::Display for ExternalError {
@@ -46,6 +48,7 @@ impl std::fmt::Display for ExternalError {
         match self {
             ExternalError::Unavailable(why) => write!(f, "unavailable: {why}"),
             ExternalError::Failed(why) => write!(f, "failed: {why}"),
+            ExternalError::Timeout(why) => write!(f, "timeout: {why}"),
         }
     }
 }
@@ -53,19 +56,26 @@ impl std::fmt::Display for ExternalError {
 impl std::error::Error for ExternalError {}
 
 /// A solver process running longer than this is killed (with its children) and reported as
-/// failed.
+/// failed (`dancehall solve sudoku`; a benchmark unit gives its own limit).
 pub const TIME_LIMIT: Duration = Duration::from_secs(60);
 
-fn run(program: &str, args: &[&str]) -> Result<Output, ExternalError> {
-    run_limited(program, args, TIME_LIMIT)
-}
-
 /// Runs `program` in a process group of its own (MiniZinc starts its back end as a child),
-/// collecting its output; past `limit` the whole group is killed.
-fn run_limited(program: &str, args: &[&str], limit: Duration) -> Result<Output, ExternalError> {
+/// collecting its output; past `limit` the whole group is killed. With `tmp`, the process's
+/// `TMPDIR` is that folder (GNU Prolog leaves a compiled file in `/tmp` for every consult,
+/// MiniZinc its FlatZinc; in the solve's own folder they go with it).
+fn run_limited(
+    program: &str,
+    args: &[&str],
+    limit: Duration,
+    tmp: Option<&Path>,
+) -> Result<Output, ExternalError> {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    if let Some(dir) = tmp {
+        command.env("TMPDIR", dir);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -104,7 +114,7 @@ fn run_limited(program: &str, args: &[&str], limit: Duration) -> Result<Output, 
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
             outcome => {
                 // The child leads its group (pid = pgid).
                 kill_group(child.id() as libc::pid_t);
@@ -112,7 +122,9 @@ fn run_limited(program: &str, args: &[&str], limit: Duration) -> Result<Output, 
                 let _ = (out.join(), err.join());
                 return Err(match outcome {
                     Err(e) => failed(format!("waiting for `{program}`: {e}")),
-                    _ => failed(format!("`{program}` ran longer than {limit:?}: stopped")),
+                    _ => ExternalError::Timeout(format!(
+                        "`{program}` ran longer than {limit:?}: stopped"
+                    )),
                 });
             }
         }
@@ -140,29 +152,68 @@ fn write(path: &Path, text: &str) -> Result<(), ExternalError> {
     std::fs::write(path, text).map_err(|e| failed(format!("{}: {e}", path.display())))
 }
 
-/// Up to `limit` grids of `puzzle` (unverified: pass them to `cores::sudoku::answer`).
+/// Up to `limit` grids of `puzzle` (unverified: pass them to `cores::sudoku::answer`), each
+/// process stopped after [`TIME_LIMIT`].
 pub fn solutions(
     external: External,
     puzzle: &Puzzle,
     limit: usize,
 ) -> Result<Vec<Vec<u8>>, ExternalError> {
+    solutions_within(external, puzzle, limit, Instant::now() + TIME_LIMIT)
+}
+
+/// [`solutions`], every process stopped at `deadline` (a benchmark unit's end).
+pub fn solutions_within(
+    external: External,
+    puzzle: &Puzzle,
+    limit: usize,
+    deadline: Instant,
+) -> Result<Vec<Vec<u8>>, ExternalError> {
     let dir = tempfile::tempdir().map_err(|e| failed(format!("temporary directory: {e}")))?;
+    let run = Runner {
+        deadline,
+        tmp: dir.path().to_path_buf(),
+    };
     match external {
-        External::Minisat => minisat(dir.path(), puzzle, limit),
-        External::Gprolog => gprolog(dir.path(), puzzle, limit),
-        External::Minizinc => minizinc(dir.path(), puzzle, limit),
+        External::Minisat => minisat(&run, dir.path(), puzzle, limit),
+        External::Gprolog => gprolog(&run, dir.path(), puzzle, limit),
+        External::Minizinc => minizinc(&run, dir.path(), puzzle, limit),
+    }
+}
+
+/// Runs the processes of one solve, each stopped at the common deadline, with the solve's
+/// folder as their temporary folder.
+struct Runner {
+    deadline: Instant,
+    tmp: std::path::PathBuf,
+}
+
+impl Runner {
+    fn run(&self, program: &str, args: &[&str]) -> Result<Output, ExternalError> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ExternalError::Timeout(format!(
+                "no time left to start `{program}`"
+            )));
+        }
+        run_limited(program, args, left, Some(&self.tmp))
     }
 }
 
 /// Solves, adds a clause blocking the grid found, solves again (one process each).
-fn minisat(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+fn minisat(
+    run: &Runner,
+    dir: &Path,
+    puzzle: &Puzzle,
+    limit: usize,
+) -> Result<Vec<Vec<u8>>, ExternalError> {
     let mut cnf = sat::encode(puzzle, sat::Encoding::Extended);
     let side = puzzle.side();
     let (input, output) = (dir.join("sudoku.cnf"), dir.join("model.txt"));
     let mut found = Vec::new();
     while found.len() < limit {
         write(&input, &cnf.to_dimacs())?;
-        let o = run(
+        let o = run.run(
             "minisat",
             &[
                 "-verb=0",
@@ -257,10 +308,15 @@ pub fn prolog_program(puzzle: &Puzzle, limit: usize) -> String {
     p
 }
 
-fn gprolog(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+fn gprolog(
+    run: &Runner,
+    dir: &Path,
+    puzzle: &Puzzle,
+    limit: usize,
+) -> Result<Vec<Vec<u8>>, ExternalError> {
     let file = dir.join("sudoku.pl");
     write(&file, &prolog_program(puzzle, limit))?;
-    let o = run("gprolog", &["--consult-file", &file.to_string_lossy()])?;
+    let o = run.run("gprolog", &["--consult-file", &file.to_string_lossy()])?;
     let text = String::from_utf8_lossy(&o.stdout);
     if !o.status.success() {
         return Err(failed(format!(
@@ -290,10 +346,15 @@ pub fn minizinc_model(puzzle: &Puzzle) -> String {
     m
 }
 
-fn minizinc(dir: &Path, puzzle: &Puzzle, limit: usize) -> Result<Vec<Vec<u8>>, ExternalError> {
+fn minizinc(
+    run: &Runner,
+    dir: &Path,
+    puzzle: &Puzzle,
+    limit: usize,
+) -> Result<Vec<Vec<u8>>, ExternalError> {
     let file = dir.join("sudoku.mzn");
     write(&file, &minizinc_model(puzzle))?;
-    let o = run(
+    let o = run.run(
         "minizinc",
         &[
             "--solver",
@@ -338,16 +399,29 @@ mod tests {
             "sh",
             &["-c", "sleep 30 & sleep 30"],
             Duration::from_millis(200),
+            None,
         );
         assert!(
-            matches!(&got, Err(ExternalError::Failed(why)) if why.contains("longer than")),
+            matches!(&got, Err(ExternalError::Timeout(why)) if why.contains("longer than")),
             "{got:?}"
         );
         assert!(started.elapsed() < Duration::from_secs(10));
-        let ok = run_limited("sh", &["-c", "echo grid"], Duration::from_secs(10)).unwrap();
+        let ok = run_limited("sh", &["-c", "echo grid"], Duration::from_secs(10), None).unwrap();
         assert_eq!(ok.stdout, b"grid\n");
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = run_limited(
+            "sh",
+            &["-c", "echo $TMPDIR"],
+            Duration::from_secs(10),
+            Some(dir.path()),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&tmp.stdout).trim(),
+            dir.path().to_string_lossy()
+        );
         assert!(matches!(
-            run_limited("no-such-solver-here", &[], Duration::from_secs(1)),
+            run_limited("no-such-solver-here", &[], Duration::from_secs(1), None),
             Err(ExternalError::Unavailable(_))
         ));
     }

@@ -1,6 +1,9 @@
-//! What one run of one solver configuration on one domino instance produced: the
-//! [`RunRecord`], the one description of a benchmark run that the worker writes, the
-//! coordinator checks and stores, and the reports read (one typed record).
+//! What one run of one solver configuration on one benchmark instance produced, for every
+//! problem family: the [`RunRecord`], the one description of a benchmark run that the worker
+//! writes, the coordinator checks and stores, and the reports read (one typed record). What is
+//! common to every family (status, termination, times, memory, solver, host) is a field of the
+//! record; what the solver answered is its family's [`Answer`] (a domino placement with its
+//! objective and bound; a Sudoku slice's per-puzzle results).
 //!
 //! It crosses the wire as JSON (`UnitResult.run_record_json`) and sits in the database as JSON
 //! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
@@ -8,13 +11,17 @@
 //! crate that reads it, and a record missing a field is refused, never read as an empty value.
 //! Only `models` may be absent (records of workers older than it).
 //!
-//! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal` or `feasible`
-//! carries a placement that passed `cores::domino::verify`, of `objective` tiles, within its
-//! `bound`; anything else that claims to be solved is `wrong`.
+//! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal`, `feasible` or
+//! `solved` carries an answer its family's verifier accepted (a domino placement of
+//! `objective` tiles within its `bound`; a verified grid for every Sudoku puzzle claimed
+//! solved, two distinct ones for `multiple`); anything else that claims to be solved is
+//! `wrong`.
 
 use serde::{Deserialize, Serialize};
 
-use super::Placement;
+use super::Family;
+use crate::domino::Placement;
+use crate::sudoku::bench::PuzzleRun;
 
 /// The outcome of a run, as a benchmark table counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -24,7 +31,11 @@ pub enum Status {
     Optimal,
     /// A verified placement without a proof of optimality (a limit or a failure ended the run).
     Feasible,
-    /// A limit ended the run before any solution was reported.
+    /// Every item of the run answered, each answer verified (a family with nothing to
+    /// optimise: a Sudoku slice whose every puzzle was answered).
+    Solved,
+    /// A limit ended the run before any solution was reported (a Sudoku slice: before every
+    /// puzzle was answered; the answered ones are kept).
     Timeout,
     /// The configuration's solver is not installed here (never counted as a failure).
     Unavailable,
@@ -37,9 +48,10 @@ pub enum Status {
 
 impl Status {
     /// Every status, in the order tables show them.
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 7] = [
         Status::Optimal,
         Status::Feasible,
+        Status::Solved,
         Status::Timeout,
         Status::Unavailable,
         Status::Error,
@@ -50,6 +62,7 @@ impl Status {
         match self {
             Status::Optimal => "optimal",
             Status::Feasible => "feasible",
+            Status::Solved => "solved",
             Status::Timeout => "timeout",
             Status::Unavailable => "unavailable",
             Status::Error => "error",
@@ -62,9 +75,9 @@ impl Status {
         Status::ALL.into_iter().find(|s| s.as_str() == text)
     }
 
-    /// `optimal` or `feasible`: the record claims a verified placement.
+    /// `optimal`, `feasible` or `solved`: the record claims a verified answer.
     pub fn is_solved(self) -> bool {
-        matches!(self, Status::Optimal | Status::Feasible)
+        matches!(self, Status::Optimal | Status::Feasible | Status::Solved)
     }
 
     /// The names of every status, comma-separated (for messages).
@@ -156,19 +169,61 @@ pub struct ModelHash {
     pub sha256: String,
 }
 
+/// What the solver answered, in its family's terms; serialised with a `family` tag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "family", rename_all = "lowercase")]
+pub enum Answer {
+    /// A domino instance (seed 001): the best placement and what is proved about the optimum.
+    Domino {
+        /// Tiles placed by the best verified placement (`None` without one).
+        objective: Option<u32>,
+        /// A proven upper bound on the optimum, when the solver gives one (`objective` if
+        /// optimal).
+        bound: Option<u32>,
+        /// The best verified placement (empty when none; for `wrong`, the rejected one).
+        placement: Vec<Placement>,
+    },
+    /// A slice of a Sudoku puzzle file: one result per puzzle, in file order.
+    Sudoku { puzzles: Vec<PuzzleRun> },
+}
+
+impl Answer {
+    /// A domino answer with nothing in it yet.
+    pub fn domino() -> Answer {
+        Answer::Domino {
+            objective: None,
+            bound: None,
+            placement: Vec::new(),
+        }
+    }
+
+    pub fn family(&self) -> Family {
+        match self {
+            Answer::Domino { .. } => Family::Domino,
+            Answer::Sudoku { .. } => Family::Sudoku,
+        }
+    }
+
+    /// The blank answer of `family`.
+    pub fn blank(family: Family) -> Answer {
+        match family {
+            Family::Domino => Answer::domino(),
+            Family::Sudoku => Answer::Sudoku {
+                puzzles: Vec::new(),
+            },
+        }
+    }
+}
+
 /// One run of one configuration on one instance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
-    /// The instance's id (`b01-e1`).
+    /// The instance's id (`b01-e1`; a Sudoku slice: `royle_17clue_49151.txt:1-500`).
     pub instance: String,
-    /// The configuration's name (`gecode-placement`).
+    /// The configuration's name (`gecode-placement`, `ps12`).
     pub config: String,
     pub status: Status,
     pub termination: Termination,
-    /// Tiles placed by the best verified placement (`None` without one).
-    pub objective: Option<u32>,
-    /// A proven upper bound on the optimum, when the solver gives one (`objective` if optimal).
-    pub bound: Option<u32>,
     /// Wall seconds from spawn to reaping (the MiniZinc compilation included).
     pub wall_seconds: f64,
     /// CPU seconds (user + system) of the whole process tree, see `cpu_measure`.
@@ -191,8 +246,8 @@ pub struct RunRecord {
     /// The process's exit code, or the signal that ended it.
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
-    /// The best verified placement (empty when none; for `wrong`, the rejected one).
-    pub placement: Vec<Placement>,
+    /// What the solver answered (its family's results).
+    pub answer: Answer,
     /// Why the status is what it is when that is not obvious: the verifier's complaint, the
     /// solver's error output (its last lines), a failed start.
     pub message: Option<String>,
@@ -209,16 +264,25 @@ pub struct RunRecord {
 pub struct RecordError(pub String);
 
 impl RunRecord {
-    /// A record of nothing yet: status `error`, termination `none`, no measurement. The
-    /// starting point of every run's record.
+    /// A record of nothing yet: status `error`, termination `none`, no measurement, a domino
+    /// answer (see [`RunRecord::blank_of`]). The starting point of every run's record.
     pub fn blank(instance: &str, config: &str, time_limit_seconds: f64, host: HostInfo) -> Self {
+        Self::blank_of(Family::Domino, instance, config, time_limit_seconds, host)
+    }
+
+    /// [`RunRecord::blank`] for a run of `family`.
+    pub fn blank_of(
+        family: Family,
+        instance: &str,
+        config: &str,
+        time_limit_seconds: f64,
+        host: HostInfo,
+    ) -> Self {
         RunRecord {
             instance: instance.to_owned(),
             config: config.to_owned(),
             status: Status::Error,
             termination: Termination::Normal,
-            objective: None,
-            bound: None,
             wall_seconds: 0.0,
             cpu_seconds: None,
             peak_memory_bytes: None,
@@ -231,7 +295,7 @@ impl RunRecord {
             command: Vec::new(),
             exit_code: None,
             signal: None,
-            placement: Vec::new(),
+            answer: Answer::blank(family),
             message: None,
             host,
             models: Vec::new(),
@@ -248,11 +312,68 @@ impl RunRecord {
         serde_json::from_str(text).map_err(|e| RecordError(e.to_string()))
     }
 
-    /// Relabels the record `wrong`: no objective (the placement stays, as evidence), `why`
+    pub fn family(&self) -> Family {
+        self.answer.family()
+    }
+
+    /// The objective of a domino run (`None` for a family that does not optimise).
+    pub fn objective(&self) -> Option<u32> {
+        match &self.answer {
+            Answer::Domino { objective, .. } => *objective,
+            Answer::Sudoku { .. } => None,
+        }
+    }
+
+    /// The proven bound of a domino run (`None` for a family that does not optimise).
+    pub fn bound(&self) -> Option<u32> {
+        match &self.answer {
+            Answer::Domino { bound, .. } => *bound,
+            Answer::Sudoku { .. } => None,
+        }
+    }
+
+    /// The placement of a domino run (empty for other families).
+    pub fn placement(&self) -> &[Placement] {
+        match &self.answer {
+            Answer::Domino { placement, .. } => placement,
+            Answer::Sudoku { .. } => &[],
+        }
+    }
+
+    /// Sets a domino run's objective (nothing for other families).
+    pub fn set_objective(&mut self, value: Option<u32>) {
+        if let Answer::Domino { objective, .. } = &mut self.answer {
+            *objective = value;
+        }
+    }
+
+    /// Sets a domino run's bound (nothing for other families).
+    pub fn set_bound(&mut self, value: Option<u32>) {
+        if let Answer::Domino { bound, .. } = &mut self.answer {
+            *bound = value;
+        }
+    }
+
+    /// Sets a domino run's placement (nothing for other families).
+    pub fn set_placement(&mut self, value: Vec<Placement>) {
+        if let Answer::Domino { placement, .. } = &mut self.answer {
+            *placement = value;
+        }
+    }
+
+    /// The Sudoku puzzles of a slice's run (empty for other families).
+    pub fn puzzles(&self) -> &[PuzzleRun] {
+        match &self.answer {
+            Answer::Sudoku { puzzles } => puzzles,
+            Answer::Domino { .. } => &[],
+        }
+    }
+
+    /// Relabels the record `wrong`: no objective (the answer stays, as evidence), `why`
     /// first in the message.
     pub fn refute(&mut self, why: &str) {
         self.status = Status::Wrong;
-        self.objective = None;
+        self.set_objective(None);
         self.message = Some(match self.message.take() {
             Some(m) if !m.is_empty() => format!("{why}\n{m}"),
             _ => why.to_owned(),
@@ -270,10 +391,10 @@ mod tests {
             assert_eq!(Status::parse(s.as_str()), Some(s));
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
         }
-        assert_eq!(Status::parse("solved"), None);
+        assert_eq!(Status::parse("proved"), None);
         assert_eq!(
             Status::names(),
-            "optimal, feasible, timeout, unavailable, error, wrong"
+            "optimal, feasible, solved, timeout, unavailable, error, wrong"
         );
         assert_eq!(
             serde_json::to_string(&Termination::Normal).unwrap(),
@@ -288,7 +409,7 @@ mod tests {
     #[test]
     fn a_record_round_trips_and_a_missing_field_is_refused() {
         let mut r = RunRecord::blank("b01-e1", "native", 5.0, HostInfo::default());
-        r.bound = Some(4);
+        r.set_bound(Some(4));
         let text = r.to_json();
         assert_eq!(RunRecord::from_json(&text).unwrap(), r);
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -297,18 +418,20 @@ mod tests {
         v.as_object_mut().unwrap().remove("termination");
         let e = RunRecord::from_json(&v.to_string()).unwrap_err();
         assert!(e.to_string().contains("termination"), "{e}");
-        let e = RunRecord::from_json(&text.replace("\"error\"", "\"solved\"")).unwrap_err();
-        assert!(e.to_string().contains("solved"), "{e}");
+        let e = RunRecord::from_json(&text.replace("\"error\"", "\"proved\"")).unwrap_err();
+        assert!(e.to_string().contains("proved"), "{e}");
+        let e = RunRecord::from_json(&text.replace("\"domino\"", "\"chess\"")).unwrap_err();
+        assert!(e.to_string().contains("chess"), "{e}");
     }
 
     #[test]
     fn refuting_keeps_the_placement_and_says_why_first() {
         let mut r = RunRecord::blank("t", "c", 1.0, HostInfo::default());
         r.status = Status::Optimal;
-        r.objective = Some(2);
+        r.set_objective(Some(2));
         r.message = Some("solver said hi".into());
         r.refute("bad");
-        assert_eq!((r.status, r.objective), (Status::Wrong, None));
+        assert_eq!((r.status, r.objective()), (Status::Wrong, None));
         assert_eq!(r.message.as_deref(), Some("bad\nsolver said hi"));
     }
 }

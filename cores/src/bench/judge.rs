@@ -1,0 +1,81 @@
+//! The one judge of what benchmark runs claim, for every family: [`judge`] checks one record
+//! against its instance with the family's verifier, [`cross_check`] the records of one
+//! instance against each other (mzn-bench's `check-statuses`). The worker judges every record
+//! it makes and the coordinator judges it again on the job's frozen instance before storing
+//! it; both call [`judge`].
+//!
+//! Invariant: after [`judge`], a record claiming a solved status carries only answers its
+//! family's verifier accepted; a record of another family than its instance is `wrong`.
+//! [`cross_check`] takes only verified answers as evidence.
+
+use super::record::RunRecord;
+use super::Instance;
+
+/// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
+pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
+    if record.family() != instance.family() {
+        return Some(format!(
+            "a {} answer for a {} instance",
+            record.family(),
+            instance.family()
+        ));
+    }
+    match instance {
+        Instance::Domino(i) => crate::domino::judge::fault(i, record),
+        Instance::Sudoku(s) => crate::sudoku::bench::fault(s, record),
+    }
+}
+
+/// Judges `record` on `instance`: a claim that does not hold makes it `wrong`
+/// ([`RunRecord::refute`], the reason prefixed by `who`, e.g. "the coordinator's verifier");
+/// a Sudoku slice's refuted puzzles are each marked `wrong` too. Returns the reason, or `None`
+/// when the record stands as it is.
+pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<String> {
+    if let Instance::Sudoku(s) = instance {
+        if record.family() == instance.family() {
+            crate::sudoku::bench::mark_wrong_puzzles(s, record);
+        }
+    }
+    let why = fault(instance, record)?;
+    let why = format!("{who}: {why}");
+    record.refute(&why);
+    Some(why)
+}
+
+/// A contradiction among the records of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    pub instance: String,
+    /// The configuration whose claim is refuted.
+    pub config: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}: {}", self.instance, self.config, self.reason)
+    }
+}
+
+/// Cross-checks the records of one instance, each family by its own rules
+/// (`crate::domino::judge::cross_check`, `crate::sudoku::bench::cross_check`); one
+/// [`Conflict`] per refuted record.
+pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<Conflict> {
+    let records: Vec<&RunRecord> = records.into_iter().collect();
+    let mut conflicts = Vec::new();
+    for family in super::Family::ALL {
+        let of: Vec<&RunRecord> = records
+            .iter()
+            .copied()
+            .filter(|r| r.family() == family)
+            .collect();
+        if of.is_empty() {
+            continue;
+        }
+        conflicts.extend(match family {
+            super::Family::Domino => crate::domino::judge::cross_check(of),
+            super::Family::Sudoku => crate::sudoku::bench::cross_check(of),
+        });
+    }
+    conflicts
+}
