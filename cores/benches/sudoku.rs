@@ -1,5 +1,6 @@
 //! Puzzles per second with the uniqueness check (count up to two), per solver, on the
-//! shared Sudoku collections (../shared/data/sudoku, see its README), beside the `sudoku`
+//! shared Sudoku collections (bench-specs/sudoku/collections, copies of
+//! ../shared/data/sudoku; see their README), beside the `sudoku`
 //! crate (crates.io, a port of JCZSolve) and, when `TDOKU_BENCH` names a tdoku timing
 //! program built locally from tdoku's public source (never committed), beside tdoku, all
 //! in the same run.
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 use cores::sudoku::{answer, bands, solutions, Puzzle, PuzzleReader, Solver, Status};
 
 fn default_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/sudoku");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/sudoku/collections");
     [
         "royle_17clue_49151.txt",
         "magictour_top1465.txt",

@@ -1,11 +1,13 @@
 //! `dancehall report compare A B`: two benchmark jobs side by side, one row per (instance,
-//! configuration) run in both, with B's time over A's. A regression is a run that A proved and
-//! B did not, or that B proved more than `threshold` times slower than A (runs faster than
-//! `min_seconds` in both are noise and never regress).
+//! configuration) run in both, with B's time over A's. A regression is a run that A finished
+//! (proved optimal; a Sudoku slice: solved) and B did not, or that B finished more than
+//! `threshold` times slower than A (runs faster than `min_seconds` in both are noise and never
+//! regress). A run's time is its wall time; a Sudoku slice's is its solver's seconds over its
+//! puzzles (the difficulty measure is not the solver's).
 
 use std::fmt::Write as _;
 
-use cores::bench::Status;
+use cores::bench::{Family, RunRecord, Status};
 use serde::Serialize;
 
 use super::model::BenchReport;
@@ -50,9 +52,9 @@ pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f6
         else {
             continue;
         };
-        let (ta, tb) = (ra.record.wall_seconds, rb.record.wall_seconds);
+        let (ta, tb) = (seconds(&ra.record), seconds(&rb.record));
         let ratio = tb.max(1e-6) / ta.max(1e-6);
-        let proved = |s: Status| s == Status::Optimal;
+        let proved = |s: Status| s.is_finished();
         let lost = proved(ra.record.status) && !proved(rb.record.status);
         let slower = proved(rb.record.status) && ratio > threshold && tb >= min_seconds;
         rows.push(Pair {
@@ -71,6 +73,14 @@ pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f6
         b: b.head.id,
         threshold,
         rows,
+    }
+}
+
+/// The time a run is compared by (see the module docs).
+fn seconds(r: &RunRecord) -> f64 {
+    match r.family() {
+        Family::Domino => r.wall_seconds,
+        Family::Sudoku => r.puzzles().iter().map(|p| p.seconds).sum(),
     }
 }
 

@@ -16,7 +16,7 @@ use coordinator::job::{JobKind, JobState};
 use coordinator::store::{self, BenchRun, CountUnit, JobHead};
 use cores::bench::{cross_check, Family, RunRecord, Status};
 use cores::domino::{self, Difficulty, Instance};
-use cores::sudoku::bench::PuzzleStatus;
+use cores::sudoku::bench::{puzzles_per_second, PuzzleDifficulty, PuzzleRun, PuzzleStatus};
 use serde::Serialize;
 use sqlx::SqlitePool;
 
@@ -493,9 +493,24 @@ fn best_of(id: &str, rs: &[&Run]) -> Best {
     }
 }
 
+/// Each puzzle's difficulty, by (file, line), from whichever run measured it (a benchmark
+/// measures it once, in one configuration's units).
+fn difficulties(runs: &[Run]) -> BTreeMap<(&str, usize), PuzzleDifficulty> {
+    let mut out = BTreeMap::new();
+    for r in runs {
+        for p in r.record.puzzles() {
+            if let Some(d) = p.difficulty {
+                out.insert((r.batch.as_str(), p.line), d);
+            }
+        }
+    }
+    out
+}
+
 /// The Sudoku table: per configuration (first-seen order), one row per puzzle file and one
 /// for all files when there are several.
 pub fn puzzle_table(runs: &[Run]) -> Vec<PuzzleRow> {
+    let known = difficulties(runs);
     let mut rows = Vec::new();
     for c in configs(runs) {
         let mine: Vec<&Run> = runs.iter().filter(|r| r.record.config == c).collect();
@@ -507,25 +522,35 @@ pub fn puzzle_table(runs: &[Run]) -> Vec<PuzzleRow> {
         }
         for f in &files {
             let part: Vec<&Run> = mine.iter().copied().filter(|r| r.batch == *f).collect();
-            rows.push(puzzle_row(&c, f, &part));
+            rows.push(puzzle_row(&c, f, &part, &known));
         }
         if files.len() > 1 {
-            rows.push(puzzle_row(&c, "all", &mine));
+            rows.push(puzzle_row(&c, "all", &mine, &known));
         }
     }
     rows
 }
 
-fn puzzle_row(config: &str, file: &str, runs: &[&Run]) -> PuzzleRow {
-    let puzzles: Vec<&cores::sudoku::bench::PuzzleRun> =
-        runs.iter().flat_map(|r| r.record.puzzles()).collect();
-    let count = |s: PuzzleStatus| puzzles.iter().filter(|p| p.status == s).count();
+fn puzzle_row(
+    config: &str,
+    file: &str,
+    runs: &[&Run],
+    known: &BTreeMap<(&str, usize), PuzzleDifficulty>,
+) -> PuzzleRow {
+    let puzzles: Vec<(&str, &PuzzleRun)> = runs
+        .iter()
+        .flat_map(|r| r.record.puzzles().iter().map(|p| (r.batch.as_str(), p)))
+        .collect();
+    let count = |s: PuzzleStatus| puzzles.iter().filter(|(_, p)| p.status == s).count();
     let answered: Vec<f64> = puzzles
         .iter()
-        .filter(|p| p.status.is_answer())
-        .map(|p| p.seconds * 1e3)
+        .filter(|(_, p)| p.status.is_answer())
+        .map(|(_, p)| p.seconds * 1e3)
         .collect();
-    let measured: Vec<_> = puzzles.iter().filter_map(|p| p.difficulty).collect();
+    let measured: Vec<&PuzzleDifficulty> = puzzles
+        .iter()
+        .filter_map(|(f, p)| known.get(&(*f, p.line)))
+        .collect();
     let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     let q = Quantiles::of(&answered);
     PuzzleRow {
@@ -544,7 +569,7 @@ fn puzzle_row(config: &str, file: &str, runs: &[&Run]) -> PuzzleRow {
         timeout: count(PuzzleStatus::Timeout),
         error: count(PuzzleStatus::Error),
         wrong: count(PuzzleStatus::Wrong),
-        puzzles_per_second: cores::sudoku::bench::puzzles_per_second(puzzles.iter().copied()),
+        puzzles_per_second: puzzles_per_second(puzzles.iter().map(|(_, p)| *p)),
         median_ms: q.map(|q| q.median),
         max_ms: q.map(|q| q.max),
         mean_searches: mean(measured.iter().map(|d| d.ps12_searches as f64).collect()),
@@ -554,30 +579,33 @@ fn puzzle_row(config: &str, file: &str, runs: &[&Run]) -> PuzzleRow {
 
 /// The ten puzzles with the largest tree estimate, with the slowest configuration on each.
 fn hardest(runs: &[Run]) -> Vec<HardPuzzle> {
-    let mut by_puzzle: BTreeMap<(&str, usize), HardPuzzle> = BTreeMap::new();
-    for r in runs {
-        for p in r.record.puzzles() {
-            let Some(d) = p.difficulty else { continue };
-            let e = by_puzzle
-                .entry((r.batch.as_str(), p.line))
-                .or_insert_with(|| HardPuzzle {
-                    file: r.batch.clone(),
-                    line: p.line,
-                    tree_nodes: d.tree_nodes,
-                    searches: d.ps12_searches,
-                    slowest_seconds: -1.0,
-                    slowest: String::new(),
-                });
-            if p.status.is_answer() && p.seconds > e.slowest_seconds {
-                e.slowest_seconds = p.seconds;
-                e.slowest = r.record.config.clone();
+    let known = difficulties(runs);
+    let mut top: Vec<(&(&str, usize), &PuzzleDifficulty)> = known.iter().collect();
+    top.sort_by(|a, b| b.1.tree_nodes.total_cmp(&a.1.tree_nodes));
+    top.truncate(10);
+    top.into_iter()
+        .map(|(&(file, line), d)| {
+            let slowest = runs
+                .iter()
+                .filter(|r| r.batch == file)
+                .flat_map(|r| {
+                    r.record
+                        .puzzles()
+                        .iter()
+                        .filter(|p| p.line == line && p.status.is_answer())
+                        .map(move |p| (p.seconds, &r.record.config))
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            HardPuzzle {
+                file: file.to_string(),
+                line,
+                tree_nodes: d.tree_nodes,
+                searches: d.ps12_searches,
+                slowest_seconds: slowest.map_or(0.0, |s| s.0),
+                slowest: slowest.map_or(String::new(), |s| s.1.clone()),
             }
-        }
-    }
-    let mut all: Vec<HardPuzzle> = by_puzzle.into_values().collect();
-    all.sort_by(|a, b| b.tree_nodes.total_cmp(&a.tree_nodes));
-    all.truncate(10);
-    all
+        })
+        .collect()
 }
 
 /// Median of `v` (0 when empty).

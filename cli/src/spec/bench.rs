@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use coordinator::job::{BenchTask, FrozenFile};
 use cores::bench::Family;
 use cores::domino::{parse_batch, Instance};
+use cores::problems::Variant;
 use cores::sudoku::bench::{Slice, SlicePuzzle};
 use cores::sudoku::{PuzzleReader, Shape};
 use serde::Deserialize;
@@ -62,10 +63,14 @@ pub struct PuzzleSuite {
     pub files: Vec<PuzzleFile>,
     pub box_rows: usize,
     pub box_cols: usize,
+    pub variants: Vec<Variant>,
     /// Solve with the uniqueness check (count up to two); default true.
     pub unique: bool,
     /// Random paths of each puzzle's difficulty estimate (0: none).
     pub difficulty_samples: u64,
+    /// The configuration whose units measure each puzzle's difficulty (once per puzzle: it
+    /// does not depend on the solver).
+    pub difficulty_by: String,
     /// Puzzles per unit, by configuration.
     pub unit_puzzles: BTreeMap<String, usize>,
 }
@@ -105,6 +110,8 @@ struct RawBench {
     /// Sudoku: the box shape (`3x3`); default: inferred from the first puzzle's length.
     #[serde(rename = "box")]
     box_shape: Option<String>,
+    /// Sudoku: variants (`diagonal`, `hyper`, `disjoint`); they need `box`.
+    variants: Option<Vec<Variant>>,
     /// Sudoku: the uniqueness check (default true).
     unique: Option<bool>,
     /// Sudoku: only the first N puzzles of each file.
@@ -115,6 +122,8 @@ struct RawBench {
     unit_puzzles_by_config: Option<BTreeMap<String, usize>>,
     /// Sudoku: random paths of the difficulty estimate per puzzle (default 32; 0: none).
     difficulty_samples: Option<u64>,
+    /// Sudoku: the configuration whose units measure the difficulty (default: the first).
+    difficulty_by: Option<String>,
 }
 
 /// Issue 4: "Every run has a time limit (spec default 300 s)".
@@ -218,11 +227,13 @@ fn domino_suite(b: &RawBench, base: &Path) -> anyhow::Result<Suite> {
         &[
             ("puzzle_files", b.puzzle_files.is_some()),
             ("box", b.box_shape.is_some()),
+            ("variants", b.variants.is_some()),
             ("unique", b.unique.is_some()),
             ("puzzles_per_file", b.puzzles_per_file.is_some()),
             ("unit_puzzles", b.unit_puzzles.is_some()),
             ("unit_puzzles_by_config", b.unit_puzzles_by_config.is_some()),
             ("difficulty_samples", b.difficulty_samples.is_some()),
+            ("difficulty_by", b.difficulty_by.is_some()),
         ],
     )?;
     let Some(suite) = &b.suite else {
@@ -267,9 +278,15 @@ fn puzzle_suite(b: &RawBench, base: &Path, configs: &[String]) -> anyhow::Result
                 .collect::<Option<Vec<_>>>()
                 .filter(|d| d.len() == 2)
                 .ok_or_else(|| anyhow::anyhow!("box = \"{text}\": expected RxC, e.g. 3x3"))?;
-            Some(Shape::new(dims[0], dims[1]))
+            Some(Shape {
+                variants: b.variants.clone().unwrap_or_default(),
+                ..Shape::new(dims[0], dims[1])
+            })
         }
     };
+    if shape.is_none() && b.variants.as_ref().is_some_and(|v| !v.is_empty()) {
+        anyhow::bail!("`variants` needs `box` (e.g. box = \"3x3\")");
+    }
     let mut reader = PuzzleReader::new(shape.as_ref())?;
     let mut files: Vec<PuzzleFile> = Vec::new();
     let mut side = shape.as_ref().map(Shape::side);
@@ -329,6 +346,7 @@ fn puzzle_suite(b: &RawBench, base: &Path, configs: &[String]) -> anyhow::Result
         });
     }
     let (box_rows, box_cols) = dims.expect("at least one puzzle was read");
+    let variants = shape.map(|s| s.variants).unwrap_or_default();
     let mut unit_puzzles = BTreeMap::new();
     for c in configs {
         let default = worker::bench::config(c).map_or(1, |c| c.unit_puzzles);
@@ -343,12 +361,21 @@ fn puzzle_suite(b: &RawBench, base: &Path, configs: &[String]) -> anyhow::Result
     if let Some((c, _)) = unit_puzzles.iter().find(|(_, n)| **n == 0) {
         anyhow::bail!("configuration `{c}`: 0 puzzles per unit");
     }
+    let difficulty_by = match &b.difficulty_by {
+        Some(c) if !configs.contains(c) => {
+            anyhow::bail!("difficulty_by names `{c}`, which is not among the configs")
+        }
+        Some(c) => c.clone(),
+        None => configs[0].clone(),
+    };
     Ok(PuzzleSuite {
         files,
         box_rows,
         box_cols,
+        variants,
         unique: b.unique.unwrap_or(true),
         difficulty_samples: b.difficulty_samples.unwrap_or(DEFAULT_DIFFICULTY_SAMPLES),
+        difficulty_by,
         unit_puzzles,
     })
 }
@@ -406,7 +433,8 @@ fn frozen(kind: &str, name: &str, text: &str) -> FrozenFile {
 impl BenchSpec {
     /// The tasks: domino (instance, configuration) pairs, batch by batch, instance by
     /// instance; Sudoku slices, file by file, configuration by configuration, each slice the
-    /// configuration's `unit_puzzles` consecutive puzzles.
+    /// configuration's `unit_puzzles` consecutive puzzles (only `difficulty_by`'s slices
+    /// measure difficulty).
     pub fn tasks(&self) -> Vec<BenchTask> {
         let task =
             |family: Family, id: String, json: String, batch: &str, config: &str| BenchTask {
@@ -452,9 +480,13 @@ impl BenchSpec {
                                 file: f.name.clone(),
                                 box_rows: s.box_rows,
                                 box_cols: s.box_cols,
-                                variants: Vec::new(),
+                                variants: s.variants.clone(),
                                 unique: s.unique,
-                                difficulty_samples: s.difficulty_samples,
+                                difficulty_samples: if *c == s.difficulty_by {
+                                    s.difficulty_samples
+                                } else {
+                                    0
+                                },
                                 puzzles: chunk.to_vec(),
                             };
                             out.push(task(
@@ -615,5 +647,128 @@ mod tests {
             parse(&spec, "name = \"q\"\n[benchmark]\nsuite = \".\"\n").unwrap_err()
         );
         assert!(e.contains("batch01.txt:2:"), "{e}");
+    }
+
+    fn sudoku_spec(dir: &Path, extra: &str) -> anyhow::Result<BenchSpec> {
+        let spec = dir.join("s.toml");
+        parse(
+            &spec,
+            &format!("name = \"s\"\n[benchmark]\nfamily = \"sudoku\"\n{extra}"),
+        )
+    }
+
+    #[test]
+    fn the_quick_sudoku_spec_cuts_its_files_into_slices_per_configuration() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/sudoku-quick.toml");
+        let s = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        let Suite::Sudoku(suite) = &s.suite else {
+            panic!("a Sudoku suite")
+        };
+        // 20 + 10 + 10 puzzles (the first lines of three shared collections).
+        assert_eq!(
+            suite
+                .files
+                .iter()
+                .map(|f| f.puzzles.len())
+                .collect::<Vec<_>>(),
+            [20, 10, 10]
+        );
+        assert_eq!((suite.box_rows, suite.box_cols, suite.unique), (3, 3, true));
+        let tasks = s.tasks();
+        let configs = worker::bench::configs_of(Family::Sudoku).count();
+        assert_eq!(tasks.len(), 4 * configs);
+        let first = &tasks[0];
+        assert_eq!(first.family, Family::Sudoku);
+        assert_eq!(first.instance_id, "royle_17clue_first20.txt:1-10");
+        assert_eq!(first.batch, "royle_17clue_first20.txt");
+        let slices: Vec<Slice> = tasks
+            .iter()
+            .map(|t| Slice::from_json(&t.instance_json).unwrap())
+            .collect();
+        // Difficulty is measured once per puzzle: by the first configuration's slices.
+        for (t, sl) in tasks.iter().zip(&slices) {
+            assert_eq!(
+                sl.difficulty_samples > 0,
+                t.config == s.configs[0],
+                "{}",
+                t.config
+            );
+            assert_eq!(sl.id, t.instance_id);
+        }
+        assert_eq!(s.files().len(), 3);
+        assert!(s.files().iter().all(|f| f.kind == "batch"));
+        // The coordinator's own check accepts what the spec makes.
+        coordinator::bench::check_tasks(&tasks, &s.files()).unwrap();
+    }
+
+    #[test]
+    fn sudoku_spec_errors_name_the_file_line_and_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("p.txt"),
+            "# a comment\n1234341221434321\n11..............\n",
+        )
+        .unwrap();
+        let e = format!(
+            "{:#}",
+            sudoku_spec(dir.path(), "puzzle_files = [\"p.txt\"]\n").unwrap_err()
+        );
+        assert!(e.contains("p.txt:3: "), "{e}");
+        std::fs::write(dir.path().join("q.txt"), "1234341221434321\n").unwrap();
+        for (extra, says) in [
+            (
+                "puzzle_files = [\"q.txt\"]\nsuite = \"x\"\n",
+                "`suite` is not a key of a sudoku",
+            ),
+            (
+                "puzzle_files = [\"q.txt\"]\nconfigs = [\"native\"]\n",
+                "unknown sudoku configuration `native`",
+            ),
+            (
+                "puzzle_files = [\"q.txt\"]\nvariants = [\"diagonal\"]\n",
+                "`variants` needs `box`",
+            ),
+            ("puzzle_files = [\"nowhere.txt\"]\n", "nowhere.txt"),
+            ("puzzle_files = []\n", "no `puzzle_files`"),
+            (
+                "puzzle_files = [\"q.txt\"]\nunit_puzzles = 0\n",
+                "0 puzzles per unit",
+            ),
+            (
+                "puzzle_files = [\"q.txt\"]\ndifficulty_by = \"sat\"\nconfigs = [\"ps12\"]\n",
+                "difficulty_by",
+            ),
+            ("puzzle_files = [\"q.txt\"]\nbox = \"3\"\n", "expected RxC"),
+        ] {
+            let e = format!("{:#}", sudoku_spec(dir.path(), extra).unwrap_err());
+            assert!(
+                e.contains("s.toml:2: [benchmark]") && e.contains(says),
+                "{e} ({says})"
+            );
+        }
+        let e = format!(
+            "{:#}",
+            parse(
+                &dir.path().join("d.toml"),
+                "name = \"d\"\n[benchmark]\nsuite = \".\"\nunique = true\n"
+            )
+            .unwrap_err()
+        );
+        assert!(e.contains("`unique` is not a key of a domino"), "{e}");
+    }
+
+    #[test]
+    fn a_diagonal_sudoku_spec_carries_its_variant_into_every_slice() {
+        let dir = tempfile::tempdir().unwrap();
+        // r1c1 = 1 and r4c4 = 1 lie on the main diagonal: a clash only under `diagonal`.
+        std::fs::write(dir.path().join("d.txt"), "1..............1\n").unwrap();
+        let extra = "puzzle_files = [\"d.txt\"]\nbox = \"2x2\"\nvariants = [\"diagonal\"]\n";
+        let e = format!("{:#}", sudoku_spec(dir.path(), extra).unwrap_err());
+        assert!(e.contains("d.txt:1: "), "{e}");
+        std::fs::write(dir.path().join("d.txt"), "1...............\n").unwrap();
+        let s = sudoku_spec(dir.path(), extra).unwrap();
+        let slice = Slice::from_json(&s.tasks()[0].instance_json).unwrap();
+        assert_eq!(slice.variants, vec![Variant::Diagonal]);
+        assert_eq!((slice.box_rows, slice.box_cols), (2, 2));
     }
 }

@@ -156,7 +156,7 @@ impl Scheduler {
         }
         let chosen = |status: RunStatus| {
             if statuses.is_empty() {
-                !matches!(status, RunStatus::Optimal | RunStatus::Solved)
+                !status.is_finished()
             } else {
                 statuses.contains(&status)
             }

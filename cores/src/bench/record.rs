@@ -80,6 +80,12 @@ impl Status {
         matches!(self, Status::Optimal | Status::Feasible | Status::Solved)
     }
 
+    /// `optimal` or `solved`: the run answered everything it was given and its answer is
+    /// complete (nothing is left to run again).
+    pub fn is_finished(self) -> bool {
+        matches!(self, Status::Optimal | Status::Solved)
+    }
+
     /// The names of every status, comma-separated (for messages).
     pub fn names() -> String {
         Status::ALL.map(Status::as_str).join(", ")

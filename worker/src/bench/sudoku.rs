@@ -427,4 +427,31 @@ mod tests {
             "gprolog left files in the temporary folder"
         );
     }
+
+    #[test]
+    fn a_diagonal_slice_is_solved_under_its_variant_by_every_configuration() {
+        use cores::problems::Variant;
+        // Made by `dancehall sudoku generate --seed 3 --box 3x3 --variant diagonal`: unique
+        // as a diagonal Sudoku, with several solutions as a plain one.
+        let puzzle =
+            "1....785.......73.8....9.............4..2.3..6..........526.....7..........5.....";
+        let solution =
+            "192437856564182739837659124751348692948726315623915487385264971276891543419573268";
+        let diagonal = Slice {
+            variants: vec![Variant::Diagonal],
+            ..slice("diag.txt", puzzle, 3, 3)
+        };
+        for cfg in configs_of(Family::Sudoku) {
+            if let Engine::SudokuExternal(_) = cfg.engine {
+                require(cfg.name);
+            }
+            let r = run_slice(&diagonal, cfg, &limits(60));
+            assert_eq!(r.status, Status::Solved, "{}: {:?}", cfg.name, r.message);
+            let p = &r.puzzles()[0];
+            assert_eq!(p.status, PuzzleStatus::Unique, "{}", cfg.name);
+            assert_eq!(p.solution.as_deref(), Some(solution), "{}", cfg.name);
+        }
+        let plain = run(&slice("plain.txt", puzzle, 3, 3), "ps12", 60);
+        assert_eq!(plain.puzzles()[0].status, PuzzleStatus::Multiple);
+    }
 }
