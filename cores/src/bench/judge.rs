@@ -8,6 +8,7 @@
 //! family's verifier accepted; a record of another family than its instance is `wrong`.
 //! [`cross_check`] takes only verified answers as evidence.
 
+use super::conflict::Conflict;
 use super::record::RunRecord;
 use super::Instance;
 
@@ -22,7 +23,7 @@ pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
     }
     match instance {
         Instance::Domino(i) => crate::domino::judge::fault(i, record),
-        Instance::Sudoku(s) => crate::sudoku::bench::fault(s, record),
+        Instance::Sudoku(s) => crate::sudoku::judge::fault(s, record),
     }
 }
 
@@ -33,7 +34,7 @@ pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
 pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<String> {
     if let Instance::Sudoku(s) = instance {
         if record.family() == instance.family() {
-            crate::sudoku::bench::mark_wrong_puzzles(s, record);
+            crate::sudoku::judge::mark_wrong_puzzles(s, record);
         }
     }
     let why = fault(instance, record)?;
@@ -42,23 +43,8 @@ pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<S
     Some(why)
 }
 
-/// A contradiction among the records of one instance.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Conflict {
-    pub instance: String,
-    /// The configuration whose claim is refuted.
-    pub config: String,
-    pub reason: String,
-}
-
-impl std::fmt::Display for Conflict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}: {}", self.instance, self.config, self.reason)
-    }
-}
-
 /// Cross-checks the records of one instance, each family by its own rules
-/// (`crate::domino::judge::cross_check`, `crate::sudoku::bench::cross_check`); one
+/// (`crate::domino::judge::cross_check`, `crate::sudoku::judge::cross_check`); one
 /// [`Conflict`] per refuted record.
 pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<Conflict> {
     let records: Vec<&RunRecord> = records.into_iter().collect();
@@ -74,7 +60,7 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
         }
         conflicts.extend(match family {
             super::Family::Domino => crate::domino::judge::cross_check(of),
-            super::Family::Sudoku => crate::sudoku::bench::cross_check(of),
+            super::Family::Sudoku => crate::sudoku::judge::cross_check(of),
         });
     }
     conflicts

@@ -9,53 +9,17 @@
 //! - Sudoku (seed 000): an instance is a slice of a puzzle file (`crate::sudoku::bench`); the
 //!   answer is one result per puzzle, each grid judged by `crate::problems::sudoku::verify`.
 
+pub mod conflict;
+pub mod family;
 pub mod judge;
 pub mod record;
 
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
-
-pub use judge::{cross_check, judge, Conflict};
+pub use conflict::Conflict;
+pub use family::Family;
+pub use judge::{cross_check, judge};
 pub use record::{
     Answer, HostInfo, Measure, ModelHash, RecordError, RunRecord, Status, Termination,
 };
-
-/// A problem family whose instances can be benchmarked. The default is `domino`, the one
-/// family of benchmark tasks stored before families were named.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    /// Seed 001's maximum placement of three-cell valued tiles.
-    #[default]
-    Domino,
-    /// Seed 000's Sudoku puzzles, solved with the uniqueness check.
-    Sudoku,
-}
-
-impl Family {
-    pub const ALL: [Family; 2] = [Family::Domino, Family::Sudoku];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::Domino => "domino",
-            Family::Sudoku => "sudoku",
-        }
-    }
-
-    /// Parses what [`Family::as_str`] writes.
-    pub fn parse(text: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == text)
-    }
-}
-
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One benchmark instance of some family, as a task carries it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,19 +54,5 @@ impl Instance {
             Instance::Domino(i) => &i.id,
             Instance::Sudoku(s) => &s.id,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn families_round_trip_through_their_names() {
-        for f in Family::ALL {
-            assert_eq!(Family::parse(f.as_str()), Some(f));
-            assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{f}\""));
-        }
-        assert_eq!(Family::parse("chess"), None);
     }
 }

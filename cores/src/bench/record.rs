@@ -19,7 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Family;
+use super::family::Family;
 use crate::domino::Placement;
 use crate::sudoku::bench::PuzzleRun;
 

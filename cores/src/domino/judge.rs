@@ -12,8 +12,8 @@
 //!   the smaller is refuted. `wrong` records are neither evidence nor checked.
 
 use super::{verify, Instance};
+use crate::bench::conflict::Conflict;
 use crate::bench::record::{RunRecord, Status};
-use crate::bench::Conflict;
 
 /// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
 pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {

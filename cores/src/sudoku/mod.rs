@@ -9,8 +9,8 @@
 //!   solved in-process by CaDiCaL.
 //! - [`alldiff`]: Régin's matching-based alldifferent filtering (seed 000 section 1.5) in a
 //!   small propagate-and-search solver.
-//! - [`bench`]: puzzle files as benchmark instances (slices), the per-puzzle results of a
-//!   run and their judge.
+//! - [`bench`]: puzzle files as benchmark instances (slices) and the per-puzzle results of a
+//!   run; [`judge`] what runs claim about them.
 //! - [`minimal`]: redundant givens and minimal puzzle generation; [`difficulty`]: the PS-1-2
 //!   search count and a Monte Carlo tree-size estimate.
 //!
@@ -24,6 +24,7 @@ pub mod bands;
 pub mod bench;
 pub mod difficulty;
 pub mod dlx;
+pub mod judge;
 pub mod minimal;
 pub mod ps12;
 pub mod puzzle;
