@@ -843,12 +843,32 @@ fn the_quick_sudoku_benchmark_runs_slices_of_puzzle_files_as_work_units() {
     let csv = String::from_utf8_lossy(&csv.stdout);
     assert!(csv.starts_with("# CHECKED"), "{csv}");
     assert_eq!(
-        csv.lines()
-            .filter(|l| l.starts_with(&format!("{},sudoku,", 1)))
-            .count(),
+        csv.lines().filter(|l| l.starts_with("1,sudoku,")).count(),
         4 * configs.len(),
         "{csv}"
     );
+    // The HTML page: the table and the two Sudoku charts, each an inline SVG.
+    let html = dir.path().join("sudoku.html");
+    run_expect(
+        dancehall()
+            .args(["report", "--latest", "--format", "html", "--out"])
+            .arg(&html)
+            .arg("--db")
+            .arg(&db),
+        0,
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Configuration x puzzle file"), "no table");
+    for chart in ["puzzle-cactus", "puzzle-rates"] {
+        let at = page
+            .find(&format!("data-chart=\"{chart}\""))
+            .unwrap_or_else(|| panic!("no {chart} chart"));
+        let figure = &page[at..page[at..].find("</figure>").unwrap() + at];
+        assert!(
+            figure.contains("<svg") && !figure.contains("chart not drawn"),
+            "{figure}"
+        );
+    }
 }
 
 /// `submit` of a benchmark spec to a coordinator process, a worker, then `retry`: the chosen

@@ -2,8 +2,10 @@
 //! seed 001's four analysis figures (time by configuration and difficulty, time against board
 //! size, time against number of tiles, distribution of times per configuration), a cactus plot
 //! (instances proven against time, as solver competitions draw it), a log-log scatter of one
-//! configuration against another with unproven runs on the edge; for counting jobs, estimated
-//! against measured nodes per unit and the workers' shares.
+//! configuration against another with unproven runs on the edge; for a Sudoku job, a cactus
+//! plot of puzzles answered against each puzzle's solver time and puzzles per second by
+//! configuration and file; for counting jobs, estimated against measured nodes per unit and
+//! the workers' shares.
 //!
 //! Times are wall seconds of current runs; runs of unavailable configurations are left out.
 //! Log axes start at 1 ms: faster runs are drawn at 1 ms.
@@ -131,6 +133,156 @@ pub fn bench_charts(b: &BenchReport) -> Vec<Chart> {
     ];
     charts.push(scatter(&data, limit));
     charts
+}
+
+/// Points of a cactus line at most (a Sudoku configuration answers tens of thousands of
+/// puzzles; the sorted times are sampled at evenly spaced ranks, the last one included).
+const CACTUS_POINTS: usize = 400;
+
+/// Every chart of a Sudoku benchmark job.
+pub fn puzzle_charts(b: &BenchReport) -> Vec<Chart> {
+    let data = measured(b);
+    vec![puzzle_cactus(&data), puzzle_rates(b)]
+}
+
+/// Puzzles answered against each puzzle's solver seconds, per configuration (log time).
+fn puzzle_cactus(data: &[(String, Vec<&Run>)]) -> Chart {
+    draw(
+        "puzzle-cactus",
+        "Cactus plot: puzzles answered within a solver time per puzzle",
+        |svg| {
+            let times: Vec<(String, Vec<f64>)> = data
+                .iter()
+                .map(|(name, rs)| {
+                    let mut t: Vec<f64> = rs
+                        .iter()
+                        .flat_map(|r| r.record.puzzles())
+                        .filter(|p| p.status.is_answer())
+                        .map(|p| p.seconds.max(1e-6))
+                        .collect();
+                    t.sort_by(f64::total_cmp);
+                    (name.clone(), t)
+                })
+                .collect();
+            let most = times.iter().map(|(_, t)| t.len()).max().unwrap_or(1).max(1);
+            let slowest = times
+                .iter()
+                .flat_map(|(_, t)| t.last().copied())
+                .fold(1e-3, f64::max);
+            let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..most as f64 * 1.02, (1e-6..slowest * 2.0).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc("puzzles answered")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_desc("solver seconds per puzzle (log)")
+                .label_style((FONT, 13))
+                .draw()?;
+            for (i, (name, t)) in times.iter().enumerate() {
+                let step = t.len().div_ceil(CACTUS_POINTS).max(1);
+                let mut pts: Vec<(f64, f64)> = (0..t.len())
+                    .step_by(step)
+                    .map(|k| ((k + 1) as f64, t[k]))
+                    .collect();
+                if let Some(&last) = t.last() {
+                    pts.push((t.len() as f64, last));
+                }
+                let c = colour(i);
+                chart
+                    .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
+                    .label(format!("{name} ({})", t.len()))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                    });
+            }
+            legend(&mut chart.configure_series_labels()).draw()?;
+            root.present()?;
+            Ok(())
+        },
+    )
+}
+
+/// Puzzles per second of each configuration on each puzzle file (log scale), from the
+/// report's table.
+fn puzzle_rates(b: &BenchReport) -> Chart {
+    draw(
+        "puzzle-rates",
+        "Puzzles per second by configuration and puzzle file",
+        |svg| {
+            let rows: Vec<_> = b.puzzle_rows.iter().filter(|r| r.file != "all").collect();
+            let mut files: Vec<&str> = Vec::new();
+            let mut names: Vec<&str> = Vec::new();
+            for r in &rows {
+                if !files.contains(&r.file.as_str()) {
+                    files.push(&r.file);
+                }
+                if !names.contains(&r.config.as_str()) {
+                    names.push(&r.config);
+                }
+            }
+            let rate = |c: &str, f: &str| {
+                rows.iter()
+                    .find(|r| r.config == c && r.file == f)
+                    .and_then(|r| r.puzzles_per_second)
+            };
+            let top = rows
+                .iter()
+                .filter_map(|r| r.puzzles_per_second)
+                .fold(10.0, f64::max);
+            let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(12)
+                .x_label_area_size(36)
+                .y_label_area_size(64)
+                // Three decades of headroom keep the bars below the legend.
+                .build_cartesian_2d(
+                    0.0..files.len().max(1) as f64,
+                    (1.0..top * 1000.0).log_scale(),
+                )?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .y_desc("puzzles per second (log)")
+                .y_label_formatter(&|y| format!("{y:.0}"))
+                .label_style((FONT, 13))
+                .draw()?;
+            let width = 0.8 / names.len().max(1) as f64;
+            for (i, name) in names.iter().enumerate() {
+                let c = colour(i);
+                chart
+                    .draw_series(files.iter().enumerate().filter_map(|(f, file)| {
+                        let v = rate(name, file)?;
+                        let x0 = f as f64 + 0.1 + i as f64 * width;
+                        Some(Rectangle::new(
+                            [(x0, 1.0), (x0 + width * 0.9, v)],
+                            c.filled(),
+                        ))
+                    }))?
+                    .label(name.to_string())
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
+                    });
+            }
+            for (f, file) in files.iter().enumerate() {
+                let short: String = file.trim_end_matches(".txt").chars().take(24).collect();
+                chart.draw_series(std::iter::once(Text::new(
+                    short,
+                    (f as f64 + 0.1, 1.0),
+                    (FONT, 12).into_font(),
+                )))?;
+            }
+            legend(&mut chart.configure_series_labels()).draw()?;
+            root.present()?;
+            Ok(())
+        },
+    )
 }
 
 /// Seed 001's figure 5: mean time by configuration and difficulty.

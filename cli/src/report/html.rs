@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::charts::{bench_charts, count_charts, Chart};
+use super::charts::{bench_charts, count_charts, puzzle_charts, Chart};
 use super::markup::escape;
 use super::model::{BenchReport, CountReport, JobReport, Report};
 use super::text;
@@ -122,6 +122,7 @@ fn bench_section(s: &mut String, b: &BenchReport) {
     }
     if b.family == cores::bench::Family::Sudoku {
         puzzle_section(s, b);
+        charts(s, h.id, puzzle_charts(b));
         return;
     }
     s.push_str("<h3>Configuration x difficulty</h3>\n");
