@@ -702,17 +702,22 @@ fn the_quick_domino_benchmark_runs_as_work_units() {
             assert!(line.contains(",optimal,"), "{line}");
         }
     }
-    let html = dir.path().join("report.html");
+    let page = html_report(&db, dir.path());
+    assert_eq!(page.matches("class=\"board\"").count(), 6);
+}
+
+/// The latest job of `db` as `dancehall report`'s HTML page (written into `dir`).
+fn html_report(db: &std::path::Path, dir: &std::path::Path) -> String {
+    let html = dir.join("report.html");
     run_expect(
         dancehall()
             .args(["report", "--latest", "--format", "html", "--out"])
             .arg(&html)
             .arg("--db")
-            .arg(&db),
+            .arg(db),
         0,
     );
-    let page = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(page.matches("class=\"board\"").count(), 6);
+    std::fs::read_to_string(&html).unwrap()
 }
 
 // ----- Sudoku puzzle files as benchmark work units ------------------------------
@@ -848,16 +853,7 @@ fn the_quick_sudoku_benchmark_runs_slices_of_puzzle_files_as_work_units() {
         "{csv}"
     );
     // The HTML page: the table and the two Sudoku charts, each an inline SVG.
-    let html = dir.path().join("sudoku.html");
-    run_expect(
-        dancehall()
-            .args(["report", "--latest", "--format", "html", "--out"])
-            .arg(&html)
-            .arg("--db")
-            .arg(&db),
-        0,
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = html_report(&db, dir.path());
     assert!(page.contains("Configuration x puzzle file"), "no table");
     for chart in ["puzzle-cactus", "puzzle-rates"] {
         let at = page
