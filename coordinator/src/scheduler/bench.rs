@@ -239,7 +239,18 @@ impl Scheduler {
         let message = format!("accepted: {}", record.record.status);
         self.end_lease(now, uid, "reported");
         self.set_unit_state(uid, UnitState::Done);
-        self.record_accepted(now, job, worker, uid, result, Some(record));
+        // The record as received is kept only when the judge amended it: otherwise it is the
+        // stored record itself, and a second copy would double what a benchmark keeps (a
+        // Sudoku slice's record holds a grid per puzzle).
+        let kept = if amended {
+            result.clone()
+        } else {
+            UnitResult {
+                run_record_json: String::new(),
+                ..result.clone()
+            }
+        };
+        self.record_accepted(now, job, worker, uid, &kept, Some(record));
         self.check_done(now, job);
         ReportOutcome {
             verdict: Verdict::Accepted,

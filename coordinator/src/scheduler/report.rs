@@ -82,6 +82,18 @@ impl Scheduler {
             None => self.report_ended(now, token, &result),
         };
         let job = outcome.unit.map(|u| self.units[&u].job);
+        // An accepted benchmark record that the judge left as it was is stored once, as the
+        // judged record (`bench_runs.record`); the audit keeps the received text otherwise.
+        let mut result = result;
+        if outcome.verdict == Verdict::Accepted {
+            let unamended = outcome
+                .unit
+                .and_then(|u| self.accepted.get(&u))
+                .is_some_and(|a| a.bench.is_some() && a.result.run_record_json.is_empty());
+            if unamended {
+                result.run_record_json.clear();
+            }
+        }
         tracing::debug!(
             ?token,
             unit = outcome.unit,

@@ -415,9 +415,31 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         .await
         .unwrap();
     assert_eq!(current, 2);
-    // The refuted record is stored as wrong with the verifier's complaint.
+    // The refuted record is stored as wrong with the verifier's complaint; the audit keeps
+    // what the worker sent for it (and nothing for the records that stood as sent).
     let message = runs[1].run.record.message.clone().unwrap_or_default();
     assert!(message.starts_with(crate::bench::JUDGE), "{message}");
+    let audit: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT unit_id, run_record FROM report_audit WHERE job_id = ? ORDER BY unit_id",
+    )
+    .bind(job as i64)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let sent = |unit: u64| {
+        audit
+            .iter()
+            .find(|(u, _)| *u == unit as i64)
+            .map(|(_, r)| r.clone())
+            .unwrap()
+    };
+    assert_eq!(sent(runs[0].unit), "");
+    let wrong = RunRecord::from_json(&sent(runs[1].unit)).unwrap();
+    assert_eq!(
+        wrong.status,
+        RunStatus::Optimal,
+        "the worker's claim, as sent"
+    );
 }
 
 /// The migration's CHECK list of `bench_runs.status` is a copy of `RunStatus::ALL` (SQLite
@@ -735,6 +757,15 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
     assert_eq!(load(&pool).await.unwrap(), s.snapshot());
     // A solved slice is finished: a retry without statuses leaves it alone.
     assert_eq!(s.retry(14, job, &[]).unwrap(), 0);
+    // The record the judge left as it was is stored once (bench_runs.record), not again in
+    // the audit.
+    let audit: Vec<(String, String)> =
+        sqlx::query_as("SELECT verdict, run_record FROM report_audit WHERE job_id = ?")
+            .bind(job as i64)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(audit, vec![("accepted".to_string(), String::new())]);
     let runs = bench_runs(&pool, job).await.unwrap();
     assert_eq!(runs[0].run.record, record);
     assert_eq!(runs[0].run.difficulty, None);
