@@ -203,3 +203,169 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
         1
     );
 }
+
+/// Seed 000 section 1.3, Example 1, and its solution as printed under the trace.
+const EXAMPLE_1: &str =
+    ".125.487..........75.....23..41.87...2..5..4...34.95..48.....17..........357.169.";
+const SOLUTION: &str =
+    "612534879349287165758916423594128736827653941163479582486395217971862354235741698";
+
+/// A Sudoku slice of one puzzle (line 2 of `p.txt`) under `config`, with the frozen file.
+fn sudoku_task(config: &str) -> (pb::BenchTask, pb::FrozenFile) {
+    use cores::sudoku::bench::{Slice, SlicePuzzle};
+    let slice = Slice {
+        id: Slice::id_of("p.txt", 2, 2),
+        file: "p.txt".into(),
+        box_rows: 3,
+        box_cols: 3,
+        variants: vec![],
+        unique: true,
+        difficulty_samples: 0,
+        puzzles: vec![SlicePuzzle {
+            line: 2,
+            text: EXAMPLE_1.into(),
+        }],
+    };
+    let json = slice.to_json();
+    let text = format!("# Example 1 of seed 000\n{EXAMPLE_1}\n");
+    (
+        pb::BenchTask {
+            instance_id: slice.id.clone(),
+            instance_sha256: sha256_hex(&json),
+            instance_json: json,
+            config: config.into(),
+            time_limit_seconds: 5.0,
+            memory_limit_bytes: 0,
+            batch: "p.txt".into(),
+            family: "sudoku".into(),
+        },
+        pb::FrozenFile {
+            kind: "batch".into(),
+            name: "p.txt".into(),
+            sha256: sha256_hex(&text),
+            text,
+        },
+    )
+}
+
+fn sudoku_record(task: &pb::BenchTask, grid: &str) -> pb::UnitResult {
+    use cores::bench::{Answer, Family};
+    use cores::sudoku::bench::{PuzzleRun, PuzzleStatus};
+    let mut r = RunRecord::blank_of(
+        Family::Sudoku,
+        &task.instance_id,
+        &task.config,
+        5.0,
+        HostInfo::default(),
+    );
+    r.status = Status::Solved;
+    r.answer = Answer::Sudoku {
+        puzzles: vec![PuzzleRun {
+            status: PuzzleStatus::Unique,
+            solution: Some(grid.into()),
+            seconds: 0.001,
+            ..PuzzleRun::timeout(2)
+        }],
+    };
+    pb::UnitResult {
+        solutions: "0".into(),
+        wall_seconds: 0.01,
+        host: "liar".into(),
+        run_record_json: r.to_json(),
+        ..Default::default()
+    }
+}
+
+/// A Sudoku benchmark over the wire: a worker's forged grid is stored `wrong` with an alarm,
+/// the honest one `solved`; an unknown family and a slice that is not its file's line are
+/// refused at submission.
+#[tokio::test]
+async fn a_forged_sudoku_grid_is_stored_wrong_over_the_wire() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start(&db, Clock::System).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let (honest, file) = sudoku_task("ps12");
+    let (liar, _) = sudoku_task("dlx");
+    let submit = |tasks: Vec<pb::BenchTask>, files: Vec<pb::FrozenFile>| pb::SubmitJobRequest {
+        header: header(),
+        name: "sudoku-wire".into(),
+        kind: pb::JobKind::Benchmark as i32,
+        tasks,
+        files,
+        ..Default::default()
+    };
+    let mut unknown = honest.clone();
+    unknown.family = "chess".into();
+    let e = jobs
+        .submit_job(submit(vec![unknown], vec![file.clone()]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(e.message().contains("unknown family"), "{}", e.message());
+    let mut moved = file.clone();
+    moved.text = format!("{EXAMPLE_1}\n");
+    moved.sha256 = sha256_hex(&moved.text);
+    let e = jobs
+        .submit_job(submit(vec![honest.clone()], vec![moved]))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message().contains("line 2 is not that line"),
+        "{}",
+        e.message()
+    );
+
+    let job = jobs
+        .submit_job(submit(vec![honest.clone(), liar.clone()], vec![file]))
+        .await
+        .unwrap()
+        .into_inner()
+        .job_id;
+    let worker = register(&mut w, "liar").await;
+    let got = lease(&mut w, worker, 8).await.units;
+    assert_eq!(got.len(), 2);
+    let forged = SOLUTION.replacen('6', "7", 1);
+    for u in &got {
+        let task = u.bench.as_ref().unwrap();
+        assert_eq!(task.family, "sudoku");
+        let grid = if task.config == "dlx" {
+            &forged
+        } else {
+            SOLUTION
+        };
+        let (v, msg) = report(&mut w, worker, u, sudoku_record(task, grid)).await;
+        assert_eq!(v, pb::ReportVerdict::Accepted, "{msg}");
+    }
+    let info = jobs
+        .job_status(pb::JobStatusRequest {
+            header: header(),
+            job_id: job,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .job
+        .unwrap();
+    assert_eq!(info.state(), pb::JobState::Done);
+    assert_eq!(info.run_statuses.get("solved"), Some(&1));
+    assert_eq!(info.run_statuses.get("wrong"), Some(&1));
+    assert!(
+        info.alarms.iter().any(|a| a.kind == "wrong-answer"),
+        "{:?}",
+        info.alarms
+    );
+    c.stop().await;
+    let pool = coordinator::store::open(&db).await.unwrap();
+    let rows: Vec<(String, String)> =
+        sqlx::query_as("SELECT config, status FROM v_bench_puzzles ORDER BY config")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            ("dlx".to_string(), "wrong".to_string()),
+            ("ps12".to_string(), "unique".to_string())
+        ]
+    );
+}
