@@ -147,3 +147,84 @@ pub fn csv(c: &Comparison) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use coordinator::job::BenchRecord;
+    use coordinator::store::BenchRun;
+    use cores::bench::{Answer, HostInfo};
+    use cores::sudoku::bench::{PuzzleRun, PuzzleStatus};
+
+    use super::super::model::{bench_report, Head};
+    use super::*;
+
+    /// A Sudoku job of one slice under `ps12`: its status, and each puzzle's solver seconds.
+    fn sudoku_job(id: u64, status: Status, seconds: &[f64]) -> BenchReport {
+        let mut r = RunRecord::blank_of(
+            Family::Sudoku,
+            "f.txt:1-2",
+            "ps12",
+            60.0,
+            HostInfo::default(),
+        );
+        r.status = status;
+        // The unit's wall time includes what is not the solver's (the difficulty measure).
+        r.wall_seconds = 10.0;
+        r.answer = Answer::Sudoku {
+            puzzles: seconds
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| PuzzleRun {
+                    status: if status == Status::Solved {
+                        PuzzleStatus::Unique
+                    } else {
+                        PuzzleStatus::Timeout
+                    },
+                    seconds: s,
+                    ..PuzzleRun::timeout(i + 1)
+                })
+                .collect(),
+        };
+        let run = BenchRun {
+            unit: 1,
+            job: id,
+            batch: "f.txt".into(),
+            run: BenchRecord {
+                record: r,
+                difficulty: None,
+            },
+            accepted_at: 0,
+            current: true,
+        };
+        let head = Head {
+            id,
+            name: format!("j{id}"),
+            state: "done".into(),
+            wall_seconds: 10.0,
+            alarms: vec![],
+        };
+        bench_report(head, Family::Sudoku, &[run], BTreeMap::new())
+    }
+
+    #[test]
+    fn a_sudoku_slice_is_compared_by_its_solver_seconds_and_solved_counts_as_finished() {
+        let a = sudoku_job(1, Status::Solved, &[0.1, 0.1]);
+        // Same wall time, five times the solver's seconds: a regression.
+        let slower = compare(&a, &sudoku_job(2, Status::Solved, &[0.5, 0.5]), 1.5, 0.01);
+        assert_eq!(slower.rows.len(), 1);
+        assert!(
+            (slower.rows[0].ratio - 5.0).abs() < 1e-9,
+            "{}",
+            slower.rows[0].ratio
+        );
+        assert!(slower.rows[0].regression);
+        let same = compare(&a, &sudoku_job(2, Status::Solved, &[0.1, 0.11]), 1.5, 0.01);
+        assert!(!same.rows[0].regression);
+        // Solved in A, not in B: lost.
+        let lost = compare(&a, &sudoku_job(2, Status::Timeout, &[0.0, 0.0]), 1.5, 0.01);
+        assert!(lost.rows[0].regression);
+        assert!(verdict(&lost).starts_with("REGRESSIONS (1)"));
+    }
+}
