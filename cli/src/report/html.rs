@@ -248,7 +248,7 @@ fn puzzle_section(s: &mut String, b: &BenchReport) {
         }),
     );
     if !b.hardest.is_empty() {
-        s.push_str("<h3>Hardest puzzles (Monte Carlo tree estimate)</h3>\n");
+        s.push_str("<h3>Hardest puzzles of each file (Monte Carlo tree estimate)</h3>\n");
         table(
             s,
             &[

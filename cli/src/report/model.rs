@@ -179,7 +179,8 @@ pub struct BenchReport {
     pub best: Vec<Best>,
     /// Sudoku: configuration x puzzle file.
     pub puzzle_rows: Vec<PuzzleRow>,
-    /// Sudoku: the hardest puzzles by the Monte Carlo tree estimate (at most ten).
+    /// Sudoku: the hardest puzzles of each file by the Monte Carlo tree estimate (three per
+    /// file).
     pub hardest: Vec<HardPuzzle>,
     /// The current runs, in unit order.
     #[serde(skip)]
@@ -577,12 +578,26 @@ fn puzzle_row(
     }
 }
 
-/// The ten puzzles with the largest tree estimate, with the slowest configuration on each.
+/// Hardest puzzles shown per file.
+const HARDEST_PER_FILE: usize = 3;
+
+/// The puzzles of each file with the largest tree estimate (per file: one file's puzzles with
+/// several solutions have far larger trees and would fill a global list), with the slowest
+/// configuration on each.
 fn hardest(runs: &[Run]) -> Vec<HardPuzzle> {
     let known = difficulties(runs);
-    let mut top: Vec<(&(&str, usize), &PuzzleDifficulty)> = known.iter().collect();
-    top.sort_by(|a, b| b.1.tree_nodes.total_cmp(&a.1.tree_nodes));
-    top.truncate(10);
+    let mut files: Vec<&str> = Vec::new();
+    for r in runs {
+        if !files.contains(&r.batch.as_str()) {
+            files.push(&r.batch);
+        }
+    }
+    let mut top: Vec<(&(&str, usize), &PuzzleDifficulty)> = Vec::new();
+    for f in files {
+        let mut of: Vec<_> = known.iter().filter(|((file, _), _)| *file == f).collect();
+        of.sort_by(|a, b| b.1.tree_nodes.total_cmp(&a.1.tree_nodes));
+        top.extend(of.into_iter().take(HARDEST_PER_FILE));
+    }
     top.into_iter()
         .map(|(&(file, line), d)| {
             let slowest = runs

@@ -272,7 +272,7 @@ pub fn puzzle_table(b: &BenchReport) -> String {
     if !b.hardest.is_empty() {
         let _ = writeln!(
             s,
-            "hardest puzzles (Monte Carlo tree estimate):\n{:<38} {:>7} {:>12} {:>8}  slowest",
+            "hardest puzzles of each file (Monte Carlo tree estimate):\n{:<38} {:>7} {:>12} {:>8}  slowest",
             "file", "line", "tree nodes", "searches"
         );
         for h in &b.hardest {
