@@ -112,7 +112,8 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
         };
         runs.push(run);
     }
-    if slice.difficulty_samples > 0 {
+    // A drained unit is released, not reported: no difficulty to measure for it.
+    if slice.difficulty_samples > 0 && ended != Some(Termination::Killed) {
         for (run, puzzle) in runs.iter_mut().zip(&puzzles) {
             let seed = run.line as u64;
             run.difficulty = sudoku::difficulty::difficulty(puzzle, slice.difficulty_samples, seed)
