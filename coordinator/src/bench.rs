@@ -325,22 +325,8 @@ mod tests {
 
     fn sudoku_task(lines: &[(usize, &str)]) -> BenchTask {
         use cores::sudoku::bench::{Slice, SlicePuzzle};
-        let slice = Slice {
-            id: Slice::id_of("p.txt", lines[0].0, lines[lines.len() - 1].0),
-            file: "p.txt".into(),
-            box_rows: 3,
-            box_cols: 3,
-            variants: vec![],
-            unique: true,
-            difficulty_samples: 0,
-            puzzles: lines
-                .iter()
-                .map(|(line, text)| SlicePuzzle {
-                    line: *line,
-                    text: text.to_string(),
-                })
-                .collect(),
-        };
+        let puzzles = lines.iter().map(|&(l, t)| SlicePuzzle::new(l, t)).collect();
+        let slice = Slice::new("p.txt", 3, 3, puzzles);
         let json = slice.to_json();
         BenchTask {
             family: Family::Sudoku,

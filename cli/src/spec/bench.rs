@@ -331,10 +331,7 @@ fn puzzle_suite(b: &RawBench, base: &Path, configs: &[String]) -> anyhow::Result
                 ),
                 Some(_) => {}
             }
-            puzzles.push(SlicePuzzle {
-                line: i + 1,
-                text: t.to_string(),
-            });
+            puzzles.push(SlicePuzzle::new(i + 1, t));
         }
         if puzzles.is_empty() {
             anyhow::bail!("{}: no puzzles", path.display());
@@ -473,13 +470,7 @@ impl BenchSpec {
                 for f in &s.files {
                     for c in &self.configs {
                         for chunk in f.puzzles.chunks(s.unit_puzzles[c]) {
-                            let first = chunk[0].line;
-                            let last = chunk[chunk.len() - 1].line;
                             let slice = Slice {
-                                id: Slice::id_of(&f.name, first, last),
-                                file: f.name.clone(),
-                                box_rows: s.box_rows,
-                                box_cols: s.box_cols,
                                 variants: s.variants.clone(),
                                 unique: s.unique,
                                 difficulty_samples: if *c == s.difficulty_by {
@@ -487,7 +478,7 @@ impl BenchSpec {
                                 } else {
                                     0
                                 },
-                                puzzles: chunk.to_vec(),
+                                ..Slice::new(&f.name, s.box_rows, s.box_cols, chunk.to_vec())
                             };
                             out.push(task(
                                 Family::Sudoku,

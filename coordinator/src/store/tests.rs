@@ -673,23 +673,13 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
     let solution =
         "612534879349287165758916423594128736827653941163479582486395217971862354235741698";
     let slice = Slice {
-        id: Slice::id_of("ex.txt", 1, 2),
-        file: "ex.txt".into(),
-        box_rows: 3,
-        box_cols: 3,
-        variants: vec![],
-        unique: true,
         difficulty_samples: 8,
-        puzzles: vec![
-            SlicePuzzle {
-                line: 1,
-                text: puzzle.into(),
-            },
-            SlicePuzzle {
-                line: 2,
-                text: puzzle.into(),
-            },
-        ],
+        ..Slice::new(
+            "ex.txt",
+            3,
+            3,
+            vec![SlicePuzzle::new(1, puzzle), SlicePuzzle::new(2, puzzle)],
+        )
     };
     let json = slice.to_json();
     let task = BenchTask {

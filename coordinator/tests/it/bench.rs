@@ -213,19 +213,7 @@ const SOLUTION: &str =
 /// A Sudoku slice of one puzzle (line 2 of `p.txt`) under `config`, with the frozen file.
 fn sudoku_task(config: &str) -> (pb::BenchTask, pb::FrozenFile) {
     use cores::sudoku::bench::{Slice, SlicePuzzle};
-    let slice = Slice {
-        id: Slice::id_of("p.txt", 2, 2),
-        file: "p.txt".into(),
-        box_rows: 3,
-        box_cols: 3,
-        variants: vec![],
-        unique: true,
-        difficulty_samples: 0,
-        puzzles: vec![SlicePuzzle {
-            line: 2,
-            text: EXAMPLE_1.into(),
-        }],
-    };
+    let slice = Slice::new("p.txt", 3, 3, vec![SlicePuzzle::new(2, EXAMPLE_1)]);
     let json = slice.to_json();
     let text = format!("# Example 1 of seed 000\n{EXAMPLE_1}\n");
     (

@@ -47,7 +47,34 @@ pub enum SliceError {
     Puzzle { file: String, error: LineError },
 }
 
+impl SlicePuzzle {
+    pub fn new(line: usize, text: &str) -> SlicePuzzle {
+        SlicePuzzle {
+            line,
+            text: text.to_string(),
+        }
+    }
+}
+
 impl Slice {
+    /// A slice of `file` holding `puzzles` (in file order) in a plain Sudoku of
+    /// `box_rows x box_cols` boxes: its id from its first and last lines, the uniqueness check
+    /// on, no variant, no difficulty measure (set those fields after).
+    pub fn new(file: &str, box_rows: usize, box_cols: usize, puzzles: Vec<SlicePuzzle>) -> Slice {
+        let first = puzzles.first().map_or(0, |p| p.line);
+        let last = puzzles.last().map_or(0, |p| p.line);
+        Slice {
+            id: Slice::id_of(file, first, last),
+            file: file.to_string(),
+            box_rows,
+            box_cols,
+            variants: Vec::new(),
+            unique: true,
+            difficulty_samples: 0,
+            puzzles,
+        }
+    }
+
     /// The id of the slice of `file` from line `first` to line `last`.
     pub fn id_of(file: &str, first: usize, last: usize) -> String {
         format!("{file}:{first}-{last}")
@@ -245,23 +272,12 @@ pub(crate) mod fixtures {
         "612534879349287165758916423594128736827653941163479582486395217971862354235741698";
     /// A slice of `t.txt` whose puzzles start on line 3.
     pub fn slice(texts: &[&str]) -> Slice {
-        Slice {
-            id: Slice::id_of("t.txt", 3, 3 + texts.len() - 1),
-            file: "t.txt".into(),
-            box_rows: 3,
-            box_cols: 3,
-            variants: Vec::new(),
-            unique: true,
-            difficulty_samples: 0,
-            puzzles: texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| SlicePuzzle {
-                    line: 3 + i,
-                    text: t.to_string(),
-                })
-                .collect(),
-        }
+        let puzzles = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| SlicePuzzle::new(3 + i, t))
+            .collect();
+        Slice::new("t.txt", 3, 3, puzzles)
     }
 
     pub fn run(line: usize, status: PuzzleStatus, solution: Option<&str>) -> PuzzleRun {

@@ -248,24 +248,12 @@ mod tests {
         include_str!("../../../cores/test_data/sudoku/forum_hardest_1106_first10.txt");
 
     fn slice(file: &str, text: &str, box_rows: usize, box_cols: usize) -> Slice {
-        let puzzles: Vec<SlicePuzzle> = text
+        let puzzles = text
             .lines()
             .enumerate()
-            .map(|(i, t)| SlicePuzzle {
-                line: i + 1,
-                text: t.to_string(),
-            })
+            .map(|(i, t)| SlicePuzzle::new(i + 1, t))
             .collect();
-        Slice {
-            id: Slice::id_of(file, 1, puzzles.len()),
-            file: file.into(),
-            box_rows,
-            box_cols,
-            variants: Vec::new(),
-            unique: true,
-            difficulty_samples: 0,
-            puzzles,
-        }
+        Slice::new(file, box_rows, box_cols, puzzles)
     }
 
     fn limits(seconds: u64) -> RunLimits {
