@@ -10,7 +10,7 @@
 //! complaint, never as solved; a record for another instance or configuration, or one that is
 //! not a record at all, is refused (the unit runs again).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use cores::bench::{judge, Family, Instance, RunRecord};
 use sha2::{Digest, Sha256};
@@ -38,6 +38,13 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
             ));
         }
     }
+    // Each frozen batch file split into lines once (a Sudoku file has tens of thousands, and
+    // every slice of it is checked against them).
+    let batches: BTreeMap<&str, (&FrozenFile, Vec<&str>)> = files
+        .iter()
+        .filter(|f| f.kind == "batch")
+        .map(|f| (f.name.as_str(), (f, f.text.lines().collect())))
+        .collect();
     let mut pairs = BTreeSet::new();
     for t in tasks {
         let what = format!("task ({}, {})", t.instance_id, t.config);
@@ -61,17 +68,14 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
         if !pairs.insert((t.instance_id.as_str(), t.config.as_str())) {
             return Err(format!("{what} appears twice"));
         }
-        let batch = files
-            .iter()
-            .find(|f| f.kind == "batch" && f.name == t.batch);
-        match (&instance, batch) {
-            (Instance::Domino(_), Some(b)) => {
-                if !b.text.lines().any(|l| l.trim() == t.instance_json.trim()) {
+        match (&instance, batches.get(t.batch.as_str())) {
+            (Instance::Domino(_), Some((b, lines))) => {
+                if !lines.iter().any(|l| l.trim() == t.instance_json.trim()) {
                     return Err(format!("{what}: the instance is not a line of {}", b.name));
                 }
             }
             (Instance::Sudoku(s), b) => {
-                let Some(b) = b else {
+                let Some((b, lines)) = b else {
                     return Err(format!("{what}: its puzzle file {} is not frozen", t.batch));
                 };
                 if s.file != b.name {
@@ -81,7 +85,6 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
                     ));
                 }
                 s.read().map_err(|e| format!("{what}: {e}"))?;
-                let lines: Vec<&str> = b.text.lines().collect();
                 for p in &s.puzzles {
                     let line = p.line.checked_sub(1).and_then(|i| lines.get(i));
                     if line.map(|l| l.trim()) != Some(p.text.trim()) {

@@ -442,6 +442,12 @@ pub fn bench_report(
             format!("{} dancehall {}", h.hostname, h.dancehall_version)
         })
         .collect();
+    let (puzzle_rows, hardest) = if sudoku {
+        let known = difficulties(&current);
+        (puzzle_table(&current, &known), hardest(&current, &known))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     BenchReport {
         head,
         family,
@@ -451,16 +457,8 @@ pub fn bench_report(
         wrong,
         rows: if sudoku { Vec::new() } else { table(&current) },
         best,
-        puzzle_rows: if sudoku {
-            puzzle_table(&current)
-        } else {
-            Vec::new()
-        },
-        hardest: if sudoku {
-            hardest(&current)
-        } else {
-            Vec::new()
-        },
+        puzzle_rows,
+        hardest,
         runs: current,
         frozen,
     }
@@ -510,8 +508,10 @@ fn difficulties(runs: &[Run]) -> BTreeMap<(&str, usize), PuzzleDifficulty> {
 
 /// The Sudoku table: per configuration (first-seen order), one row per puzzle file and one
 /// for all files when there are several.
-pub fn puzzle_table(runs: &[Run]) -> Vec<PuzzleRow> {
-    let known = difficulties(runs);
+pub fn puzzle_table(
+    runs: &[Run],
+    known: &BTreeMap<(&str, usize), PuzzleDifficulty>,
+) -> Vec<PuzzleRow> {
     let mut rows = Vec::new();
     for c in configs(runs) {
         let mine: Vec<&Run> = runs.iter().filter(|r| r.record.config == c).collect();
@@ -523,10 +523,10 @@ pub fn puzzle_table(runs: &[Run]) -> Vec<PuzzleRow> {
         }
         for f in &files {
             let part: Vec<&Run> = mine.iter().copied().filter(|r| r.batch == *f).collect();
-            rows.push(puzzle_row(&c, f, &part, &known));
+            rows.push(puzzle_row(&c, f, &part, known));
         }
         if files.len() > 1 {
-            rows.push(puzzle_row(&c, "all", &mine, &known));
+            rows.push(puzzle_row(&c, "all", &mine, known));
         }
     }
     rows
@@ -584,8 +584,7 @@ const HARDEST_PER_FILE: usize = 3;
 /// The puzzles of each file with the largest tree estimate (per file: one file's puzzles with
 /// several solutions have far larger trees and would fill a global list), with the slowest
 /// configuration on each.
-fn hardest(runs: &[Run]) -> Vec<HardPuzzle> {
-    let known = difficulties(runs);
+fn hardest(runs: &[Run], known: &BTreeMap<(&str, usize), PuzzleDifficulty>) -> Vec<HardPuzzle> {
     let mut files: Vec<&str> = Vec::new();
     for r in runs {
         if !files.contains(&r.batch.as_str()) {

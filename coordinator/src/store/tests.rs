@@ -442,31 +442,48 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
     );
 }
 
-/// The migration's CHECK list of `bench_runs.status` is a copy of `RunStatus::ALL` (SQLite
-/// cannot alter it in place): every status can be stored, and no other.
-#[tokio::test]
-async fn the_status_check_of_bench_runs_lists_every_run_status() {
-    use crate::job::RunStatus;
-    let (_dir, pool) = temp_db().await;
-    let sql: String = sqlx::query_scalar(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'bench_runs'",
-    )
-    .fetch_one(&pool)
-    .await
-    .unwrap();
+/// The names in the `CHECK (column IN (...))` list of `table`, as the migrations left it.
+async fn check_list(pool: &SqlitePool, table: &str, column: &str) -> Vec<String> {
+    let sql: String =
+        sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+            .bind(table)
+            .fetch_one(pool)
+            .await
+            .unwrap();
     let list = sql
-        .split("CHECK (status IN")
+        .split(&format!("CHECK ({column} IN"))
         .nth(1)
         .and_then(|rest| rest.split(')').next())
         .unwrap();
-    let names: Vec<&str> = list
-        .split(',')
+    list.split(',')
         .map(|w| {
             w.trim()
                 .trim_matches(|c| c == '(' || c == '\'' || char::is_whitespace(c))
+                .to_string()
         })
-        .collect();
-    assert_eq!(names, RunStatus::ALL.map(RunStatus::as_str));
+        .collect()
+}
+
+/// The migrations' CHECK lists of `bench_runs.status` and `bench_puzzles.status` are copies
+/// of `RunStatus::ALL` and `PuzzleStatus::ALL` (SQLite cannot alter them in place): every
+/// status can be stored, and no other.
+#[tokio::test]
+async fn the_status_checks_list_every_status() {
+    use crate::job::RunStatus;
+    use cores::sudoku::bench::PuzzleStatus;
+    let (_dir, pool) = temp_db().await;
+    assert_eq!(
+        check_list(&pool, "bench_runs", "status").await,
+        RunStatus::ALL.map(|s| s.as_str().to_string())
+    );
+    assert_eq!(
+        check_list(&pool, "bench_puzzles", "status").await,
+        PuzzleStatus::ALL.map(|s| s.as_str().to_string())
+    );
+    assert_eq!(
+        check_list(&pool, "bench_runs", "family").await,
+        cores::bench::Family::ALL.map(|f| f.as_str().to_string())
+    );
 }
 
 /// Weights (beyond 2^64), the job's core and each result's core survive the round trip; split

@@ -9,7 +9,7 @@ use cores::bench::{HostInfo, RunRecord, Status};
 use proto::client::header;
 use proto::v1 as pb;
 
-use crate::server::{lease, register, report, temp_db, Coord, TOKEN};
+use crate::server::{lease, register, report, status, temp_db, Coord, TOKEN};
 
 /// A 3x3 board with two tiles (values within k = 2).
 const INSTANCE: &str =
@@ -63,6 +63,11 @@ fn record(config: &str, status: Status, placement: &str, objective: Option<u32>)
     record.set_objective(objective);
     record.set_bound(objective);
     record.set_placement(serde_json::from_str(placement).unwrap());
+    reported(&record)
+}
+
+/// What the lying worker reports for a benchmark unit: the record, nothing counted.
+fn reported(record: &RunRecord) -> pb::UnitResult {
     pb::UnitResult {
         solutions: "0".into(),
         wall_seconds: 0.1,
@@ -135,16 +140,7 @@ async fn the_coordinator_verifies_every_record_before_it_stores_it() {
     .await;
     assert_eq!(v, pb::ReportVerdict::Accepted);
 
-    let info = jobs
-        .job_status(pb::JobStatusRequest {
-            header: header(),
-            job_id: job,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .job
-        .unwrap();
+    let info = status(&mut jobs, job).await;
     assert_eq!(info.state(), pb::JobState::Done);
     assert_eq!(info.run_statuses.get("optimal"), Some(&1));
     assert_eq!(info.run_statuses.get("wrong"), Some(&1));
@@ -255,13 +251,7 @@ fn sudoku_record(task: &pb::BenchTask, grid: &str) -> pb::UnitResult {
             ..PuzzleRun::timeout(2)
         }],
     };
-    pb::UnitResult {
-        solutions: "0".into(),
-        wall_seconds: 0.01,
-        host: "liar".into(),
-        run_record_json: r.to_json(),
-        ..Default::default()
-    }
+    reported(&r)
 }
 
 /// A Sudoku benchmark over the wire: a worker's forged grid is stored `wrong` with an alarm,
@@ -324,16 +314,7 @@ async fn a_forged_sudoku_grid_is_stored_wrong_over_the_wire() {
         let (v, msg) = report(&mut w, worker, u, sudoku_record(task, grid)).await;
         assert_eq!(v, pb::ReportVerdict::Accepted, "{msg}");
     }
-    let info = jobs
-        .job_status(pb::JobStatusRequest {
-            header: header(),
-            job_id: job,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .job
-        .unwrap();
+    let info = status(&mut jobs, job).await;
     assert_eq!(info.state(), pb::JobState::Done);
     assert_eq!(info.run_statuses.get("solved"), Some(&1));
     assert_eq!(info.run_statuses.get("wrong"), Some(&1));

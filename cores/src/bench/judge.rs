@@ -12,35 +12,25 @@ use super::conflict::Conflict;
 use super::record::RunRecord;
 use super::Instance;
 
-/// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
-pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
-    if record.family() != instance.family() {
-        return Some(format!(
+/// Judges `record` on `instance` with its family's rules: a claim that does not hold makes it
+/// `wrong` ([`RunRecord::judged`], the reason prefixed by `who`, e.g. "the coordinator's
+/// verifier"); a Sudoku slice's refuted puzzles are each marked `wrong` too. A record of
+/// another family than its instance is `wrong`. Returns the reason, or `None` when the record
+/// stands as it is.
+pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<String> {
+    let fault = if record.family() != instance.family() {
+        Some(format!(
             "a {} answer for a {} instance",
             record.family(),
             instance.family()
-        ));
-    }
-    match instance {
-        Instance::Domino(i) => crate::domino::judge::fault(i, record),
-        Instance::Sudoku(s) => crate::sudoku::judge::fault(s, record),
-    }
-}
-
-/// Judges `record` on `instance`: a claim that does not hold makes it `wrong`
-/// ([`RunRecord::refute`], the reason prefixed by `who`, e.g. "the coordinator's verifier");
-/// a Sudoku slice's refuted puzzles are each marked `wrong` too. Returns the reason, or `None`
-/// when the record stands as it is.
-pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<String> {
-    if let Instance::Sudoku(s) = instance {
-        if record.family() == instance.family() {
-            crate::sudoku::judge::mark_wrong_puzzles(s, record);
+        ))
+    } else {
+        match instance {
+            Instance::Domino(i) => crate::domino::judge::fault(i, record),
+            Instance::Sudoku(s) => crate::sudoku::judge::fault(s, record),
         }
-    }
-    let why = fault(instance, record)?;
-    let why = format!("{who}: {why}");
-    record.refute(&why);
-    Some(why)
+    };
+    record.judged(who, fault)
 }
 
 /// Cross-checks the records of one instance, each family by its own rules

@@ -375,6 +375,15 @@ impl RunRecord {
         }
     }
 
+    /// A judge's verdict on the record: with a fault, the record is refuted, the reason
+    /// prefixed by `who` (e.g. "the coordinator's verifier"), and that reason is returned;
+    /// without one it stands (`None`).
+    pub fn judged(&mut self, who: &str, fault: Option<String>) -> Option<String> {
+        let why = format!("{who}: {}", fault?);
+        self.refute(&why);
+        Some(why)
+    }
+
     /// Relabels the record `wrong`: no objective (the answer stays, as evidence), `why`
     /// first in the message.
     pub fn refute(&mut self, why: &str) {

@@ -53,10 +53,8 @@ pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
 /// ([`RunRecord::refute`], the reason prefixed by `who`, e.g. "the coordinator's verifier").
 /// Returns the reason, or `None` when the record stands as it is.
 pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<String> {
-    let why = fault(instance, record)?;
-    let why = format!("{who}: {why}");
-    record.refute(&why);
-    Some(why)
+    let fault = fault(instance, record);
+    record.judged(who, fault)
 }
 
 /// Cross-checks the records of one instance (see the module invariants); one [`Conflict`]

@@ -1,6 +1,6 @@
-//! What Sudoku runs claim, judged: [`fault`] checks one record against its slice,
-//! [`mark_wrong_puzzles`] marks the puzzles whose grids fail, [`cross_check`] the records of
-//! one slice against each other. `crate::bench::judge` calls them for Sudoku instances.
+//! What Sudoku runs claim, judged: [`fault`] checks one record against its slice (and marks
+//! the puzzles whose grids fail), [`cross_check`] the records of one slice against each other.
+//! `crate::bench::judge` calls them for Sudoku instances.
 //!
 //! Invariants:
 //! - a run answers the slice's puzzles in order, one result per puzzle, on the slice's lines;
@@ -54,70 +54,61 @@ fn puzzle_fault(slice: &Slice, text: &str, run: &PuzzleRun) -> Option<String> {
     }
 }
 
-/// Marks `wrong` every puzzle of `record` whose grids the verifier rejects (the reason in its
-/// message); the record's own status is [`fault`]'s business.
-pub fn mark_wrong_puzzles(slice: &Slice, record: &mut RunRecord) {
+/// Why `record`'s claims do not hold on `slice` (`None`: they hold). In the same pass, every
+/// puzzle whose grids the verifier rejects is marked `wrong`, the reason in its message (all
+/// of them, as evidence; the first fault found is the record's).
+pub fn fault(slice: &Slice, record: &mut RunRecord) -> Option<String> {
+    let status = record.status;
+    if status == Status::Optimal || status == Status::Feasible {
+        return Some(format!(
+            "status {status} for a Sudoku slice (solved, or timeout)"
+        ));
+    }
     let Answer::Sudoku { puzzles } = &mut record.answer else {
-        return;
+        return Some("not a Sudoku answer".into());
     };
+    if !status.is_solved() && puzzles.is_empty() {
+        return None;
+    }
+    let mut first: Option<String> = None;
+    let mut note = |why: String| {
+        first.get_or_insert(why);
+    };
+    if puzzles.len() != slice.puzzles.len() {
+        note(format!(
+            "{} puzzle results for a slice of {} puzzles",
+            puzzles.len(),
+            slice.puzzles.len()
+        ));
+    }
     for (run, p) in puzzles.iter_mut().zip(&slice.puzzles) {
         if run.line != p.line {
+            note(format!(
+                "a result for line {} where the slice has line {}",
+                run.line, p.line
+            ));
             continue;
         }
         if let Some(why) = puzzle_fault(slice, &p.text, run) {
             run.status = PuzzleStatus::Wrong;
             run.message = Some(why);
         }
-    }
-}
-
-/// Why `record`'s claims do not hold on `slice` (`None`: they hold).
-pub fn fault(slice: &Slice, record: &RunRecord) -> Option<String> {
-    let puzzles = record.puzzles();
-    if record.status == Status::Optimal || record.status == Status::Feasible {
-        return Some(format!(
-            "status {} for a Sudoku slice (solved, or timeout)",
-            record.status
-        ));
-    }
-    if !record.status.is_solved() && puzzles.is_empty() {
-        return None;
-    }
-    if puzzles.len() != slice.puzzles.len() {
-        return Some(format!(
-            "{} puzzle results for a slice of {} puzzles",
-            puzzles.len(),
-            slice.puzzles.len()
-        ));
-    }
-    for (run, p) in puzzles.iter().zip(&slice.puzzles) {
-        if run.line != p.line {
-            return Some(format!(
-                "a result for line {} where the slice has line {}",
-                run.line, p.line
-            ));
-        }
         if run.status == PuzzleStatus::Wrong {
             let why = run.message.as_deref().unwrap_or("marked wrong");
-            return Some(format!("{}:{}: {why}", slice.file, p.line));
-        }
-        if let Some(why) = puzzle_fault(slice, &p.text, run) {
-            return Some(format!("{}:{}: {why}", slice.file, p.line));
-        }
-        if slice.unique && run.status == PuzzleStatus::Solved {
-            return Some(format!(
+            note(format!("{}:{}: {why}", slice.file, p.line));
+        } else if slice.unique && run.status == PuzzleStatus::Solved {
+            note(format!(
                 "{}:{}: solved without the uniqueness check the slice asks for",
                 slice.file, p.line
             ));
-        }
-        if record.status == Status::Solved && !run.status.is_answer() {
-            return Some(format!(
+        } else if status == Status::Solved && !run.status.is_answer() {
+            note(format!(
                 "status solved, but line {} is {}",
                 p.line, run.status
             ));
         }
     }
-    None
+    first
 }
 
 /// Cross-checks the runs of one slice puzzle by puzzle: a verified grid refutes another run's
