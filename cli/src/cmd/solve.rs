@@ -14,9 +14,13 @@ use cores::problems::Variant;
 use cores::sudoku::{self, difficulty, ps12, Answer, Puzzle, PuzzleReader, Shape, SolveError};
 use serde_json::json;
 
+use clap::ValueEnum;
+use worker::bench::sudoku::Solved;
+use worker::bench::sudoku_external as external;
+use worker::bench::{self, Config, Family};
+
 use super::problem::{parse_dims, parse_group};
 use crate::exit::user_error;
-use worker::bench::sudoku_external::{self as external, External, ExternalError};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SolveCmd {
@@ -123,55 +127,28 @@ pub enum SolverArg {
     Minizinc,
 }
 
-/// A solver, in process or external.
-#[derive(Debug, Clone, Copy)]
-pub enum AnySolver {
-    Core(sudoku::Solver),
-    External(External),
-}
-
 impl SolverArg {
-    pub fn solver(self) -> AnySolver {
-        use sudoku::Solver as S;
-        match self {
-            SolverArg::Ps12 => AnySolver::Core(S::Ps12),
-            SolverArg::Ps12Generic => AnySolver::Core(S::Ps12Generic),
-            SolverArg::Dlx => AnySolver::Core(S::Dlx),
-            SolverArg::Sat => AnySolver::Core(S::Sat),
-            SolverArg::SatNaive => AnySolver::Core(S::SatNaive),
-            SolverArg::Alldiff => AnySolver::Core(S::Alldiff),
-            SolverArg::Minisat => AnySolver::External(External::Minisat),
-            SolverArg::Gprolog => AnySolver::External(External::Gprolog),
-            SolverArg::Minizinc => AnySolver::External(External::Minizinc),
-        }
+    /// The Sudoku benchmark configuration of the same name (`worker::bench::CONFIGS`).
+    pub fn config(self) -> &'static Config {
+        let value = self.to_possible_value().expect("no solver is hidden");
+        bench::config(value.get_name())
+            .filter(|c| c.family == Family::Sudoku)
+            .expect("every solver is a Sudoku configuration")
     }
 }
 
-impl AnySolver {
-    fn name(self) -> &'static str {
-        match self {
-            AnySolver::Core(s) => s.name(),
-            AnySolver::External(e) => e.name(),
-        }
-    }
-
-    /// A verified answer, or `None` when the external program is unavailable (with why).
-    pub fn solve(self, puzzle: &Puzzle, unique: bool) -> anyhow::Result<Result<Answer, String>> {
-        let found = match self {
-            AnySolver::Core(s) => {
-                return Ok(Ok(sudoku::solve(puzzle, s, unique).map_err(core_error)?))
-            }
-            AnySolver::External(e) => {
-                match external::solutions(e, puzzle, if unique { 2 } else { 1 }) {
-                    Ok(found) => found,
-                    Err(ExternalError::Unavailable(why)) => return Ok(Err(why)),
-                    Err(e) => return Err(anyhow::Error::new(e).context(self.name())),
-                }
-            }
-        };
-        Ok(Ok(
-            sudoku::answer(puzzle, self.name(), found, unique).map_err(core_error)?
-        ))
+/// A verified answer of configuration `cfg`, or why its external program is unavailable here.
+fn answer(cfg: &Config, puzzle: &Puzzle, unique: bool) -> anyhow::Result<Result<Answer, String>> {
+    let want = if unique { 2 } else { 1 };
+    let deadline = Instant::now() + external::TIME_LIMIT;
+    match bench::sudoku::solutions(cfg.engine, puzzle, want, deadline) {
+        Solved::Grids(found) => Ok(Ok(
+            sudoku::answer(puzzle, cfg.name, found, unique).map_err(core_error)?
+        )),
+        Solved::Unavailable(why) => Ok(Err(why)),
+        Solved::Unsupported(why) => Err(user_error(why)),
+        Solved::Timeout(why) => Err(anyhow::anyhow!("{}: timeout: {why}", cfg.name)),
+        Solved::Failed(why) => Err(anyhow::anyhow!("{}: failed: {why}", cfg.name)),
     }
 }
 
@@ -214,7 +191,7 @@ pub fn run(cmd: SolveCmd) -> anyhow::Result<()> {
 }
 
 fn solve_sudoku(a: SolveSudokuArgs) -> anyhow::Result<()> {
-    let solver = a.solver.solver();
+    let solver = a.solver.config();
     if a.trace && !matches!(a.solver, SolverArg::Ps12 | SolverArg::Ps12Generic) {
         return Err(user_error(
             "--trace shows the PS-1-2 trace: use --solver ps12",
@@ -230,7 +207,7 @@ fn solve_sudoku(a: SolveSudokuArgs) -> anyhow::Result<()> {
                 sudoku::answer(p, "ps12", run.solutions.clone(), a.unique).map_err(core_error)?;
             (Ok(answer), Some(run))
         } else {
-            (solver.solve(p, a.unique)?, None)
+            (answer(solver, p, a.unique)?, None)
         };
         let seconds = start.elapsed().as_secs_f64();
         let side = p.side();
@@ -245,7 +222,7 @@ fn solve_sudoku(a: SolveSudokuArgs) -> anyhow::Result<()> {
         if a.json {
             let mut v = json!({
                 "puzzle": p.text(),
-                "solver": solver.name(),
+                "solver": solver.name,
                 "seconds": seconds,
             });
             match &answer {
@@ -280,7 +257,7 @@ fn solve_sudoku(a: SolveSudokuArgs) -> anyhow::Result<()> {
             writeln!(out, "{line}")?;
         }
         if let Err(why) = &answer {
-            eprintln!("dancehall: {}: {why}", solver.name());
+            eprintln!("dancehall: {}: {why}", solver.name);
         }
     }
     out.flush()?;
@@ -309,4 +286,21 @@ fn difficulty_fields(
     v["tree_nodes_std_err"] = d.tree_nodes.std_err.into();
     v["tree_samples"] = d.samples.into();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_solver_names_a_sudoku_configuration() {
+        for arg in SolverArg::value_variants() {
+            let name = arg.to_possible_value().unwrap().get_name().to_owned();
+            assert_eq!(arg.config().name, name);
+        }
+        assert_eq!(
+            SolverArg::value_variants().len(),
+            bench::configs_of(Family::Sudoku).count()
+        );
+    }
 }

@@ -25,12 +25,16 @@ use super::sudoku_external::{self as external, ExternalError};
 /// Who judges a record on the worker.
 const JUDGE: &str = "the worker's verifier";
 
-/// What one solve of one puzzle gave.
-enum Solved {
+/// What one solve of one puzzle by a Sudoku configuration gave.
+pub enum Solved {
+    /// Up to the grids asked for, unverified: pass them to `cores::sudoku::answer`.
     Grids(Vec<Vec<u8>>),
-    /// The solver cannot run here or cannot express the shape: the whole unit is unavailable.
+    /// The external program is not installed here.
     Unavailable(String),
-    Timeout,
+    /// The solver cannot express the puzzle's shape.
+    Unsupported(String),
+    /// An external program was stopped at the deadline.
+    Timeout(String),
     Failed(String),
 }
 
@@ -90,13 +94,15 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
             continue;
         }
         let t0 = Instant::now();
-        let solved = solve(cfg.engine, puzzle, want, deadline);
+        let solved = solutions(cfg.engine, puzzle, want, deadline);
         let seconds = t0.elapsed().as_secs_f64();
         let run = match solved {
-            Solved::Unavailable(why) => {
+            // A solver that cannot run here or cannot express the shape: the whole unit is
+            // unavailable.
+            Solved::Unavailable(why) | Solved::Unsupported(why) => {
                 return blank(Status::Unavailable, Some(why), &availability)
             }
-            Solved::Timeout => {
+            Solved::Timeout(_) => {
                 ended = Some(Termination::Walltime);
                 PuzzleRun::timeout(p.line)
             }
@@ -175,18 +181,20 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
     record
 }
 
-/// Up to `want` grids of `puzzle` by `engine`.
-fn solve(engine: Engine, puzzle: &Puzzle, want: usize, deadline: Instant) -> Solved {
+/// Up to `want` grids of `puzzle` by the Sudoku configuration whose engine is `engine`
+/// (in process, or as processes stopped at `deadline`). Shared by benchmark units and
+/// `dancehall solve sudoku`.
+pub fn solutions(engine: Engine, puzzle: &Puzzle, want: usize, deadline: Instant) -> Solved {
     match engine {
         Engine::Sudoku(solver) => match sudoku::solutions(puzzle, solver, want) {
             Ok(g) => Solved::Grids(g),
-            Err(e @ SolveError::Unsupported { .. }) => Solved::Unavailable(e.to_string()),
+            Err(e @ SolveError::Unsupported { .. }) => Solved::Unsupported(e.to_string()),
             Err(e) => Solved::Failed(e.to_string()),
         },
         Engine::SudokuExternal(e) => match external::solutions_within(e, puzzle, want, deadline) {
             Ok(g) => Solved::Grids(g),
             Err(ExternalError::Unavailable(why)) => Solved::Unavailable(why),
-            Err(ExternalError::Timeout(_)) => Solved::Timeout,
+            Err(ExternalError::Timeout(why)) => Solved::Timeout(why),
             Err(ExternalError::Failed(why)) => Solved::Failed(why),
         },
         _ => Solved::Failed("not a Sudoku configuration".into()),
