@@ -108,6 +108,16 @@ pub enum Status {
 }
 
 impl Status {
+    /// What `found` solutions (of a search for up to two when `unique`) say.
+    pub fn of_count(found: usize, unique: bool) -> Status {
+        match found {
+            0 => Status::None,
+            1 if unique => Status::Unique,
+            1 => Status::Solved,
+            _ => Status::Multiple,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Status::Unique => "unique",
@@ -185,12 +195,7 @@ pub fn answer(
     if found.len() >= 2 && found[0] == found[1] {
         return Err(wrong("the same grid was reported as two solutions".into()));
     }
-    let status = match found.len() {
-        0 => Status::None,
-        1 if unique => Status::Unique,
-        1 => Status::Solved,
-        _ => Status::Multiple,
-    };
+    let status = Status::of_count(found.len(), unique);
     Ok(Answer {
         status,
         solution: found.into_iter().next(),

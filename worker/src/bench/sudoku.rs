@@ -1,11 +1,11 @@
 //! One Sudoku benchmark unit: one configuration over a slice of a puzzle file
 //! (`cores::sudoku::bench::Slice`), each puzzle solved (with the uniqueness check when the
-//! slice asks for it), timed, verified and measured for difficulty, into one [`RunRecord`]
-//! whose answer lists every puzzle.
+//! slice asks for it), timed and measured for difficulty, into one [`RunRecord`] whose answer
+//! lists every puzzle, judged before it leaves.
 //!
-//! Invariants: every grid goes through `cores::sudoku::answer` (the independent verifier)
-//! before it is a result, and the record leaves through `cores::bench::judge`, the judge the
-//! coordinator applies again. A puzzle's `seconds` is the solver's time alone (the uniqueness
+//! Invariants: the record leaves through `cores::bench::judge`, the judge the coordinator
+//! applies again, which checks every grid with the independent verifier (once per grid) and
+//! marks a failing puzzle `wrong`. A puzzle's `seconds` is the solver's time alone (the uniqueness
 //! check included; the verifier and the difficulty measure not), so puzzles/s compares
 //! solvers, not the harness. The unit's wall-time limit is checked between puzzles (and is
 //! every external process's deadline): puzzles not reached are `timeout`.
@@ -112,9 +112,7 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
                 message: Some(why),
                 ..PuzzleRun::timeout(p.line)
             },
-            Solved::Grids(found) => {
-                verified(puzzle, cfg.name, p.line, seconds, found, slice.unique)
-            }
+            Solved::Grids(found) => result(puzzle, p.line, seconds, &found, slice.unique),
         };
         runs.push(run);
     }
@@ -201,40 +199,23 @@ pub fn solutions(engine: Engine, puzzle: &Puzzle, want: usize, deadline: Instant
     }
 }
 
-/// The verified result of the grids a solver found (a grid failing the verifier makes the
-/// puzzle `wrong`, its grid kept as evidence).
-fn verified(
+/// A puzzle's result from the grids a solver found: the status their number says, the grids
+/// as text. Not verified here: the judge at the end of the run checks every grid and marks a
+/// failing one `wrong` (its grid kept as evidence).
+fn result(
     puzzle: &Puzzle,
-    solver: &str,
     line: usize,
     seconds: f64,
-    found: Vec<Vec<u8>>,
+    found: &[Vec<u8>],
     unique: bool,
 ) -> PuzzleRun {
-    let side = puzzle.side();
-    let text = |g: &Vec<u8>| format_grid(g, side);
-    let grids: Vec<String> = found.iter().map(text).collect();
-    let base = PuzzleRun {
+    let text = |g: &Vec<u8>| format_grid(g, puzzle.side());
+    PuzzleRun {
+        status: PuzzleStatus::of(sudoku::Status::of_count(found.len(), unique)),
         seconds,
-        solution: grids.first().cloned(),
-        other: grids.get(1).cloned(),
+        solution: found.first().map(text),
+        other: found.get(1).map(text),
         ..PuzzleRun::timeout(line)
-    };
-    match sudoku::answer(puzzle, solver, found, unique) {
-        Ok(a) => PuzzleRun {
-            status: PuzzleStatus::of(a.status),
-            other: if a.status == sudoku::Status::Multiple {
-                base.other.clone()
-            } else {
-                None
-            },
-            ..base
-        },
-        Err(e) => PuzzleRun {
-            status: PuzzleStatus::Wrong,
-            message: Some(e.to_string()),
-            ..base
-        },
     }
 }
 
