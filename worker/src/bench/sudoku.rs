@@ -27,7 +27,8 @@ const JUDGE: &str = "the worker's verifier";
 
 /// What one solve of one puzzle by a Sudoku configuration gave.
 pub enum Solved {
-    /// Up to the grids asked for, unverified: pass them to `cores::sudoku::answer`.
+    /// Up to the grids asked for, unverified (`cores::sudoku::answer` or the benchmark judge
+    /// checks them).
     Grids(Vec<Vec<u8>>),
     /// The external program is not installed here.
     Unavailable(String),

@@ -4,7 +4,8 @@
 //! (seed 000 section 1.4), and a MiniZinc model with `alldifferent` run by Gecode. Each runs
 //! as a process on files in a temporary directory; a program that is not installed is
 //! [`ExternalError::Unavailable`], never a wrong answer. Their grids go back through
-//! `cores::sudoku::answer`, the verifier, like every other solver's.
+//! the independent verifier like every other solver's (`cores::sudoku::answer` in `dancehall
+//! solve sudoku`, the benchmark judge in a unit).
 
 use std::fmt::Write as _;
 use std::io::ErrorKind;
@@ -152,7 +153,7 @@ fn write(path: &Path, text: &str) -> Result<(), ExternalError> {
     std::fs::write(path, text).map_err(|e| failed(format!("{}: {e}", path.display())))
 }
 
-/// Up to `limit` grids of `puzzle` (unverified: pass them to `cores::sudoku::answer`), each
+/// Up to `limit` grids of `puzzle` (unverified: the caller verifies them), each
 /// process stopped after [`TIME_LIMIT`].
 pub fn solutions(
     external: External,
