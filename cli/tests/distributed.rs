@@ -9,6 +9,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::Stdio;
 
 use common::*;
@@ -1034,6 +1035,179 @@ fn a_spec_of_weighted_sudoku_units_counts_every_6x6_grid_and_writes_its_ledger()
         0,
     );
     assert_eq!(json_lines(&out)[0]["total_solutions"], "28200960");
+}
+
+/// `dancehall ledger --db DB --out DIR/NAME`; the file's path.
+fn export_ledger(db: &Path, dir: &Path, name: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    run_expect(
+        dancehall()
+            .args(["ledger", "--db"])
+            .arg(db)
+            .arg("--out")
+            .arg(&path),
+        0,
+    );
+    path
+}
+
+#[test]
+fn a_resplit_dlx_job_recounts_from_its_ledger_alone() {
+    // Q(13) = 73,712 (OEIS A000170). Units stop after 100,000 nodes and hand the rest back,
+    // so the ledger holds split units (counting part of their subtree) and their children.
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.db");
+    let out = run_expect(
+        dancehall()
+            .args(["run", "queens", "13", "--workers", "2", "--json"])
+            .args(["--unit-node-limit", "100000", "--db"])
+            .arg(&first),
+        0,
+    );
+    assert_eq!(solutions(&json_lines(&out)[0]), 73_712);
+    // As if an older coordinator served this database (its last migration not applied):
+    // `ledger` reads it read-only and never migrates it.
+    let latest = "SELECT MAX(version) FROM _sqlx_migrations";
+    let applied = db_rows(&first, latest)[0][0].clone();
+    db_exec(
+        &first,
+        &format!("DELETE FROM _sqlx_migrations WHERE version = {applied}"),
+    );
+    let older = db_rows(&first, latest)[0][0].clone();
+    let ledger = export_ledger(&first, dir.path(), "first.csv");
+    assert_eq!(
+        db_rows(&first, latest)[0][0],
+        older,
+        "ledger migrated the database"
+    );
+    let split_rows = |path: &Path| {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| l.split(',').nth(1) == Some("split"))
+            .count()
+    };
+    assert!(split_rows(&ledger) > 0, "the job was re-split");
+    // Recounted from the ledger alone (with re-splits again), twice: the same total.
+    let mut ledger = ledger;
+    for round in ["second", "third"] {
+        let spec = write_spec(
+            dir.path(),
+            &format!("{round}.toml"),
+            &format!(
+                "name = \"{round}\"\nexpected_total = 73712\n\
+                 [problem]\nfamily = \"queens\"\nn = 13\n\
+                 [partition]\nunit_node_limit = 100000\n\
+                 [units]\nfile = \"{}\"\n",
+                ledger.file_name().unwrap().to_str().unwrap()
+            ),
+        );
+        let db = dir.path().join(format!("{round}.db"));
+        let out = run_expect(
+            dancehall()
+                .arg("run")
+                .arg(&spec)
+                .args(["--workers", "2", "--json", "--db"])
+                .arg(&db),
+            0,
+        );
+        let v = &json_lines(&out)[0];
+        assert_eq!(solutions(v), 73_712, "{round}: {v}");
+        ledger = export_ledger(&db, dir.path(), &format!("{round}.csv"));
+        assert!(split_rows(&ledger) > 0, "{round}: re-split again");
+    }
+    // A spec that states another factor than the ledger's is refused, naming the line.
+    let spec = write_spec(
+        dir.path(),
+        "factor.toml",
+        "name = \"f\"\nsymmetry_factor = 2\n[problem]\nfamily = \"queens\"\nn = 13\n\
+         [units]\nfile = \"first.csv\"\n",
+    );
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(dir.path().join("f.db")),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("factor.toml:2: symmetry_factor = 2 contradicts the factor 1 of [units]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_total_beyond_128_bits_is_an_overflow_said_first_never_a_number() {
+    // 4 queens: 2 solutions (OEIS A000170), one with the first row's queen in column 1 and one
+    // in column 2 (options 1 and 2). Times the factor 2^128 - 1, or weighted 2^127 each, the
+    // total does not fit in 128 bits.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("units.csv"),
+        "prefix,weight\n1,170141183460469231731687303715884105728\n\
+         2,170141183460469231731687303715884105728\n",
+    )
+    .unwrap();
+    let cases = [
+        (
+            "factor",
+            "symmetry_factor = \"340282366920938463463374607431768211455\"\n",
+            "the symmetry factor x the weighted sum",
+        ),
+        (
+            "weights",
+            "[units]\nfile = \"units.csv\"\n",
+            "the sum of weight x count",
+        ),
+    ];
+    for (name, keys, what) in cases {
+        let (top, units) = match keys.strip_prefix("[units]") {
+            Some(_) => ("", keys),
+            None => (keys, ""),
+        };
+        let spec = write_spec(
+            dir.path(),
+            &format!("{name}.toml"),
+            &format!("name = \"{name}\"\n{top}[problem]\nfamily = \"queens\"\nn = 4\n{units}"),
+        );
+        let db = dir.path().join(format!("{name}.db"));
+        for json in [true, false] {
+            let mut cmd = dancehall();
+            cmd.arg("run")
+                .arg(&spec)
+                .args(["--workers", "1", "--db"])
+                .arg(&db);
+            if json {
+                cmd.arg("--json");
+            }
+            let out = run_expect(&mut cmd, 1);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.starts_with("OVERFLOW job ")
+                    && err
+                        .lines()
+                        .next()
+                        .unwrap()
+                        .ends_with(&format!("({name}): {what} exceeds 2^128 - 1")),
+                "{name}: {err}"
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if json {
+                let v = &json_lines(&out)[0];
+                assert_eq!(v["total_solutions"], "overflow", "{v}");
+                assert!(v["overflow"].as_str().unwrap().starts_with(what), "{v}");
+            } else {
+                assert!(
+                    stdout.starts_with("PROBLEMS: 1 total(s) overflow 128 bits"),
+                    "{stdout}"
+                );
+                assert!(stdout.contains("solutions: overflow"), "{stdout}");
+                assert!(!stdout.contains("solutions: 0"), "{stdout}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -118,3 +118,34 @@ fn the_8x8_ledger_sums_to_the_published_total_and_recounts() {
     assert_eq!(count_box("2x4", &r.givens, "dlx"), r.count);
     assert_eq!(count_box("2x4", &r.givens, "sudoku-bands"), r.count);
 }
+
+#[test]
+fn the_band_reduction_gives_the_committed_ledgers_units_and_weights() {
+    // The committed ledgers are the reference: a change of `grid_units` that moves weight
+    // between band classes (or changes a unit's givens, or the factor) fails here, even if the
+    // class sizes still sum to 36,288.
+    for (ledger, (r, c)) in [(LEDGER, (3, 3)), (LEDGER_8X8, (2, 4))] {
+        let units = cores::grids::units::grid_units(r, c).unwrap();
+        let side = r * c;
+        let mut made: Vec<(String, u128)> = units
+            .units
+            .iter()
+            .map(|u| {
+                (
+                    cores::problems::sudoku::format_grid(&u.givens, side),
+                    u.weight,
+                )
+            })
+            .collect();
+        let rows = read(ledger);
+        let mut committed: Vec<(String, u128)> =
+            rows.iter().map(|r| (r.givens.clone(), r.weight)).collect();
+        made.sort();
+        committed.sort();
+        assert_eq!(made.len(), committed.len(), "{ledger}");
+        for (m, c) in made.iter().zip(&committed) {
+            assert_eq!(m, c, "{ledger}: a unit or its weight differs");
+        }
+        assert!(rows.iter().all(|row| row.factor == units.symmetry_factor));
+    }
+}

@@ -293,16 +293,17 @@ fn query_reads_the_views_and_refuses_a_write() {
     );
     let o = dancehall(&[
         "query",
-        "SELECT job_id, kind, units, units_counted FROM v_jobs",
+        "SELECT job_id, kind, units, units_counted, counted_unweighted FROM v_jobs",
         "--db",
         db,
         "--format",
         "json",
     ]);
+    // Job 1's four units counted 3 each; a benchmark counts nothing.
     assert_eq!(
         stdout(&o),
-        "{\"job_id\":1,\"kind\":\"count\",\"units\":4,\"units_counted\":4}\n\
-         {\"job_id\":2,\"kind\":\"benchmark\",\"units\":4,\"units_counted\":4}\n"
+        "{\"counted_unweighted\":12.0,\"job_id\":1,\"kind\":\"count\",\"units\":4,\"units_counted\":4}\n\
+         {\"counted_unweighted\":0.0,\"job_id\":2,\"kind\":\"benchmark\",\"units\":4,\"units_counted\":4}\n"
     );
     let before = std::fs::read(db).unwrap();
     for sql in [
@@ -316,13 +317,47 @@ fn query_reads_the_views_and_refuses_a_write() {
         assert!(err.contains("read-only"), "{sql}: {err}");
     }
     assert_eq!(std::fs::read(db).unwrap(), before, "the database changed");
+    // A read-only connection can still write other files: refused before anything runs.
+    let copy = dir.path().join("copy.db");
+    let attached = dir.path().join("attached.db");
+    for (sql, word) in [
+        (format!("VACUUM INTO '{}'", copy.display()), "VACUUM"),
+        (
+            format!("/* x */ vacuum main into '{}'", copy.display()),
+            "VACUUM",
+        ),
+        (
+            format!("ATTACH DATABASE '{}' AS a", attached.display()),
+            "ATTACH",
+        ),
+    ] {
+        let o = dancehall(&["query", &sql, "--db", db]);
+        assert_eq!(o.status.code(), Some(2), "{sql}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(&format!(
+                "`{word}` writes a file even on a read-only database"
+            )),
+            "{sql}: {err}"
+        );
+    }
+    assert!(!copy.exists() && !attached.exists(), "a file was written");
+    // The words inside a string or a quoted name are not keywords.
+    let o = dancehall(&[
+        "query",
+        "SELECT 'vacuum into x' AS \"attach\" -- vacuum\n",
+        "--db",
+        db,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = dancehall(&["query", "SELECT COUNT(*) AS n FROM jobs", "--db", db]);
     assert_eq!(stdout(&o), "n\n2\n");
 }
 
 /// The HTML report in headless Chromium: no console error, every chart there, a screenshot
-/// with something on it. Skipped (with a note) where Chromium is not installed; CI installs it
-/// (scripts/install-test-tools.sh).
+/// with something on it. Skipped (with a note) where Chromium is not installed, except under
+/// CI (`CI` set), where a missing Chromium fails the test: CI installs it
+/// (scripts/install-test-tools.sh), so its absence is a broken install step.
 #[test]
 fn the_html_report_renders_in_headless_chromium() {
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
@@ -350,7 +385,9 @@ fn the_html_report_renders_in_headless_chromium() {
     );
     assert!(!page.contains("<script"), "the report has no script");
     let Some(chromium) = chromium else {
-        eprintln!("chromium is not installed: the rendering part is skipped");
+        let why = "chromium is not installed (scripts/install-test-tools.sh installs it)";
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        eprintln!("{why}: the rendering part is skipped");
         return;
     };
     // A probe that records errors and console.error calls into the DOM, injected first.

@@ -245,7 +245,7 @@ pub struct Unit {
 }
 
 /// What a worker measured on a unit (or what the partitioner counted directly).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct UnitResult {
     pub solutions: u128,
     pub nodes: u64,

@@ -12,7 +12,8 @@
 //! Rust as checked u128 products weight x solutions ([`job_total`]).
 //!
 //! Migrations: `20250101000000_initial.sql`, `20250201000000_benchmarks.sql`,
-//! `20250301000000_weights.sql` (`units.weight`, `jobs.core`, `unit_results.core`).
+//! `20250301000000_weights.sql` (`units.weight`, `jobs.core`, `unit_results.core`), and the
+//! later ones listed in ARCHITECTURE.md.
 
 use std::path::Path;
 use std::str::FromStr;

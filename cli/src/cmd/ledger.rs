@@ -1,12 +1,18 @@
 //! `dancehall ledger [JOB] [--db F] [--out FILE]`: a counting job's accepted units as CSV,
 //! read straight from the SQLite file (no coordinator needed).
 //!
-//! Columns: `unit, state, givens` (Sudoku-core jobs: one line of side x side cells, `.` for
+//! Columns: `unit, state, parent` (the unit a split handed this one back from, empty for a
+//! unit of the partition), `givens` (Sudoku-core jobs: one line of side x side cells, `.` for
 //! empty) or `prefix` (option ids), `weight, count, nodes, core, worker, host, seconds,
 //! factor` (the job's symmetry factor, on every row so that the file stands alone). The job's
 //! total is `factor x sum(weight x count)`; each Sudoku unit can be recounted with `dancehall
 //! count sudoku --box RxC --givens ...`, and the file itself is a `[units]` file for a spec.
-//! A `split` unit's count covers only the part of its subtree outside its child units.
+//! A `split` unit's count covers only the part of its subtree outside its child units; read
+//! as units (`cli/src/spec/units.rs`), a split unit stands for its whole subtree and the rows
+//! below it are left out.
+//!
+//! The database is opened read-only: exporting a ledger never migrates or locks a database
+//! that a coordinator (of this release or an older one) may be serving.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -60,7 +66,7 @@ pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
     if !db.exists() {
         return Err(user_error(format!("{}: no such database", db.display())));
     }
-    let pool = store::open(db).await?;
+    let pool = store::open_read_only(db).await?;
     let job = match job {
         Some(j) => j,
         None => store::list_jobs(&pool)
@@ -83,16 +89,18 @@ pub fn to_csv(ledger: &Ledger) -> String {
         CoreSpec::Dlx => None,
     };
     let cells = if shape.is_some() { "givens" } else { "prefix" };
-    let mut s = format!("unit,state,{cells},weight,count,nodes,core,worker,host,seconds,factor\n");
+    let mut s =
+        format!("unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor\n");
     for r in &ledger.rows {
         let cells = match shape {
             Some((box_rows, box_cols)) => givens_line(&r.prefix, box_rows, box_cols),
             None => coordinator::job::prefix_text(&r.prefix),
         };
         s.push_str(&format!(
-            "{},{},{cells},{},{},{},{},{},{},{:.3},{}\n",
+            "{},{},{},{cells},{},{},{},{},{},{},{:.3},{}\n",
             r.unit,
             r.state.as_str(),
+            r.parent.map_or_else(String::new, |p| p.to_string()),
             r.weight,
             r.solutions,
             r.nodes,

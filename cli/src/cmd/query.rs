@@ -2,7 +2,9 @@
 //! JSON (the views `v_jobs`, `v_unit_results`, `v_bench_runs` are documented in the README).
 //!
 //! Invariant: the database is opened read-only, so a query that would write is refused by
-//! SQLite and nothing changes.
+//! SQLite and nothing changes. SQLite still lets a read-only connection write other files
+//! (`VACUUM INTO 'file'` copies the database, `ATTACH 'file'` creates one and lets it be
+//! written): a query using either keyword is refused before it runs ([`writes_files`]).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -77,6 +79,11 @@ pub fn run(a: QueryArgs) -> anyhow::Result<()> {
     if !a.db.exists() {
         return Err(user_error(format!("{}: no such database", a.db.display())));
     }
+    if let Some(word) = writes_files(&a.sql) {
+        return Err(user_error(format!(
+            "query: `{word}` writes a file even on a read-only database; `query` does not write"
+        )));
+    }
     let rt = crate::runtime::current_thread()?;
     let (names, rows) = rt.block_on(async {
         let pool = coordinator::store::open_read_only(&a.db).await?;
@@ -105,6 +112,50 @@ pub fn run(a: QueryArgs) -> anyhow::Result<()> {
         Ok::<_, anyhow::Error>((names, values))
     })?;
     crate::report::write(None, &render(&names, &rows, a.format))
+}
+
+/// The first keyword of `sql` (outside string literals, quoted names and comments) through
+/// which a read-only connection can still write a file: `VACUUM` (`VACUUM INTO`) or `ATTACH`.
+fn writes_files(sql: &str) -> Option<String> {
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            q @ (b'\'' | b'"' | b'`' | b'[') => {
+                let close = if q == b'[' { b']' } else { q };
+                i += 1;
+                while i < b.len() && b[i] != close {
+                    i += 1;
+                }
+                i += 1;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$')
+                {
+                    i += 1;
+                }
+                let word = &sql[start..i];
+                if word.eq_ignore_ascii_case("vacuum") || word.eq_ignore_ascii_case("attach") {
+                    return Some(word.to_ascii_uppercase());
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 fn render(names: &[String], rows: &[Vec<Value>], format: Format) -> String {

@@ -244,8 +244,35 @@ fn count_report(job: &JobSpec, info: &pb::JobInfo) -> CountReport {
     }
 }
 
+/// Which of a finished job's totals does not fit in 128 bits (the wire says `overflow`), if
+/// one does not.
+fn overflow(info: &pb::JobInfo) -> Option<&'static str> {
+    let bad = |s: &str| s.parse::<u128>().is_err();
+    if bad(&info.solutions) {
+        Some("the sum of the unit counts")
+    } else if info.weighted && bad(&info.weighted_solutions) {
+        Some("the sum of weight x count")
+    } else if bad(&info.solutions_times_symmetry) {
+        Some("the symmetry factor x the weighted sum")
+    } else {
+        None
+    }
+}
+
 fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
     let mut v = count_report(job, info).to_json();
+    if let Some(what) = overflow(info) {
+        // Never a number that is not the count: the totals as the coordinator said them.
+        v["solutions"] = if info.weighted {
+            &info.weighted_solutions
+        } else {
+            &info.solutions
+        }
+        .clone()
+        .into();
+        v["total_solutions"] = info.solutions_times_symmetry.clone().into();
+        v["overflow"] = format!("{what} exceeds 2^128 - 1").into();
+    }
     v["name"] = job.name.clone().into();
     v["job"] = info.job_id.into();
     v["units"] = info.units_total.into();
@@ -294,19 +321,40 @@ fn report(
     db: &std::path::Path,
     full: &Report,
 ) -> anyhow::Result<Vec<String>> {
+    let overflowed: Vec<String> = jobs
+        .iter()
+        .zip(infos)
+        .filter_map(|(job, i)| {
+            let what = overflow(i)?;
+            Some(format!(
+                "job {} ({}): {what} exceeds 2^128 - 1",
+                i.job_id, job.name
+            ))
+        })
+        .collect();
+    for o in &overflowed {
+        eprintln!("OVERFLOW {o}");
+    }
     let wrong = unexpected_totals(jobs, infos);
     for w in &wrong {
         eprintln!("WRONG TOTAL {w}");
     }
     let mut out = std::io::stdout().lock();
     if !as_json {
-        match (wrong.is_empty(), full.problems().is_empty()) {
-            (true, _) => writeln!(out, "{}", crate::report::text::verdict(full))?,
-            (false, _) => writeln!(
+        if !overflowed.is_empty() {
+            writeln!(
+                out,
+                "PROBLEMS: {} total(s) overflow 128 bits",
+                overflowed.len()
+            )?;
+        } else if !wrong.is_empty() {
+            writeln!(
                 out,
                 "PROBLEMS: {} total(s) differ from the spec's expected_total",
                 wrong.len()
-            )?,
+            )?;
+        } else {
+            writeln!(out, "{}", crate::report::text::verdict(full))?;
         }
     }
     if as_json {
@@ -315,7 +363,14 @@ fn report(
         }
     } else if jobs.len() == 1 {
         let (job, i) = (&jobs[0], &infos[0]);
-        writeln!(out, "{}", count_report(job, i).human())?;
+        match overflow(i) {
+            Some(what) => writeln!(
+                out,
+                "{}\nsolutions: overflow ({what} exceeds 2^128 - 1)",
+                job.label
+            )?,
+            None => writeln!(out, "{}", count_report(job, i).human())?,
+        }
         if i.weighted {
             writeln!(
                 out,
@@ -356,6 +411,8 @@ fn report(
     if !as_json {
         writeln!(out, "results in {}", db.display())?;
     }
+    // An overflow is also a problem of the report (`Report::problems`), which makes the run
+    // fail.
     Ok(wrong
         .iter()
         .map(|w| format!("did not reach its expected total: {w}"))

@@ -60,6 +60,11 @@ impl JobReport {
         if head.state != "done" {
             out.push(format!("{job}: {}", head.state));
         }
+        if let JobReport::Count(c) = self {
+            if let Some(what) = c.overflow() {
+                out.push(format!("{job}: overflow: {what} exceeds 2^128 - 1"));
+            }
+        }
         if let JobReport::Benchmark(b) = self {
             out.extend(b.wrong.iter().map(|w| format!("{job}: wrong run {w}")));
             out.extend(
@@ -88,8 +93,8 @@ pub struct Head {
 #[derive(Debug, Clone, Serialize)]
 pub struct CountReport {
     pub head: Head,
-    /// Sum of the accepted counts (decimal: counts can exceed 2^64).
-    pub counted: String,
+    /// Sum of the accepted counts (decimal: counts can exceed 2^64); `None` on overflow.
+    pub counted: Option<String>,
     /// Whether units carry weights other than 1.
     pub weighted: bool,
     /// Sum of weight x count (equal to `counted` without weights); `None` on overflow.
@@ -115,6 +120,21 @@ pub struct CountReport {
     pub sum_unit_seconds: f64,
     /// Sum of unit times over the job's wall time.
     pub speedup: Option<f64>,
+}
+
+impl CountReport {
+    /// Which of the job's totals does not fit in 128 bits, if one does not.
+    pub fn overflow(&self) -> Option<&'static str> {
+        if self.counted.is_none() {
+            Some("the sum of the unit counts")
+        } else if self.weighted_total.is_none() {
+            Some("the sum of weight x count")
+        } else if self.total.is_none() {
+            Some("the symmetry factor x the weighted sum")
+        } else {
+            None
+        }
+    }
 }
 
 /// Min, quartiles, max.
@@ -330,7 +350,11 @@ pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountRepor
         .iter()
         .filter_map(|u| u.result.as_ref().map(|r| (u, r)))
         .collect();
-    let counted: u128 = counted_units.iter().map(|(_, r)| r.solutions).sum();
+    // Every sum and product checked: an overflow is `None` (a problem of the report), never
+    // a wrapped number.
+    let counted = counted_units
+        .iter()
+        .try_fold(0u128, |acc, (_, r)| acc.checked_add(r.solutions));
     let weighted_total = counted_units.iter().try_fold(0u128, |acc, (u, r)| {
         acc.checked_add(u.weight.checked_mul(r.solutions)?)
     });
@@ -370,7 +394,7 @@ pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountRepor
         .map(|q| q.max / q.median);
     let speedup = (head.wall_seconds > 0.0).then(|| sum_unit_seconds / head.wall_seconds);
     CountReport {
-        counted: counted.to_string(),
+        counted: counted.map(|c| c.to_string()),
         weighted: units.iter().any(|u| u.weight != 1),
         weighted_total: weighted_total.map(|w| w.to_string()),
         symmetry_factor: factor.to_string(),

@@ -59,13 +59,11 @@ pub fn count_table(c: &CountReport) -> String {
     let overflow = || "overflow".to_string();
     let weighted = c.weighted_total.clone().unwrap_or_else(overflow);
     let total = c.total.clone().unwrap_or_else(overflow);
+    let counted = c.counted.clone().unwrap_or_else(overflow);
     let what = if c.weighted {
-        format!(
-            "{weighted} (sum of weight x count; the counts alone sum to {})",
-            c.counted
-        )
+        format!("{weighted} (sum of weight x count; the counts alone sum to {counted})")
     } else {
-        format!("{} counted", c.counted)
+        format!("{counted} counted")
     };
     if c.symmetry_factor == "1" {
         let _ = writeln!(s, "  total        {total}: {what}");
@@ -323,7 +321,7 @@ fn count_csv(c: &CountReport) -> String {
         "{},count,{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
         c.head.id,
         c.units,
-        c.counted,
+        c.counted.clone().unwrap_or_default(),
         c.weighted_total.clone().unwrap_or_default(),
         c.symmetry_factor,
         c.total.clone().unwrap_or_default(),

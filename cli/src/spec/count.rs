@@ -355,16 +355,18 @@ fn job(
             built
         }
     };
+    // The factor of [units] (a generator's, or a ledger's `factor` column) is the one its
+    // weights were made for: a spec that states another is refused.
     let generated = units
         .as_ref()
-        .and_then(|(u, at)| u.symmetry_factor.map(|f| (f, *at)));
+        .and_then(|(u, _)| u.symmetry_factor.map(|f| (f, u.label.clone())));
     let symmetry_factor = match (factor, generated) {
         (None, Some((f, _))) => f,
-        (Some(f), Some((g, _))) if f.get_ref().0 != g => {
+        (Some(f), Some((g, label))) if f.get_ref().0 != g => {
             return Err(at(
                 f.span().start,
                 format!(
-                    "symmetry_factor = {} contradicts the factor {g} of the [units] generator",
+                    "symmetry_factor = {} contradicts the factor {g} of [units] ({label})",
                     f.get_ref().0
                 ),
             ))

@@ -13,8 +13,10 @@
 //! one line of side x side cells, `.` or `0` empty) or `prefix` (option ids separated by
 //! spaces, the job's own prefix included); other columns are ignored.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use coordinator::job::UnitState;
 use cores::grids::CoreSpec;
 use cores::problems::sudoku::{parse_givens, placements};
 use cores::problems::ProblemSpec;
@@ -165,7 +167,26 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
     }
 }
 
+/// One row of a units file, as read.
+struct CsvRow {
+    line: usize,
+    unit: Option<u64>,
+    state: Option<UnitState>,
+    parent: Option<u64>,
+    prefix: Vec<OptionId>,
+    weight: u128,
+}
+
 /// Reads a CSV file of weighted units; errors name the file and line.
+///
+/// A ledger (`dancehall ledger`) is read so that its total is recounted exactly:
+/// - its `factor` column (the same on every row) is the units' symmetry factor;
+/// - a `split` row's count covered only part of its subtree, the rest being its child units
+///   (`parent` names the split row's `unit`); recounted, the split row's prefix counts its
+///   whole subtree, so every row below a split row in the file is left out. A split row
+///   needs the `unit` and `parent` columns to tell its descendants apart, a row whose parent
+///   is not in the file or is not `split` cannot be read unambiguously, and a child must
+///   extend its parent's prefix: each of these is refused, naming the line.
 pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedUnits, String> {
     let shown = path.display();
     let text =
@@ -191,7 +212,10 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
         }
         (false, _) => None,
     };
-    let mut units = Vec::new();
+    let (unit_col, state_col, parent_col, factor_col) =
+        (col("unit"), col("state"), col("parent"), col("factor"));
+    let mut rows = Vec::new();
+    let mut factor: Option<(u128, usize)> = None;
     for (i, line) in lines {
         if line.trim().is_empty() {
             continue;
@@ -224,15 +248,151 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
                 .collect::<Result<_, _>>()
                 .map_err(|_| at(format!("prefix `{cells}` is not a list of option ids")))?,
         };
-        units.push((prefix, weight));
+        if let Some(k) = factor_col {
+            let f = get(k)?;
+            let f: u128 = match f.parse() {
+                Ok(f) if f >= 1 => f,
+                _ => return Err(at(format!("factor `{f}` is not an integer >= 1"))),
+            };
+            match factor {
+                None => factor = Some((f, i + 1)),
+                Some((g, first)) if g != f => {
+                    return Err(at(format!(
+                        "factor {f} differs from the factor {g} of line {first}: a ledger has \
+                         one symmetry factor"
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        let id = |k: Option<usize>, what: &str| -> Result<Option<u64>, String> {
+            match k.map(get).transpose()? {
+                None | Some("") => Ok(None),
+                Some(v) => v
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| at(format!("{what} `{v}` is not a unit id"))),
+            }
+        };
+        let state = match state_col.map(get).transpose()? {
+            None => None,
+            Some(v) => Some(match UnitState::parse(v) {
+                Some(s @ (UnitState::Done | UnitState::Split)) => s,
+                _ => {
+                    return Err(at(format!(
+                        "state `{v}`: a ledger row is `done` or `split`"
+                    )))
+                }
+            }),
+        };
+        rows.push(CsvRow {
+            line: i + 1,
+            unit: id(unit_col, "unit")?,
+            state,
+            parent: id(parent_col, "parent")?,
+            prefix,
+            weight,
+        });
     }
-    let label = format!("{} weighted units from {shown}", units.len());
+    let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
+        .map_err(|(line, m)| format!("{shown}:{line}: {m}"))?;
+    let folded = rows.1;
+    let units: Vec<(Vec<OptionId>, u128)> =
+        rows.0.into_iter().map(|r| (r.prefix, r.weight)).collect();
+    let mut label = format!("{} weighted units from {shown}", units.len());
+    if folded > 0 {
+        label.push_str(&format!(
+            " ({folded} rows below split units left out: a split unit counts its whole subtree)"
+        ));
+    }
     Ok(WeightedUnits {
         units,
         core: CoreSpec::Dlx,
-        symmetry_factor: None,
+        symmetry_factor: factor.map(|(f, _)| f),
         label,
     })
+}
+
+/// The rows that stand for disjoint subtrees: every row but those below a `split` row (named
+/// by their `parent`), and how many were left out. Errors carry the line.
+fn fold_splits(
+    rows: Vec<CsvRow>,
+    has_tree_columns: bool,
+) -> Result<(Vec<CsvRow>, usize), (usize, String)> {
+    if let Some(r) = rows.iter().find(|r| r.state == Some(UnitState::Split)) {
+        if !has_tree_columns || r.unit.is_none() {
+            return Err((
+                r.line,
+                "a `split` row needs the `unit` and `parent` columns: its count covers only part \
+                 of its subtree and its child units must be told apart (export the ledger again \
+                 with `dancehall ledger`)"
+                    .into(),
+            ));
+        }
+    }
+    let mut by_unit: HashMap<u64, usize> = HashMap::new();
+    for (k, r) in rows.iter().enumerate() {
+        if let Some(u) = r.unit {
+            if let Some(&first) = by_unit.get(&u) {
+                return Err((
+                    r.line,
+                    format!("unit {u} is also on line {}", rows[first].line),
+                ));
+            }
+            by_unit.insert(u, k);
+        }
+    }
+    let mut keep = Vec::with_capacity(rows.len());
+    let mut folded = 0;
+    for r in &rows {
+        let Some(p) = r.parent else {
+            keep.push(true);
+            continue;
+        };
+        let Some(&pk) = by_unit.get(&p) else {
+            return Err((
+                r.line,
+                format!(
+                    "its parent unit {p} is not in the file: the rows of a split subtree must \
+                     come with the split row (a ledger cut short cannot be recounted)"
+                ),
+            ));
+        };
+        let parent = &rows[pk];
+        if parent.state != Some(UnitState::Split) {
+            return Err((
+                r.line,
+                format!(
+                    "its parent unit {p} (line {}) is not a `split` row",
+                    parent.line
+                ),
+            ));
+        }
+        if !extends(&r.prefix, &parent.prefix) {
+            return Err((
+                r.line,
+                format!(
+                    "its prefix does not extend the prefix of its parent unit {p} (line {})",
+                    parent.line
+                ),
+            ));
+        }
+        folded += 1;
+        keep.push(false);
+    }
+    let kept = rows
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(r, k)| k.then_some(r))
+        .collect();
+    Ok((kept, folded))
+}
+
+/// Whether `child` places every option of `parent` and more (as sets: a Sudoku givens line
+/// does not keep the order of its placements).
+fn extends(child: &[OptionId], parent: &[OptionId]) -> bool {
+    let own: std::collections::HashSet<OptionId> = child.iter().copied().collect();
+    child.len() > parent.len() && parent.iter().all(|o| own.contains(o))
 }
 
 #[cfg(test)]
@@ -302,5 +462,63 @@ mod tests {
         std::fs::write(&p, "weight,givens\n3,1..\n").unwrap();
         let err = read_csv(&p, Some((2, 2))).unwrap_err();
         assert!(err.contains(":2: givens:"), "{err}");
+    }
+
+    #[test]
+    fn a_ledger_read_as_units_counts_each_split_subtree_once_with_its_factor() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ledger.csv");
+        let head = "unit,state,parent,prefix,weight,count,factor\n";
+        // Unit 2 was split: 4 and 5 are its children, 6 a child of 5.
+        std::fs::write(
+            &p,
+            format!(
+                "{head}1,done,,0,2,3,6\n2,split,,1,2,1,6\n4,done,2,1 7,2,5,6\n\
+                 5,split,2,1 8,2,0,6\n6,done,5,1 8 9,2,1,6\n"
+            ),
+        )
+        .unwrap();
+        let u = read_csv(&p, None).unwrap();
+        assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2)]);
+        assert_eq!(u.symmetry_factor, Some(6));
+        assert!(
+            u.label.contains("3 rows below split units left out"),
+            "{}",
+            u.label
+        );
+        let err = |text: String| {
+            std::fs::write(&p, text).unwrap();
+            read_csv(&p, None).unwrap_err()
+        };
+        // Without the tree columns a split row is ambiguous.
+        let e = err("state,prefix,weight\ndone,0,1\nsplit,1,1\ndone,1 7,1\n".into());
+        assert!(e.ends_with(":3: a `split` row needs the `unit` and `parent` columns: its count covers only part of its subtree and its child units must be told apart (export the ledger again with `dancehall ledger`)"), "{e}");
+        let e = err(format!("{head}2,split,,1,2,1,6\n4,done,3,1 7,2,5,6\n"));
+        assert!(
+            e.contains(":3: its parent unit 3 is not in the file"),
+            "{e}"
+        );
+        let e = err(format!("{head}2,done,,1,2,1,6\n4,done,2,1 7,2,5,6\n"));
+        assert!(
+            e.contains(":3: its parent unit 2 (line 2) is not a `split` row"),
+            "{e}"
+        );
+        let e = err(format!("{head}2,split,,1,2,1,6\n4,done,2,3 7,2,5,6\n"));
+        assert!(
+            e.contains(":3: its prefix does not extend the prefix of its parent unit 2"),
+            "{e}"
+        );
+        let e = err(format!("{head}1,done,,0,2,3,6\n2,done,,1,2,1,7\n"));
+        assert!(
+            e.contains(":3: factor 7 differs from the factor 6 of line 2"),
+            "{e}"
+        );
+        let e = err(format!("{head}1,done,,0,2,3,6\n1,done,,1,2,1,6\n"));
+        assert!(e.contains(":3: unit 1 is also on line 2"), "{e}");
+        let e = err(format!("{head}1,queued,,0,2,3,6\n"));
+        assert!(
+            e.contains(":2: state `queued`: a ledger row is `done` or `split`"),
+            "{e}"
+        );
     }
 }

@@ -269,6 +269,20 @@ pub fn db_rows(db: &Path, sql: &str) -> Vec<Vec<String>> {
     try_db_rows(db, sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
+/// Runs `sql` on the database read-write (as an older release or an operator would change it).
+pub fn db_exec(db: &Path, sql: &str) {
+    use sqlx::Connection;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
+            .await
+            .unwrap();
+        sqlx::query(sql).execute(&mut conn).await.unwrap();
+    })
+}
+
 /// The rows of `sql`, or the error (e.g. while the coordinator is still creating the tables).
 pub fn try_db_rows(db: &Path, sql: &str) -> Result<Vec<Vec<String>>, sqlx::Error> {
     use sqlx::{Connection, Row};

@@ -114,6 +114,52 @@ impl Scheduler {
         outcome
     }
 
+    /// A report that could not be read (a malformed token, a count that is not a number):
+    /// rejected and audited like every other verdict. Through a live lease of its own worker
+    /// the unit is queued again with a `rejected` alarm, as a malformed result is
+    /// ([`Self::reject`]); otherwise only the audit row is written. The audit keeps no result
+    /// (there is none to keep): its reason says what could not be read.
+    pub fn report_unreadable(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        token: &str,
+        claimed_unit: UnitId,
+        why: &str,
+    ) -> ReportOutcome {
+        if let Some(w) = self.workers.get_mut(&worker) {
+            w.last_seen = now;
+            self.dirty.workers.insert(worker);
+        }
+        self.expire(now);
+        // The audit row keeps at most the length of a readable token.
+        let token = LeaseToken(token.chars().take(256).collect());
+        let why = format!("unreadable report: {why}");
+        let outcome = match self.live.get(&token).copied() {
+            Some(uid) if self.units[&uid].lease.as_ref().map(|l| l.worker) == Some(worker) => {
+                let job = self.units[&uid].job;
+                self.reject(now, job, uid, why)
+            }
+            unit => ReportOutcome {
+                verdict: Verdict::Rejected,
+                message: why,
+                unit,
+            },
+        };
+        self.dirty.reports.push(ReportRecord {
+            at: now,
+            worker,
+            token,
+            unit: outcome.unit,
+            job: outcome.unit.map(|u| self.units[&u].job),
+            claimed_unit,
+            verdict: Verdict::Rejected,
+            reason: outcome.message.clone(),
+            result: UnitResult::default(),
+        });
+        outcome
+    }
+
     fn report_live(
         &mut self,
         now: Millis,

@@ -47,14 +47,15 @@ impl pb::worker_server::Worker for WorkerService {
     ) -> Result<Response<pb::ExchangeResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
-        // Each report is read on its own: one that cannot be read is rejected alone.
+        // Each report is read on its own: one that cannot be read is rejected (and audited)
+        // alone.
         let reports: Vec<_> = r
             .reports
             .into_iter()
             .map(|rep| {
-                let token = convert::token(&rep.lease_token)?;
-                let result = convert::unit_result(rep.result)?;
-                Ok::<_, Error>((token, rep.unit_id, result))
+                let read = convert::token(&rep.lease_token)
+                    .and_then(|t| Ok((t, convert::unit_result(rep.result)?)));
+                (rep.lease_token, rep.unit_id, read)
             })
             .collect();
         let (worker, max, max_bench) = (r.worker_id, r.lease_max_units, r.lease_max_bench_units);
@@ -63,18 +64,17 @@ impl pb::worker_server::Worker for WorkerService {
             .mutate(move |s, now| {
                 let verdicts: Vec<pb::ReportResponse> = reports
                     .into_iter()
-                    .map(|rep| match rep {
-                        Ok((token, unit, result)) => {
-                            let out = s.report(now, worker, &token, unit, result);
-                            pb::ReportResponse {
-                                verdict: convert::verdict(out.verdict) as i32,
-                                message: out.message,
+                    .map(|(raw_token, unit, read)| {
+                        let out = match read {
+                            Ok((token, result)) => s.report(now, worker, &token, unit, result),
+                            Err(e) => {
+                                s.report_unreadable(now, worker, &raw_token, unit, &e.to_string())
                             }
+                        };
+                        pb::ReportResponse {
+                            verdict: convert::verdict(out.verdict) as i32,
+                            message: out.message,
                         }
-                        Err(e) => pb::ReportResponse {
-                            verdict: pb::ReportVerdict::Rejected as i32,
-                            message: format!("unreadable report: {e}"),
-                        },
                     })
                     .collect();
                 let lease = (max > 0).then(|| s.lease_limited(now, worker, max, max_bench));

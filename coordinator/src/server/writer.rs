@@ -11,7 +11,10 @@
 //! When a write fails, the scheduler is rebuilt from the database (the authority), every
 //! request of the failed batch and every one queued behind it gets an error, and serving goes
 //! on. When the rebuild fails too, the coordinator stops serving ([`Writer::fatal`]) rather
-//! than answer from a memory that the database no longer matches.
+//! than answer from a memory that the database no longer matches, and the writer stops: the
+//! memory it would write from is the one that failed, so nothing more is committed. Every
+//! change set queued then or later (calls still in flight, the final flush of a shutdown) is
+//! refused with an error that says so.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -113,10 +116,16 @@ async fn run<T>(
                     Err(e2) => {
                         tracing::error!(
                             "reloading the state failed too ({e2}): the coordinator stops \
-                             serving rather than answer from memory"
+                             serving rather than answer from memory, and commits nothing more"
                         );
                         failed.store(true, Ordering::SeqCst);
                         fatal.notify_one();
+                        for p in batch {
+                            let _ = p.done.send(Err(why.clone()));
+                        }
+                        drop(s);
+                        refuse_all(rx, &format!("{why}; reloading failed too ({e2})")).await;
+                        return;
                     }
                 }
                 for p in batch {
@@ -124,5 +133,97 @@ async fn run<T>(
                 }
             }
         }
+    }
+}
+
+/// After a failed reload: refuses every change set queued now or later, committing none, until
+/// every sender is gone.
+async fn refuse_all(mut rx: mpsc::UnboundedReceiver<Pending>, why: &str) {
+    rx.close();
+    let why = format!("not written: the coordinator stopped after a failed database write ({why})");
+    while let Some(p) = rx.recv().await {
+        let _ = p.done.send(Err(why.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{Capabilities, LeaseToken, WorkerInfo};
+    use crate::scheduler::Event;
+
+    fn worker(id: u64) -> ChangeSet {
+        ChangeSet {
+            workers: vec![WorkerInfo {
+                id,
+                name: format!("w{id}"),
+                host: "h".into(),
+                threads: 1,
+                software_version: "test".into(),
+                registered_at: 1,
+                last_seen: 1,
+                capabilities: Capabilities::default(),
+            }],
+            ..Default::default()
+        }
+    }
+
+    async fn workers(db: &std::path::Path) -> i64 {
+        let pool = store::open_read_only(db).await.unwrap();
+        let n: (i64,) = sqlx::query_as("SELECT COUNT(*) FROM workers")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        n.0
+    }
+
+    #[tokio::test]
+    async fn after_a_failed_reload_nothing_more_is_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("d.db");
+        let pool = store::open(&db).await.unwrap();
+        let config = SchedulerConfig::default();
+        let tokens = || {
+            let mut n = 0u64;
+            move || {
+                n += 1;
+                LeaseToken(n.to_string())
+            }
+        };
+        let sched = Arc::new(Mutex::new(Scheduler::new(config.clone(), tokens())));
+        let writer = Writer::start(pool.clone(), Arc::clone(&sched), config, tokens);
+        // A change set that writes: committed.
+        assert_eq!(writer.queue(worker(1)).await.unwrap(), Ok(()));
+        assert_eq!(workers(&db).await, 1);
+        // The events table is gone (the next write fails) and so is report_audit (the
+        // reload fails too).
+        sqlx::query("DROP TABLE events")
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("DROP TABLE report_audit")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let failing = ChangeSet {
+            events: vec![Event {
+                at: 2,
+                job: None,
+                unit: None,
+                kind: "test",
+                message: "fails".into(),
+            }],
+            ..Default::default()
+        };
+        let e = writer.queue(failing).await.unwrap().unwrap_err();
+        assert!(e.contains("database write failed"), "{e}");
+        assert!(writer.failed.load(Ordering::SeqCst));
+        // A call still in flight after that (its tables are intact): refused, not written.
+        let e = writer.queue(worker(2)).await;
+        assert!(
+            !matches!(e, Ok(Ok(()))),
+            "a change set was committed after the failed reload: {e:?}"
+        );
+        assert_eq!(workers(&db).await, 1);
     }
 }

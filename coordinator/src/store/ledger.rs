@@ -15,6 +15,8 @@ pub struct LedgerRow {
     pub unit: u64,
     /// `Done`, or `Split` when its count covers only the part outside its child units.
     pub state: UnitState,
+    /// The unit it was split from (`None` for a unit of the partition or a submitted one).
+    pub parent: Option<u64>,
     pub prefix: Prefix,
     pub weight: u128,
     pub solutions: u128,
@@ -65,7 +67,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
     let core = CoreSpec::parse(&core_text)
         .ok_or_else(|| StoreError::Corrupt(format!("job core {core_text:?}")))?;
     let rows = sqlx::query(
-        "SELECT u.id, u.state, u.prefix, u.weight, r.solutions, r.nodes, r.core, r.worker_id,
+        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, r.solutions, r.nodes, r.core, r.worker_id,
                 r.host, r.wall_seconds, r.cpu_seconds
          FROM units u JOIN unit_results r ON r.unit_id = u.id
          WHERE u.job_id = ? AND u.audit_of IS NULL
@@ -82,6 +84,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
             unit: get_u64(row, "id")?,
             state: UnitState::parse(&state)
                 .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
+            parent: get_opt_u64(row, "parent_id")?,
             prefix: get_prefix(row, "prefix")?,
             weight: parse(&row.try_get::<String, _>("weight")?, "weight")?,
             solutions: parse(&row.try_get::<String, _>("solutions")?, "solutions")?,

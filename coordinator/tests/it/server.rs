@@ -749,7 +749,51 @@ async fn an_unreadable_report_is_rejected_alone_in_its_batch() {
         r.verdicts[1].message
     );
     assert_eq!(r.units.len(), 1, "the lease of the same call still happens");
+    // And one whose token cannot be read either.
+    let r = w
+        .exchange(pb::ExchangeRequest {
+            header: header(),
+            worker_id: a,
+            reports: vec![pb::UnitReport {
+                lease_token: String::new(),
+                unit_id: 99,
+                result: Some(run_unit(&dlx, &units[0])),
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.verdicts[0].verdict(), pb::ReportVerdict::Rejected);
     c.stop().await;
+    // Audited like every other verdict, and the job carries an alarm for its unit, which
+    // went back to the queue.
+    let pool = coordinator::store::open(&db).await.unwrap();
+    let audit: Vec<(String, Option<i64>, i64, String)> = sqlx::query_as(
+        "SELECT verdict, unit_id, claimed_unit_id, reason FROM report_audit ORDER BY id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(audit.len(), 3, "{audit:?}");
+    assert_eq!(audit[0].0, "accepted");
+    let bad = units[1].unit_id as i64;
+    assert_eq!(audit[1].0, "rejected");
+    assert_eq!((audit[1].1, audit[1].2), (Some(bad), bad));
+    assert!(audit[1].3.starts_with("unreadable report:"), "{audit:?}");
+    assert!(audit[1].3.contains("solutions"), "{audit:?}");
+    assert_eq!(audit[2].0, "rejected");
+    assert_eq!(
+        (audit[2].1, audit[2].2),
+        (None, 99),
+        "an unknown token names no unit"
+    );
+    assert!(audit[2].3.contains("lease token"), "{audit:?}");
+    let alarms: Vec<(String, i64)> = sqlx::query_as("SELECT kind, unit_id FROM alarms")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(alarms, [("rejected".to_string(), bad)]);
 }
 
 #[tokio::test]
