@@ -11,7 +11,8 @@
 //!
 //! CSV files: a header line naming at least `weight` and either `givens` (Sudoku problems:
 //! one line of side x side cells, `.` or `0` empty) or `prefix` (option ids separated by
-//! spaces, the job's own prefix included); other columns are ignored.
+//! spaces, the job's own prefix included); a ledger's `factor`, `state`, `unit` and `parent`
+//! columns are read too ([`read_csv`]); other columns are ignored.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
