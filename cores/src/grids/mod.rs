@@ -9,6 +9,7 @@
 
 pub mod band;
 pub mod completion;
+pub mod groups;
 pub mod units;
 
 pub use completion::{count_completions, givens_from_prefix, CompletionError, Completions};
