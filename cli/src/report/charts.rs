@@ -394,6 +394,14 @@ fn by_size(
         chart
             .configure_mesh()
             .x_desc(x_desc)
+            // Board sides and tile counts are whole numbers: label the whole ticks only.
+            .x_label_formatter(&|x: &f64| {
+                if (x - x.round()).abs() < 1e-9 {
+                    format!("{}", x.round() as i64)
+                } else {
+                    String::new()
+                }
+            })
             .y_desc("mean wall seconds (log)")
             .label_style((FONT, 13))
             .draw()?;

@@ -6,8 +6,9 @@
 use std::fmt::Write as _;
 
 use super::charts::{bench_charts, count_charts, puzzle_charts, Chart};
+use super::figures::seconds;
 use super::markup::escape;
-use super::model::{BenchReport, CountReport, JobReport, Report};
+use super::model::{BenchReport, CountReport, JobReport, Report, Row};
 use super::text;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}\
@@ -40,6 +41,11 @@ pub fn page(report: &Report, title: &str) -> String {
     }
     s.push_str("</div>\n");
     for job in &report.jobs {
+        if let JobReport::Benchmark(b) = job {
+            at_a_glance(&mut s, b);
+        }
+    }
+    for job in &report.jobs {
         match job {
             JobReport::Count(c) => count_section(&mut s, c),
             JobReport::Benchmark(b) => bench_section(&mut s, b),
@@ -47,6 +53,71 @@ pub fn page(report: &Report, title: &str) -> String {
     }
     s.push_str("</body></html>\n");
     s
+}
+
+/// What a reader of a domino benchmark wants first: the configurations ranked over all
+/// instances (proved, then PAR2, then total time) and the instances no configuration proves.
+fn at_a_glance(s: &mut String, b: &BenchReport) {
+    let mut ranked: Vec<&Row> = b
+        .rows
+        .iter()
+        .filter(|r| r.difficulty == "all" && r.unavailable < r.runs)
+        .collect();
+    if ranked.is_empty() {
+        return;
+    }
+    ranked.sort_by(|x, y| {
+        y.optimal
+            .cmp(&x.optimal)
+            .then(
+                x.par2
+                    .unwrap_or(f64::MAX)
+                    .total_cmp(&y.par2.unwrap_or(f64::MAX)),
+            )
+            .then(x.total_seconds.total_cmp(&y.total_seconds))
+    });
+    let h = &b.head;
+    let _ = write!(
+        s,
+        "<h2 id=\"glance-{}\">At a glance: job {} ({})</h2>\n<p class=\"glance\">\
+         <b>{}</b> wins: {} of {} instances proved, PAR2 {}, {} in all.</p>\n",
+        h.id,
+        h.id,
+        escape(&h.name),
+        escape(&ranked[0].config),
+        ranked[0].optimal,
+        ranked[0].runs,
+        ranked[0].par2.map_or("-".into(), seconds),
+        seconds(ranked[0].total_seconds)
+    );
+    table(
+        s,
+        &["rank", "configuration", "proved", "PAR2", "total time"],
+        ranked.iter().enumerate().map(|(i, r)| {
+            vec![
+                (i + 1).to_string(),
+                r.config.clone(),
+                format!("{} / {}", r.optimal, r.runs),
+                r.par2.map_or("-".into(), seconds),
+                seconds(r.total_seconds),
+            ]
+        }),
+    );
+    let unproven: Vec<&str> = b
+        .best
+        .iter()
+        .filter(|x| !x.proven)
+        .map(|x| x.instance.as_str())
+        .collect();
+    let _ = writeln!(
+        s,
+        "<p class=\"glance\">Proved by no configuration: {}.</p>",
+        if unproven.is_empty() {
+            "none".to_string()
+        } else {
+            escape(&unproven.join(", "))
+        }
+    );
 }
 
 fn table(s: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
@@ -138,9 +209,9 @@ fn bench_section(s: &mut String, b: &BenchReport) {
             "error",
             "unavailable",
             "wrong",
-            "median s",
-            "total s",
-            "PAR2 s",
+            "median",
+            "total",
+            "PAR2",
         ],
         b.rows.iter().map(|r| {
             vec![
@@ -153,9 +224,9 @@ fn bench_section(s: &mut String, b: &BenchReport) {
                 r.error.to_string(),
                 r.unavailable.to_string(),
                 r.wrong.to_string(),
-                format!("{:.3}", r.median_seconds),
-                format!("{:.2}", r.total_seconds),
-                r.par2.map_or("-".into(), |p| format!("{p:.2}")),
+                seconds(r.median_seconds),
+                seconds(r.total_seconds),
+                r.par2.map_or("-".into(), seconds),
             ]
         }),
     );

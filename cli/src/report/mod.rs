@@ -23,6 +23,7 @@ use crate::exit::user_error;
 
 pub mod charts;
 pub mod compare;
+mod figures;
 pub mod html;
 mod markup;
 pub mod model;
@@ -191,7 +192,12 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         args.jobs.clone()
     };
     let report = rt.block_on(load(&o.db, &ids))?;
-    let title = format!("dancehall report: {}", o.db.display());
+    // The file's name, not its path (a page is read on other machines than it was made on).
+    let name = o.db.file_name().map_or_else(
+        || o.db.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let title = format!("dancehall report: {name}");
     write(o.out.as_deref(), &render(&report, o.format, &title)?)?;
     check(&report)
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use cores::bench::Family;
 
+use super::figures::seconds;
 use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row};
 
 /// The first line of every report: the problems, or that there are none.
@@ -119,7 +120,7 @@ pub fn count_table(c: &CountReport) -> String {
 /// The configuration x difficulty table.
 pub fn rows_table(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10} {:>10} {:>9}\n",
+        "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10} {:>10} {:>10}\n",
         "configuration",
         "diff",
         "runs",
@@ -128,9 +129,9 @@ pub fn rows_table(rows: &[Row]) -> String {
         "timeout",
         "error",
         "wrong",
-        "median s",
-        "total s",
-        "PAR2 s"
+        "median",
+        "total",
+        "PAR2"
     );
     for r in rows {
         if r.unavailable == r.runs {
@@ -143,7 +144,7 @@ pub fn rows_table(rows: &[Row]) -> String {
         }
         let _ = writeln!(
             out,
-            "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10.3} {:>10.2} {:>9}",
+            "{:<19} {:<7} {:>5} {:>7} {:>8} {:>7} {:>6} {:>6} {:>10} {:>10} {:>10}",
             r.config,
             r.difficulty,
             r.runs,
@@ -152,9 +153,9 @@ pub fn rows_table(rows: &[Row]) -> String {
             r.timeout,
             r.error + r.unavailable,
             r.wrong,
-            r.median_seconds,
-            r.total_seconds,
-            r.par2.map_or("-".into(), |p| format!("{p:.2}"))
+            seconds(r.median_seconds),
+            seconds(r.total_seconds),
+            r.par2.map_or("-".into(), seconds)
         );
     }
     out
