@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod cluster;
 mod cmd;
+mod core_arg;
 mod exit;
 mod remote;
 mod report;

@@ -104,10 +104,7 @@ pub fn count_request(job: &JobSpec, spec_text: &str) -> pb::SubmitJobRequest {
                 weight: weight.to_string(),
             })
             .collect(),
-        core: job
-            .units
-            .as_ref()
-            .map(|u| proto::core::core_spec_pb(u.core)),
+        core: Some(proto::core::core_spec_pb(job.core)),
         ..Default::default()
     }
 }

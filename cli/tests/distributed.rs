@@ -136,6 +136,32 @@ fn run_takes_problem_arguments_too() {
     );
 }
 
+#[test]
+fn run_counts_queens_with_the_bitboard_core_unless_told_otherwise() {
+    // Q(12) = 14,200 (OEIS A000170). Units are cut by the Dancing Links partition and each
+    // counted whole by the queens core; `--core dlx` keeps the engine.
+    let dir = tempfile::tempdir().unwrap();
+    for (core, counted_by) in [(None, "queens"), (Some("dlx"), "dlx")] {
+        let db = dir.path().join(format!("{counted_by}.db"));
+        let mut cmd = dancehall();
+        cmd.args(["run", "queens", "12", "--workers", "2", "--json", "--db"])
+            .arg(&db);
+        if let Some(c) = core {
+            cmd.args(["--core", c]);
+        }
+        let out = run_expect(&mut cmd, 0);
+        assert_eq!(solutions(&json_lines(&out)[0]), 14_200);
+        let cores = db_rows(
+            &db,
+            "SELECT DISTINCT core FROM unit_results WHERE worker_id IS NOT NULL",
+        );
+        assert_eq!(cores, [[counted_by.to_string()]], "{core:?}");
+        let job_core = db_rows(&db, "SELECT core FROM jobs");
+        assert!(job_core[0][0].starts_with(counted_by), "{job_core:?}");
+        assert!(db_rows(&db, "SELECT * FROM alarms").is_empty());
+    }
+}
+
 /// A random small XCC problem in DLX format: 3-7 primary items, 0-3 secondary items, 4-24
 /// options, some with colours.
 fn random_dlx(rng: &mut impl rand::Rng) -> String {

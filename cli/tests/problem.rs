@@ -206,6 +206,31 @@ fn the_completion_core_counts_plain_grids_and_refuses_variants() {
 }
 
 #[test]
+fn queens_are_counted_by_the_bitboard_core_unless_the_engine_is_asked_for() {
+    // Q(10) = 724 (OEIS A000170).
+    let v = json(&["count", "queens", "10", "--json"]);
+    assert_eq!(
+        (v["solutions"].as_str(), v["core"].as_str()),
+        (Some("724"), Some("queens"))
+    );
+    let v = json(&["count", "queens", "10", "--core", "dlx", "--json"]);
+    assert_eq!(v["solutions"], "724");
+    assert!(v["core"].is_null(), "{v}");
+    // --limit needs the engine: a default core falls back to it, an explicit one is refused.
+    let v = json(&["count", "queens", "10", "--limit", "5", "--json"]);
+    assert_eq!(v["solutions"], "5");
+    for args in [
+        &["count", "queens", "10", "--core", "queens", "--limit", "5"][..],
+        &["count", "queens", "33", "--core", "queens"][..],
+        &["count", "latin", "4", "--core", "queens"][..],
+    ] {
+        let o = dancehall(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("--core queens"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn print_draws_each_family_in_its_own_picture() {
     // 4 queens: two boards (OEIS A000170), one queen in every row and column.
     let text = stdout(&dancehall(&["count", "queens", "4", "--print"]));

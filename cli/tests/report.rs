@@ -386,8 +386,14 @@ fn the_html_report_renders_in_headless_chromium() {
     assert!(!page.contains("<script"), "the report has no script");
     // The title names the database file, not its path; the page opens (after the verdict)
     // with the winner and the instances nobody proves, before any detail.
-    assert!(page.contains("<title>dancehall report: fixture.db</title>"), "title");
-    assert!(page.contains("At a glance: job 2 (domino-fixture)"), "at a glance");
+    assert!(
+        page.contains("<title>dancehall report: fixture.db</title>"),
+        "title"
+    );
+    assert!(
+        page.contains("At a glance: job 2 (domino-fixture)"),
+        "at a glance"
+    );
     assert_eq!(
         page.find("<h2"),
         page.find("<h2 id=\"glance-2\""),
@@ -397,7 +403,10 @@ fn the_html_report_renders_in_headless_chromium() {
         page.contains("<b>native</b> wins: 2 of 2 instances proved, PAR2 3.0 ms, 6.0 ms in all."),
         "winner"
     );
-    assert!(page.contains("Proved by no configuration: none."), "unproven");
+    assert!(
+        page.contains("Proved by no configuration: none."),
+        "unproven"
+    );
     let Some(chromium) = chromium else {
         let why = "chromium is not installed (scripts/install-test-tools.sh installs it)";
         assert!(std::env::var_os("CI").is_none(), "{why}");

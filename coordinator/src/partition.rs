@@ -10,7 +10,8 @@
 //! to the problem, or the submission names its index), and splitting goes on from there; a
 //! child keeps its parent's weight. A job counted by the Sudoku core
 //! ([`CoreSpec::SudokuBands`]) is never split and gets no estimates: its units are counted
-//! whole by a core that cannot hand subtrees back.
+//! whole by a core that cannot hand subtrees back. A job counted by the queens core is split
+//! as a DLX job is (its units are counted whole too: [`CoreSpec::splits`]).
 //!
 //! Invariant: the units' subtrees are disjoint and cover the job's whole tree, so the job's
 //! count is the sum of the units' counts (checked in the tests below against a plain count).
@@ -52,8 +53,8 @@ pub enum PartitionError {
     ZeroWeight { index: usize },
     #[error("units {first} and {second} choose the same options (a subtree counted twice)")]
     SeedTwice { first: usize, second: usize },
-    #[error("core {core} cannot count this problem: it is not a plain {side}x{side} Sudoku")]
-    Core { core: String, side: usize },
+    #[error("core {core} cannot count this problem: it is not {what}")]
+    Core { core: String, what: String },
 }
 
 /// One unit of a job submitted as weighted units: its full prefix and its weight.
@@ -84,16 +85,12 @@ pub fn partition_problem(
     settings: &PartitionSettings,
 ) -> Result<Vec<NewUnit>, PartitionError> {
     if !core.can_count(problem) {
-        let side = match core {
-            CoreSpec::SudokuBands { box_rows, box_cols } => box_rows.saturating_mul(box_cols),
-            CoreSpec::Dlx => 0,
-        };
         return Err(PartitionError::Core {
             core: core.text(),
-            side,
+            what: core.counts_what(),
         });
     }
-    let split = core.core() == CountCore::Dlx;
+    let split = core.splits();
     if seeds.is_empty() {
         return partition_with(problem, prefix, settings, split);
     }

@@ -58,6 +58,7 @@ pub mod core {
         match c {
             pb::CountCore::Unspecified | pb::CountCore::Dlx => CountCore::Dlx,
             pb::CountCore::SudokuBands => CountCore::SudokuBands,
+            pb::CountCore::Queens => CountCore::Queens,
         }
     }
 
@@ -65,6 +66,7 @@ pub mod core {
         match c {
             CountCore::Dlx => pb::CountCore::Dlx,
             CountCore::SudokuBands => pb::CountCore::SudokuBands,
+            CountCore::Queens => pb::CountCore::Queens,
         }
     }
 
@@ -85,18 +87,22 @@ pub mod core {
                 "core sudoku-bands needs box_rows and box_cols of at least 1, got {}x{}",
                 c.box_rows, c.box_cols
             )),
+            CountCore::Queens if c.n > 0 => Ok(CoreSpec::Queens { n: c.n as usize }),
+            CountCore::Queens => Err("core queens needs n of at least 1".to_string()),
         }
     }
 
     pub fn core_spec_pb(c: CoreSpec) -> pb::CoreSpec {
-        let (box_rows, box_cols) = match c {
-            CoreSpec::Dlx => (0, 0),
-            CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32),
+        let (box_rows, box_cols, n) = match c {
+            CoreSpec::Dlx => (0, 0, 0),
+            CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
+            CoreSpec::Queens { n } => (0, 0, n as u32),
         };
         pb::CoreSpec {
             core: count_core_pb(c.core()) as i32,
             box_rows,
             box_cols,
+            n,
         }
     }
 
@@ -112,6 +118,7 @@ pub mod core {
                     box_rows: 2,
                     box_cols: 4,
                 },
+                CoreSpec::Queens { n: 20 },
             ] {
                 assert_eq!(core_spec(Some(&core_spec_pb(c))), Ok(c));
             }
@@ -120,6 +127,7 @@ pub mod core {
                 core: pb::CountCore::SudokuBands as i32,
                 box_rows: 0,
                 box_cols: 3,
+                n: 0,
             };
             assert!(core_spec(Some(&bad)).unwrap_err().contains("0x3"));
         }

@@ -46,7 +46,7 @@ use tracing::{debug, info, warn};
 use crate::backoff::Backoff;
 use crate::bench::{failed, RunLimits, RunRecord};
 use crate::outbox::Outbox;
-use crate::unit::{run_sudoku_unit, run_unit, UnitRun, UnitWork};
+use crate::unit::{run_core_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
 use proto::client::{self, disposition, header, Disposition, WorkerClient};
 use proto::core::{core_spec, count_core_pb};
@@ -563,12 +563,10 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 CoreSpec::Dlx => run_unit(&problem, &work, flag)
                     .map(Done::Count)
                     .map_err(|e| format!("bad prefix: {e}")),
-                // No budgets: this core counts a unit whole or not at all.
-                CoreSpec::SudokuBands { box_rows, box_cols } => {
-                    run_sudoku_unit(box_rows, box_cols, &work.prefix, &flag)
-                        .map(|run| run.map_or(Done::Stopped, Done::Count))
-                        .map_err(|e| format!("the Sudoku core cannot count the prefix: {e}"))
-                }
+                // No budgets: a specialised core counts a unit whole or not at all.
+                core => run_core_unit(core, &problem, &work.prefix, &flag)
+                    .map(|run| run.map_or(Done::Stopped, Done::Count))
+                    .map_err(|e| format!("core {} cannot count the prefix: {e}", core.text())),
             }))
             .unwrap_or_else(|_| Err("the search panicked".to_string()));
             (token, result)

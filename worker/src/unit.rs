@@ -1,12 +1,12 @@
 //! Running one work unit: the subtree of a job's problem below the unit's prefix, counted on
 //! the calling (blocking) thread by the core the job names: the Dancing Links engine
-//! ([`run_unit`]) or, for a plain Sudoku, the band core of `cores::grids`
-//! ([`run_sudoku_unit`]).
+//! ([`run_unit`]) or a specialised core of `cores::grids` (the Sudoku band core, the queens
+//! core: [`run_core_unit`]).
 //!
 //! Invariant: a unit's result is exact for the part it explored. When a budget (nodes, time)
 //! or the stop flag ends the search early, `solutions` counts exactly the solutions outside
 //! `remaining`, the unexplored subtrees the engine hands back (cores::xcc::Outcome::Stopped);
-//! the coordinator turns those into new units (dynamic re-split). The Sudoku core
+//! the coordinator turns those into new units (dynamic re-split). A specialised core
 //! cannot hand subtrees back: it ignores budgets, and a stop flag leaves it with no result at
 //! all (the unit is then released whole).
 
@@ -14,7 +14,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cores::grids::{count_completions, givens_from_prefix, CompletionError, CountCore};
+use cores::grids::{CoreError, CoreSpec, CountCore};
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
 
 use crate::cputime::CpuTimer;
@@ -78,20 +78,18 @@ pub fn run_unit(
     })
 }
 
-/// Counts the Sudoku completions of the placements in `prefix` (option
-/// `(row * side + col) * side + digit - 1`) with the band core. `Ok(None)` when `stop` ended the
-/// count: there is no partial result. Nodes are the core's; updates are 0; nothing is handed
-/// back.
-pub fn run_sudoku_unit(
-    box_rows: usize,
-    box_cols: usize,
+/// Counts the completions of `prefix` (options of `problem`) with the specialised `core`
+/// (`CoreSpec::count_prefix`). `Ok(None)` when `stop` ended the count: there is no partial
+/// result. Nodes are the core's; updates are 0; nothing is handed back.
+pub fn run_core_unit(
+    core: CoreSpec,
+    problem: &Problem,
     prefix: &[OptionId],
     stop: &AtomicBool,
-) -> Result<Option<UnitRun>, CompletionError> {
+) -> Result<Option<UnitRun>, CoreError> {
     let wall = Instant::now();
     let cpu = CpuTimer::start();
-    let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
-    let Some(c) = count_completions(box_rows, box_cols, &givens, stop)? else {
+    let Some(c) = core.count_prefix(problem, prefix, stop)? else {
         return Ok(None);
     };
     Ok(Some(UnitRun {
@@ -101,7 +99,7 @@ pub fn run_sudoku_unit(
         wall_seconds: wall.elapsed().as_secs_f64(),
         cpu_seconds: cpu.elapsed_secs(),
         remaining: Vec::new(),
-        core: CountCore::SudokuBands,
+        core: core.core(),
     }))
 }
 
@@ -246,6 +244,34 @@ mod tests {
             .problem
     }
 
+    fn bands22() -> CoreSpec {
+        CoreSpec::SudokuBands {
+            box_rows: 2,
+            box_cols: 2,
+        }
+    }
+
+    #[test]
+    fn the_queens_core_counts_what_the_dancing_links_count() {
+        // 8 queens: 92 (OEIS A000170), by first-row square.
+        let q = cores::problems::queens::Queens::build(8).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut total = 0;
+        for c in 0..8u32 {
+            let work = UnitWork {
+                prefix: vec![c],
+                ..Default::default()
+            };
+            let d = run_unit(&q.problem, &work, no_stop()).unwrap();
+            let b = run_core_unit(CoreSpec::Queens { n: 8 }, &q.problem, &[c], &stop)
+                .unwrap()
+                .unwrap();
+            assert_eq!((b.solutions, b.core), (d.solutions, CountCore::Queens));
+            total += b.solutions;
+        }
+        assert_eq!(total, 92);
+    }
+
     #[test]
     fn the_sudoku_core_counts_what_the_dancing_links_count() {
         // 4x4 grids: 288 (OEIS A107739); 6x6 (2x3 boxes): 28,200,960 (OEIS A107739).
@@ -260,7 +286,7 @@ mod tests {
                 },
                 no_stop(),
             );
-            let bands = run_sudoku_unit(2, 2, &prefix, &stop);
+            let bands = run_core_unit(bands22(), &p, &prefix, &stop);
             match dlx {
                 Ok(d) => {
                     let b = bands.unwrap().unwrap();
@@ -285,13 +311,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(dlx.solutions, 28_200_960 / 720);
-        let bands = run_sudoku_unit(2, 3, &row, &stop).unwrap().unwrap();
+        let bands = run_core_unit(
+            CoreSpec::SudokuBands {
+                box_rows: 2,
+                box_cols: 3,
+            },
+            &p,
+            &row,
+            &stop,
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(bands.solutions, dlx.solutions);
     }
 
     #[test]
     fn a_stopped_sudoku_unit_has_no_result() {
         let stop = AtomicBool::new(true);
-        assert_eq!(run_sudoku_unit(3, 3, &[], &stop).unwrap(), None);
+        let p = sudoku(3, 3);
+        let core = CoreSpec::SudokuBands {
+            box_rows: 3,
+            box_cols: 3,
+        };
+        assert_eq!(run_core_unit(core, &p, &[], &stop).unwrap(), None);
     }
 }

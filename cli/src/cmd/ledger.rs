@@ -86,7 +86,7 @@ pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
 pub fn to_csv(ledger: &Ledger) -> String {
     let shape = match ledger.core {
         CoreSpec::SudokuBands { box_rows, box_cols } => Some((box_rows, box_cols)),
-        CoreSpec::Dlx => None,
+        CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     };
     let cells = if shape.is_some() { "givens" } else { "prefix" };
     let mut s =

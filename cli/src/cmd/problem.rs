@@ -10,7 +10,9 @@ use anyhow::Context;
 use cores::problems::{Built, Picture, ProblemSpec, Variant};
 use cores::xcc::{self, Choice, Dlx, Flow, Limits, Outcome};
 
+use crate::core_arg::CoreArg;
 use crate::exit::user_error;
+use cores::grids::CoreSpec;
 
 /// A problem: a family with its parameters, or a DLX file.
 #[derive(clap::Args, Debug, Clone)]
@@ -184,17 +186,11 @@ pub struct CountArgs {
     /// One JSON object on stdout.
     #[arg(long, global = true)]
     pub json: bool,
-    /// The counting core: the Dancing Links engine, or the Sudoku completion core (plain
-    /// Sudoku grids only: no variants or extra groups; no --print or --limit).
-    #[arg(long, value_enum, default_value_t = CoreArg::Dlx, global = true)]
-    pub core: CoreArg,
-}
-
-/// `--core` of `count`.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoreArg {
-    Dlx,
-    SudokuBands,
+    /// The counting core (default: the family's specialised core where there is one, n
+    /// queens; else the Dancing Links engine). Specialised cores only count: no --print or
+    /// --limit.
+    #[arg(long, value_enum, global = true)]
+    pub core: Option<CoreArg>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -314,8 +310,15 @@ impl CountReport {
 
 pub fn count(a: CountArgs) -> anyhow::Result<()> {
     let built = a.problem.build()?;
-    if a.core == CoreArg::SudokuBands {
-        return count_sudoku_bands(&a, &built);
+    let dlx_only = match (a.print, a.limit.is_some()) {
+        (true, _) => Some("--print"),
+        (false, true) => Some("--limit"),
+        (false, false) => None,
+    };
+    let core =
+        crate::core_arg::choose(a.core, a.problem.family.as_ref(), &built.problem, dlx_only)?;
+    if core != CoreSpec::Dlx {
+        return count_with_core(&a, &built, core);
     }
     let mut dlx = solver(&built, choice(a.choice, a.seed))?;
     let limit = a.limit.unwrap_or(u128::MAX);
@@ -374,37 +377,17 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `count --core sudoku-bands`: the completions of a plain Sudoku's givens by
-/// `cores::grids::count_completions`.
-fn count_sudoku_bands(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
-    let Some(Family::Sudoku { box_dims, .. }) = &a.problem.family else {
-        return Err(user_error("--core sudoku-bands counts Sudoku grids only"));
-    };
-    let (r, c) = *box_dims;
-    let core = cores::grids::CoreSpec::SudokuBands {
-        box_rows: r,
-        box_cols: c,
-    };
-    if !core.can_count(&built.problem) {
-        return Err(user_error(format!(
-            "--core sudoku-bands counts plain {r}x{c}-box grids: no variants or extra groups \
-             (use --core dlx)"
-        )));
-    }
-    if a.print || a.limit.is_some() {
-        return Err(user_error(
-            "--core sudoku-bands only counts: --print and --limit need --core dlx",
-        ));
-    }
-    let givens = cores::grids::givens_from_prefix(r, c, &built.prefix)
-        .map_err(|e| user_error(format!("{}: {e}", built.label)))?;
+/// `count` with a specialised core (`--core sudoku-bands`, the queens core): the
+/// completions of the problem's prefix, counted whole by `CoreSpec::count_prefix`.
+fn count_with_core(a: &CountArgs, built: &Built, core: CoreSpec) -> anyhow::Result<()> {
     let started = Instant::now();
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let counted = cores::grids::count_completions(r, c, &givens, &stop)
+    let counted = core
+        .count_prefix(&built.problem, &built.prefix, &stop)
         .map_err(|e| user_error(format!("{}: {e}", built.label)))?
         .context("the count was stopped")?;
     let report = CountReport {
-        label: format!("{} (core sudoku-bands)", built.label),
+        label: format!("{} (core {})", built.label, core.core()),
         solutions: counted.solutions,
         symmetry_factor: built.symmetry_factor,
         nodes: counted.nodes,
@@ -415,7 +398,7 @@ fn count_sudoku_bands(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if a.json {
         let mut v = report.to_json();
-        v["core"] = "sudoku-bands".into();
+        v["core"] = core.core().as_str().into();
         writeln!(out, "{v}")?;
     } else {
         writeln!(out, "{}", report.human())?;

@@ -40,6 +40,11 @@ pub struct RunArgs {
     pub retry: Option<Vec<Status>>,
     #[command(flatten)]
     pub partition: PartitionArgs,
+    /// With a problem: the counting core of its units (default: the family's specialised core
+    /// where there is one, n queens; else the Dancing Links engine). Specs name theirs in
+    /// `[units]`.
+    #[arg(long, value_enum, global = true)]
+    pub core: Option<crate::core_arg::CoreArg>,
 }
 
 /// How a counting job is cut into units: the keys of a spec's `[partition]` as flags (a flag
@@ -99,11 +104,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             (Some(_), true) => {
                 return Err(user_error("give either a spec file or a problem, not both"))
             }
+            (Some(_), false) if args.core.is_some() => {
+                return Err(user_error(
+                    "--core applies to a problem given on the command line; a spec names its core \
+                     in [units]",
+                ))
+            }
             (Some(path), false) => spec::load(path)?,
             (None, true) => {
                 let built = args.problem.build()?;
                 let name = built.label.clone();
-                let job = JobSpec::from_built(name, built, Partition::default());
+                let core = crate::core_arg::choose(
+                    args.core,
+                    args.problem.family.as_ref(),
+                    &built.problem,
+                    None,
+                )?;
+                let job = JobSpec::from_built(name, built, Partition::default(), core);
                 let line: Vec<String> = std::env::args().collect();
                 Spec {
                     text: line.join(" "),

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use cores::grids::CoreSpec;
 use cores::problems::{Built, ProblemSpec};
 use cores::xcc::{OptionId, Problem};
 use serde::de::Error as _;
@@ -34,6 +35,9 @@ pub struct JobSpec {
     pub partition: Partition,
     /// The job as a list of weighted units (`[units]`), and the core to count them with.
     pub units: Option<WeightedUnits>,
+    /// The core the job's units are counted with: `[units]`'s, else the engine (`run`'s
+    /// problem arguments choose their own: `crate::core_arg`).
+    pub core: CoreSpec,
     /// The total the job must reach (`expected_total`: counted or weighted, times the
     /// symmetry factor), from the literature; `run` fails when it differs.
     pub expected_total: Option<u128>,
@@ -107,8 +111,9 @@ impl Partition {
 
 impl JobSpec {
     /// A job from a built problem (the `run` command's problem arguments).
-    pub fn from_built(name: String, built: Built, partition: Partition) -> Self {
+    pub fn from_built(name: String, built: Built, partition: Partition, core: CoreSpec) -> Self {
         JobSpec {
+            core,
             name,
             problem: built.problem,
             prefix: built.prefix,
@@ -399,6 +404,7 @@ fn job(
         symmetry_factor,
         label,
         partition,
+        core: units.as_ref().map_or(CoreSpec::Dlx, |(u, _)| u.core),
         units: units.map(|(u, _)| u),
         expected_total: expected_total.map(|f| f.0),
     })

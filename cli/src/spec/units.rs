@@ -32,7 +32,8 @@ pub struct UnitsEntry {
     pub generator: Option<String>,
     /// A CSV file of weighted units, relative to the spec.
     pub file: Option<PathBuf>,
-    /// `sudoku-bands` or `dlx` (default: `sudoku-bands` for `sudoku-grids`, else `dlx`).
+    /// `sudoku-bands`, `queens` or `dlx` (default: `sudoku-bands` for `sudoku-grids`, `queens`
+    /// for `queens-first-row`, else `dlx`).
     pub core: Option<String>,
 }
 
@@ -91,6 +92,18 @@ impl UnitsEntry {
         match self.core.as_deref() {
             None => {}
             Some("dlx") => units.core = CoreSpec::Dlx,
+            Some("queens") => match problem {
+                Some(ProblemSpec::Queens { n }) if *n <= cores::grids::queens::MAX_N => {
+                    units.core = CoreSpec::Queens { n: *n }
+                }
+                _ => {
+                    return Err(format!(
+                        "core `queens` counts the n queens problem (family = \"queens\", n up to \
+                         {}); use core = \"dlx\"",
+                        cores::grids::queens::MAX_N
+                    ))
+                }
+            },
             Some("sudoku-bands") => {
                 match problem.and_then(plain_sudoku) {
                     Some((box_rows, box_cols)) => {
@@ -105,7 +118,7 @@ impl UnitsEntry {
             }
             Some(other) => {
                 return Err(format!(
-                    "unknown core `{other}` (expected `sudoku-bands` or `dlx`)"
+                    "unknown core `{other}` (expected `sudoku-bands`, `queens` or `dlx`)"
                 ))
             }
         }
@@ -155,9 +168,16 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             if n % 2 == 1 {
                 units.push((vec![(n / 2) as OptionId], 1));
             }
+            // Counted by the bitboard queens core where it fits (`core = "dlx"` keeps the
+            // engine).
+            let core = if n <= cores::grids::queens::MAX_N {
+                CoreSpec::Queens { n }
+            } else {
+                CoreSpec::Dlx
+            };
             Ok(WeightedUnits {
                 units,
-                core: CoreSpec::Dlx,
+                core,
                 symmetry_factor: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
@@ -437,6 +457,19 @@ mod tests {
             .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))
             .unwrap();
         assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2), (vec![2], 1)]);
+        assert_eq!(
+            u.core,
+            CoreSpec::Queens { n: 5 },
+            "the bitboard core by default"
+        );
+        let dlx = UnitsEntry {
+            core: Some("dlx".into()),
+            ..e.clone()
+        };
+        let u = dlx
+            .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))
+            .unwrap();
+        assert_eq!(u.core, CoreSpec::Dlx);
         let u = e
             .build(Some(&ProblemSpec::Queens { n: 4 }), Path::new("."))
             .unwrap();

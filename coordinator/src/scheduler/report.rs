@@ -172,12 +172,15 @@ impl Scheduler {
         if let Err(why) = check_remaining(&unit.prefix, &result.remaining) {
             return self.reject(now, job, uid, why);
         }
-        if result.core == CountCore::SudokuBands && !result.remaining.is_empty() {
+        if result.core != CountCore::Dlx && !result.remaining.is_empty() {
             return self.reject(
                 now,
                 job,
                 uid,
-                "a unit counted by the sudoku-bands core cannot hand back subtrees".to_string(),
+                format!(
+                    "a unit counted by the {} core cannot hand back subtrees",
+                    result.core
+                ),
             );
         }
         if let Some(of) = unit.audit_of {

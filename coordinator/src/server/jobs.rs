@@ -212,9 +212,11 @@ impl pb::jobs_server::Jobs for JobsService {
                 ..Default::default()
             }));
         }
-        // The Sudoku core counts a unit whole: it has no budgets to stop at, and its units
-        // are never split, so they need no sizing.
-        let budgets = core == CoreSpec::Dlx;
+        // The Sudoku band core's units are never split, so they need no sizing; the queens
+        // core's are split as DLX units are (sized by the engine's rate, so they are shorter
+        // than the target for the faster core). Specialised cores count a unit whole and
+        // ignore the budgets.
+        let budgets = core.splits();
         let (dlx, prefix) = (r.dlx, r.prefix);
         let (outcome, dlx, prefix) = tokio::task::spawn_blocking(move || {
             let outcome = (|| {

@@ -3,18 +3,25 @@
 //! core specialised for Sudoku completions ([`completion`]): bit-parallel rows, columns and
 //! boxes for every band but the last, and the last band counted from its column sets.
 //!
-//! [`CountCore`] names the core that counts a unit (the Dancing Links engine or this one);
-//! [`CoreSpec`] is the core a counting job asks its workers to use. Both cross the wire and
-//! the database, so they live here, in the crate every other crate depends on.
+//! Beside them, [`queens`]: a bitboard core for n queens.
+//!
+//! [`CountCore`] names the core that counts a unit (the Dancing Links engine or a specialised
+//! one); [`CoreSpec`] is the core a counting job asks its workers to use, and
+//! [`CoreSpec::count_prefix`] the one call that runs a specialised core on a unit. Both cross
+//! the wire and the database, so they live here, in the crate every other crate depends on.
 
 pub mod band;
 pub mod completion;
 pub mod groups;
+pub mod queens;
 pub mod units;
 
 pub use completion::{count_completions, givens_from_prefix, CompletionError, Completions};
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
+
+use crate::xcc::{OptionId, Problem};
 
 /// The core that counted a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -24,6 +31,8 @@ pub enum CountCore {
     Dlx,
     /// [`completion::count_completions`].
     SudokuBands,
+    /// [`queens::count_queens`].
+    Queens,
 }
 
 impl CountCore {
@@ -31,6 +40,7 @@ impl CountCore {
         match self {
             CountCore::Dlx => "dlx",
             CountCore::SudokuBands => "sudoku-bands",
+            CountCore::Queens => "queens",
         }
     }
 
@@ -38,6 +48,7 @@ impl CountCore {
         Some(match s {
             "dlx" => CountCore::Dlx,
             "sudoku-bands" => CountCore::SudokuBands,
+            "queens" => CountCore::Queens,
             _ => return None,
         })
     }
@@ -57,6 +68,20 @@ pub enum CoreSpec {
     /// Plain Sudoku completions with `box_rows x box_cols` boxes (no variants): the job's
     /// problem must be exactly [`crate::problems::sudoku::Sudoku`] of that shape.
     SudokuBands { box_rows: usize, box_cols: usize },
+    /// n queens: the job's problem must be exactly [`crate::problems::queens::Queens`] of
+    /// that size.
+    Queens { n: usize },
+}
+
+/// Why a specialised core did not count a unit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CoreError {
+    #[error("the Dancing Links engine is no specialised core: run it through `xcc::Dlx`")]
+    NotSpecialised,
+    #[error(transparent)]
+    Completion(#[from] CompletionError),
+    #[error(transparent)]
+    Queens(#[from] queens::QueensError),
 }
 
 impl CoreSpec {
@@ -64,6 +89,7 @@ impl CoreSpec {
         match self {
             CoreSpec::Dlx => CountCore::Dlx,
             CoreSpec::SudokuBands { .. } => CountCore::SudokuBands,
+            CoreSpec::Queens { .. } => CountCore::Queens,
         }
     }
 
@@ -74,6 +100,7 @@ impl CoreSpec {
             CoreSpec::SudokuBands { box_rows, box_cols } => {
                 format!("sudoku-bands {box_rows}x{box_cols}")
             }
+            CoreSpec::Queens { n } => format!("queens {n}"),
         }
     }
 
@@ -88,6 +115,7 @@ impl CoreSpec {
                     box_cols: c.parse().ok()?,
                 }
             }
+            ("queens", Some(n)) => CoreSpec::Queens { n: n.parse().ok()? },
             _ => return None,
         };
         words.next().is_none().then_some(spec)
@@ -108,6 +136,50 @@ impl CoreSpec {
                     Err(_) => false,
                 }
             }
+            CoreSpec::Queens { n } => {
+                n <= queens::MAX_N
+                    && crate::problems::queens::Queens::build(n)
+                        .is_ok_and(|q| q.problem == *problem)
+            }
+        }
+    }
+
+    /// The problem this core counts, for messages: "a plain 9x9 Sudoku", "the 8 queens
+    /// problem".
+    pub fn counts_what(self) -> String {
+        match self {
+            CoreSpec::Dlx => "any exact-cover problem".into(),
+            CoreSpec::SudokuBands { box_rows, box_cols } => {
+                let side = box_rows.saturating_mul(box_cols);
+                format!("a plain {side}x{side} Sudoku")
+            }
+            CoreSpec::Queens { n } => format!("the {n} queens problem"),
+        }
+    }
+
+    /// Whether the coordinator may split this core's jobs into subtrees by the Dancing Links
+    /// partition (estimates, node budget). Units are prefixes of the job's options either way;
+    /// the Sudoku band core's units are its weighted givens, counted whole.
+    pub fn splits(self) -> bool {
+        matches!(self, CoreSpec::Dlx | CoreSpec::Queens { .. })
+    }
+
+    /// Counts the completions of `prefix` (options of `problem`, which [`Self::can_count`]
+    /// accepted) with this specialised core, whole: no budgets, nothing handed back.
+    /// `Ok(None)` when `stop` ended the count (there is no partial result).
+    pub fn count_prefix(
+        self,
+        _problem: &Problem,
+        prefix: &[OptionId],
+        stop: &AtomicBool,
+    ) -> Result<Option<Completions>, CoreError> {
+        match self {
+            CoreSpec::Dlx => Err(CoreError::NotSpecialised),
+            CoreSpec::SudokuBands { box_rows, box_cols } => {
+                let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
+                Ok(count_completions(box_rows, box_cols, &givens, stop)?)
+            }
+            CoreSpec::Queens { n } => Ok(queens::count_queens(n, prefix, stop)?),
         }
     }
 }

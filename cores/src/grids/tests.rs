@@ -232,3 +232,112 @@ fn the_9x9_band_reduces_as_felgenhauer_and_jarvis_report() {
     assert_eq!(gu.units.len(), 440);
     assert_eq!(gu.symmetry_factor, 362_880 * 72 * 72);
 }
+
+/// The engine's count of n queens extending `prefix`.
+fn dlx_queens(n: usize, prefix: &[u32]) -> u128 {
+    let q = crate::problems::queens::Queens::build(n).unwrap();
+    let mut dlx = Dlx::new(&q.problem);
+    dlx.apply_prefix(prefix).unwrap();
+    dlx.count()
+}
+
+fn bit_queens(n: usize, prefix: &[u32]) -> u128 {
+    let q = crate::problems::queens::Queens::build(n).unwrap();
+    CoreSpec::Queens { n }
+        .count_prefix(&q.problem, prefix, &AtomicBool::new(false))
+        .unwrap()
+        .unwrap()
+        .solutions
+}
+
+#[test]
+fn the_queens_core_agrees_with_the_engine_on_every_unit_up_to_12() {
+    for n in 1..=12usize {
+        // Every first-row square, and for n <= 10 every pair of squares in rows 1 and 3
+        // (a prefix need not be the top rows: the partitioner's units are not).
+        for c in 0..n as u32 {
+            assert_eq!(bit_queens(n, &[c]), dlx_queens(n, &[c]), "n {n}, [{c}]");
+        }
+        if (3..=10).contains(&n) {
+            for a in 0..n {
+                for b in 0..n {
+                    if a == b || a.abs_diff(b) == 2 {
+                        continue;
+                    }
+                    let p = [a as u32, (2 * n + b) as u32];
+                    assert_eq!(bit_queens(n, &p), dlx_queens(n, &p), "n {n}, {p:?}");
+                }
+            }
+        }
+    }
+    // And on units as the partitioner cuts them: the options of the MRV item, two levels
+    // deep (any rows and columns), which together cover the whole tree.
+    let q = crate::problems::queens::Queens::build(11).unwrap();
+    let branch = |prefix: &[u32]| {
+        let mut dlx = Dlx::new(&q.problem);
+        dlx.apply_prefix(prefix).unwrap();
+        match dlx.branching() {
+            crate::xcc::Branching::Branch { options, .. } => options,
+            _ => Vec::new(),
+        }
+    };
+    let mut total = 0;
+    let mut units = 0;
+    for a in branch(&[]) {
+        for b in branch(&[a]) {
+            let prefix = [a, b];
+            let d = dlx_queens(11, &prefix);
+            assert_eq!(bit_queens(11, &prefix), d, "{prefix:?}");
+            total += d;
+            units += 1;
+        }
+    }
+    assert!(units > 11, "{units} units");
+    assert_eq!(total, 2680, "OEIS A000170: Q(11) = 2,680");
+}
+
+#[test]
+fn the_queens_core_agrees_with_the_engine_on_random_prefixes_beyond_12() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    for n in [13usize, 14, 15] {
+        for _ in 0..4 {
+            // 4 (n = 13), 5 or 6 non-attacking queens in random rows.
+            let want = n - 9;
+            let mut placed: Vec<(usize, usize)> = Vec::new();
+            while placed.len() < want {
+                let (r, c) = (rng.random_range(0..n), rng.random_range(0..n));
+                if placed
+                    .iter()
+                    .all(|&(pr, pc)| pr != r && pc != c && pr + pc != r + c && pr + c != r + pc)
+                {
+                    placed.push((r, c));
+                }
+            }
+            let p: Vec<u32> = placed.iter().map(|&(r, c)| (r * n + c) as u32).collect();
+            assert_eq!(bit_queens(n, &p), dlx_queens(n, &p), "n {n}, {placed:?}");
+        }
+    }
+}
+
+#[test]
+fn the_queens_core_counts_only_the_queens_problem_of_its_size() {
+    let q8 = crate::problems::queens::Queens::build(8).unwrap();
+    assert!(CoreSpec::Queens { n: 8 }.can_count(&q8.problem));
+    assert!(!CoreSpec::Queens { n: 9 }.can_count(&q8.problem));
+    let s4 = Sudoku::build(&SudokuConfig::new(2, 2)).unwrap();
+    assert!(!CoreSpec::Queens { n: 4 }.can_count(&s4.problem));
+    assert_eq!(
+        CoreSpec::parse("queens 20"),
+        Some(CoreSpec::Queens { n: 20 })
+    );
+    assert_eq!(CoreSpec::Queens { n: 20 }.text(), "queens 20");
+    assert_eq!(CountCore::parse("queens"), Some(CountCore::Queens));
+    assert!(
+        CoreSpec::Queens { n: 8 }.splits()
+            && !CoreSpec::SudokuBands {
+                box_rows: 2,
+                box_cols: 2
+            }
+            .splits()
+    );
+}

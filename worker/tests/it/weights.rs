@@ -14,6 +14,7 @@ fn sudoku_core(box_rows: u32, box_cols: u32) -> pb::CoreSpec {
         core: pb::CountCore::SudokuBands as i32,
         box_rows,
         box_cols,
+        ..Default::default()
     }
 }
 
