@@ -17,6 +17,8 @@ pub enum CoreArg {
     SudokuBands,
     /// The bitboard n queens core (n up to 32).
     Queens,
+    /// Sudoku grids with any variants or extra groups (read from the problem).
+    SudokuGroups,
 }
 
 /// The core that counts `problem` (built from `family`): the one asked for, checked, or the
@@ -37,6 +39,15 @@ pub fn choose(
             }
         }
         (Some(CoreArg::Queens), Some(Family::Queens { n })) => CoreSpec::Queens { n: *n },
+        (Some(CoreArg::SudokuGroups), Some(Family::Sudoku { box_dims, .. })) => {
+            CoreSpec::SudokuGroups {
+                box_rows: box_dims.0,
+                box_cols: box_dims.1,
+            }
+        }
+        (Some(CoreArg::SudokuGroups), _) => {
+            return Err(user_error("--core sudoku-groups counts Sudoku grids only"))
+        }
         (Some(CoreArg::SudokuBands), _) => {
             return Err(user_error("--core sudoku-bands counts Sudoku grids only"))
         }
@@ -61,6 +72,12 @@ pub fn choose(
             CoreSpec::Queens { n } => format!(
                 "--core queens counts boards of 1 to {} squares a side, not {n} (use --core dlx)",
                 cores::grids::queens::MAX_N
+            ),
+            CoreSpec::SudokuGroups { box_rows, box_cols } => format!(
+                "--core sudoku-groups cannot count this problem: {}",
+                cores::grids::groups::read_groups(box_rows, box_cols, problem)
+                    .err()
+                    .map_or_else(String::new, |e| e.to_string())
             ),
             CoreSpec::Dlx => unreachable!("the engine counts every problem"),
         }));

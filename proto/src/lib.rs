@@ -59,6 +59,7 @@ pub mod core {
             pb::CountCore::Unspecified | pb::CountCore::Dlx => CountCore::Dlx,
             pb::CountCore::SudokuBands => CountCore::SudokuBands,
             pb::CountCore::Queens => CountCore::Queens,
+            pb::CountCore::SudokuGroups => CountCore::SudokuGroups,
         }
     }
 
@@ -67,6 +68,7 @@ pub mod core {
             CountCore::Dlx => pb::CountCore::Dlx,
             CountCore::SudokuBands => pb::CountCore::SudokuBands,
             CountCore::Queens => pb::CountCore::Queens,
+            CountCore::SudokuGroups => pb::CountCore::SudokuGroups,
         }
     }
 
@@ -87,6 +89,16 @@ pub mod core {
                 "core sudoku-bands needs box_rows and box_cols of at least 1, got {}x{}",
                 c.box_rows, c.box_cols
             )),
+            CountCore::SudokuGroups if c.box_rows > 0 && c.box_cols > 0 => {
+                Ok(CoreSpec::SudokuGroups {
+                    box_rows: c.box_rows as usize,
+                    box_cols: c.box_cols as usize,
+                })
+            }
+            CountCore::SudokuGroups => Err(format!(
+                "core sudoku-groups needs box_rows and box_cols of at least 1, got {}x{}",
+                c.box_rows, c.box_cols
+            )),
             CountCore::Queens if c.n > 0 => Ok(CoreSpec::Queens { n: c.n as usize }),
             CountCore::Queens => Err("core queens needs n of at least 1".to_string()),
         }
@@ -97,6 +109,7 @@ pub mod core {
             CoreSpec::Dlx => (0, 0, 0),
             CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
             CoreSpec::Queens { n } => (0, 0, n as u32),
+            CoreSpec::SudokuGroups { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
         };
         pb::CoreSpec {
             core: count_core_pb(c.core()) as i32,
@@ -119,6 +132,10 @@ pub mod core {
                     box_cols: 4,
                 },
                 CoreSpec::Queens { n: 20 },
+                CoreSpec::SudokuGroups {
+                    box_rows: 3,
+                    box_cols: 3,
+                },
             ] {
                 assert_eq!(core_spec(Some(&core_spec_pb(c))), Ok(c));
             }

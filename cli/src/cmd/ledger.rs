@@ -85,7 +85,8 @@ pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
 /// The ledger as CSV (header line first).
 pub fn to_csv(ledger: &Ledger) -> String {
     let shape = match ledger.core {
-        CoreSpec::SudokuBands { box_rows, box_cols } => Some((box_rows, box_cols)),
+        CoreSpec::SudokuBands { box_rows, box_cols }
+        | CoreSpec::SudokuGroups { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     };
     let cells = if shape.is_some() { "givens" } else { "prefix" };

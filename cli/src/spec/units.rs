@@ -104,6 +104,12 @@ impl UnitsEntry {
                     ))
                 }
             },
+            Some("sudoku-groups") => match sudoku_shape(problem) {
+                Some((box_rows, box_cols)) => {
+                    units.core = CoreSpec::SudokuGroups { box_rows, box_cols }
+                }
+                None => return Err("core `sudoku-groups` counts Sudoku grids".into()),
+            },
             Some("sudoku-bands") => {
                 match problem.and_then(plain_sudoku) {
                     Some((box_rows, box_cols)) => {
@@ -118,7 +124,8 @@ impl UnitsEntry {
             }
             Some(other) => {
                 return Err(format!(
-                    "unknown core `{other}` (expected `sudoku-bands`, `queens` or `dlx`)"
+                    "unknown core `{other}` (expected `sudoku-bands`, `sudoku-groups`, `queens` \
+                     or `dlx`)"
                 ))
             }
         }

@@ -3,7 +3,8 @@
 //! core specialised for Sudoku completions ([`completion`]): bit-parallel rows, columns and
 //! boxes for every band but the last, and the last band counted from its column sets.
 //!
-//! Beside them, [`queens`]: a bitboard core for n queens.
+//! Beside them, [`group_core`]: Sudoku grids with extra groups (any variant, read back from the
+//! problem by [`groups`]); [`queens`]: a bitboard core for n queens.
 //!
 //! [`CountCore`] names the core that counts a unit (the Dancing Links engine or a specialised
 //! one); [`CoreSpec`] is the core a counting job asks its workers to use, and
@@ -12,8 +13,10 @@
 
 pub mod band;
 pub mod completion;
+pub mod group_core;
 pub mod groups;
 pub mod queens;
+pub mod rows;
 pub mod units;
 
 pub use completion::{count_completions, givens_from_prefix, CompletionError, Completions};
@@ -33,6 +36,8 @@ pub enum CountCore {
     SudokuBands,
     /// [`queens::count_queens`].
     Queens,
+    /// [`group_core::GroupGrid::count`].
+    SudokuGroups,
 }
 
 impl CountCore {
@@ -41,6 +46,7 @@ impl CountCore {
             CountCore::Dlx => "dlx",
             CountCore::SudokuBands => "sudoku-bands",
             CountCore::Queens => "queens",
+            CountCore::SudokuGroups => "sudoku-groups",
         }
     }
 
@@ -49,6 +55,7 @@ impl CountCore {
             "dlx" => CountCore::Dlx,
             "sudoku-bands" => CountCore::SudokuBands,
             "queens" => CountCore::Queens,
+            "sudoku-groups" => CountCore::SudokuGroups,
             _ => return None,
         })
     }
@@ -71,6 +78,9 @@ pub enum CoreSpec {
     /// n queens: the job's problem must be exactly [`crate::problems::queens::Queens`] of
     /// that size.
     Queens { n: usize },
+    /// Sudoku grids with `box_rows x box_cols` boxes and any extra groups, which the core
+    /// reads from the job's problem ([`groups::read_groups`]).
+    SudokuGroups { box_rows: usize, box_cols: usize },
 }
 
 /// Why a specialised core did not count a unit.
@@ -82,6 +92,8 @@ pub enum CoreError {
     Completion(#[from] CompletionError),
     #[error(transparent)]
     Queens(#[from] queens::QueensError),
+    #[error(transparent)]
+    Groups(#[from] groups::GroupsError),
 }
 
 impl CoreSpec {
@@ -90,6 +102,7 @@ impl CoreSpec {
             CoreSpec::Dlx => CountCore::Dlx,
             CoreSpec::SudokuBands { .. } => CountCore::SudokuBands,
             CoreSpec::Queens { .. } => CountCore::Queens,
+            CoreSpec::SudokuGroups { .. } => CountCore::SudokuGroups,
         }
     }
 
@@ -101,6 +114,9 @@ impl CoreSpec {
                 format!("sudoku-bands {box_rows}x{box_cols}")
             }
             CoreSpec::Queens { n } => format!("queens {n}"),
+            CoreSpec::SudokuGroups { box_rows, box_cols } => {
+                format!("sudoku-groups {box_rows}x{box_cols}")
+            }
         }
     }
 
@@ -116,6 +132,13 @@ impl CoreSpec {
                 }
             }
             ("queens", Some(n)) => CoreSpec::Queens { n: n.parse().ok()? },
+            ("sudoku-groups", Some(shape)) => {
+                let (r, c) = shape.split_once('x')?;
+                CoreSpec::SudokuGroups {
+                    box_rows: r.parse().ok()?,
+                    box_cols: c.parse().ok()?,
+                }
+            }
             _ => return None,
         };
         words.next().is_none().then_some(spec)
@@ -141,6 +164,9 @@ impl CoreSpec {
                     && crate::problems::queens::Queens::build(n)
                         .is_ok_and(|q| q.problem == *problem)
             }
+            CoreSpec::SudokuGroups { box_rows, box_cols } => {
+                groups::read_groups(box_rows, box_cols, problem).is_ok()
+            }
         }
     }
 
@@ -154,6 +180,10 @@ impl CoreSpec {
                 format!("a plain {side}x{side} Sudoku")
             }
             CoreSpec::Queens { n } => format!("the {n} queens problem"),
+            CoreSpec::SudokuGroups { box_rows, box_cols } => {
+                let side = box_rows.saturating_mul(box_cols);
+                format!("a {side}x{side} Sudoku ({box_rows}x{box_cols} boxes) with extra groups")
+            }
         }
     }
 
@@ -169,7 +199,7 @@ impl CoreSpec {
     /// `Ok(None)` when `stop` ended the count (there is no partial result).
     pub fn count_prefix(
         self,
-        _problem: &Problem,
+        problem: &Problem,
         prefix: &[OptionId],
         stop: &AtomicBool,
     ) -> Result<Option<Completions>, CoreError> {
@@ -180,6 +210,12 @@ impl CoreSpec {
                 Ok(count_completions(box_rows, box_cols, &givens, stop)?)
             }
             CoreSpec::Queens { n } => Ok(queens::count_queens(n, prefix, stop)?),
+            CoreSpec::SudokuGroups { box_rows, box_cols } => {
+                let groups = groups::read_groups(box_rows, box_cols, problem)?;
+                let grid = group_core::GroupGrid::new(&groups)?;
+                let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
+                Ok(grid.count(&givens, stop)?)
+            }
         }
     }
 }
