@@ -6,6 +6,9 @@
 //! - `sudoku-grids`: every grid of a plain Sudoku through the band reduction of Felgenhauer
 //!   and Jarvis (`cores::grids::units`): one unit per (band-1 column-set class, split of
 //!   column 1), weight the class size, factor `side! c!^(r-1) (r-1)! r!^(c-1) (c-1)!`;
+//! - `sudoku-variant-grids`: every grid of a Sudoku with variants or extra groups
+//!   (`cores::grids::rows`): row 1 fixed by relabelling (factor `side!`), one unit per
+//!   filling of row 2, weight 1, counted by the `sudoku-groups` core;
 //! - `queens-first-row`: n queens by the queen of the first row, mirrored: the left half's
 //!   columns with weight 2, the middle column (odd n) with weight 1.
 //!
@@ -164,6 +167,43 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 ),
             })
         }
+        "sudoku-variant-grids" => {
+            let Some(
+                spec @ ProblemSpec::Sudoku {
+                    box_rows,
+                    box_cols,
+                    givens: None,
+                    fix_first_row: false,
+                    ..
+                },
+            ) = problem
+            else {
+                return Err(
+                    "generator `sudoku-variant-grids` counts every grid of a Sudoku with its \
+                     variants and extra groups (family = \"sudoku\", no givens or fixed row)"
+                        .into(),
+                );
+            };
+            let (r, c) = (*box_rows, *box_cols);
+            let built = spec.build().map_err(|e| e.to_string())?;
+            let groups = cores::grids::groups::read_groups(r, c, &built.problem)
+                .map_err(|e| e.to_string())?;
+            let ru = cores::grids::rows::row_units(&groups, 2).map_err(|e| e.to_string())?;
+            let n = r * c;
+            let units = ru.units.iter().map(|g| (placements(g, n), 1)).collect();
+            Ok(WeightedUnits {
+                label: format!(
+                    "{spec} grids: first row fixed (x {n}!), {} fillings of row 2",
+                    ru.units.len()
+                ),
+                units,
+                core: CoreSpec::SudokuGroups {
+                    box_rows: r,
+                    box_cols: c,
+                },
+                symmetry_factor: Some(ru.symmetry_factor),
+            })
+        }
         "queens-first-row" => {
             let Some(ProblemSpec::Queens { n }) = problem else {
                 return Err("generator `queens-first-row` needs family = \"queens\"".into());
@@ -190,7 +230,8 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             })
         }
         other => Err(format!(
-            "unknown generator `{other}` (expected `sudoku-grids` or `queens-first-row`)"
+            "unknown generator `{other}` (expected `sudoku-grids`, `sudoku-variant-grids` or \
+             `queens-first-row`)"
         )),
     }
 }
@@ -561,5 +602,32 @@ mod tests {
             e.contains(":2: state `queued`: a ledger row is `done` or `split`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_variant_generator_fixes_row_1_and_splits_by_row_2() {
+        let e = UnitsEntry {
+            generator: Some("sudoku-variant-grids".into()),
+            ..Default::default()
+        };
+        let mut diag = sudoku(2, 3);
+        if let ProblemSpec::Sudoku { variants, .. } = &mut diag {
+            variants.push(cores::problems::Variant::Diagonal);
+        }
+        let u = e.build(Some(&diag), Path::new(".")).unwrap();
+        assert_eq!(u.symmetry_factor, Some(720));
+        assert_eq!(
+            u.core,
+            CoreSpec::SudokuGroups {
+                box_rows: 2,
+                box_cols: 3
+            }
+        );
+        // Every unit places row 1 (1..6) and a full row 2: 12 options.
+        assert!(u.units.iter().all(|(p, w)| p.len() == 12 && *w == 1));
+        let err = e
+            .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))
+            .unwrap_err();
+        assert!(err.contains("sudoku-variant-grids"), "{err}");
     }
 }
