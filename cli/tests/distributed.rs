@@ -996,6 +996,38 @@ fn run_waits_for_the_audits_of_its_jobs() {
 }
 
 #[test]
+fn a_variant_spec_counts_every_6x6_diagonal_grid_by_weighted_band_classes() {
+    // 8,640 grids with 2x3 boxes and both main diagonals (counted three ways in
+    // cores/src/grids/tests.rs), the spec's expected_total: row 1 fixed (x 6!), one unit
+    // per class of first bands, each counted by the variant core.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(specs().join("sudoku-6x6-diagonal-grids.toml"))
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["total_solutions"], "8640", "{v}");
+    assert_eq!(v["expected_total"], "8640");
+    let rows = db_rows(
+        &db,
+        "SELECT r.core, u.weight, r.solutions FROM units u JOIN unit_results r \
+         ON r.unit_id = u.id",
+    );
+    assert!(rows.len() > 1, "{rows:?}");
+    assert!(rows.iter().all(|r| r[0] == "sudoku-groups"), "{rows:?}");
+    let sum: u128 = rows
+        .iter()
+        .map(|r| r[1].parse::<u128>().unwrap() * r[2].parse::<u128>().unwrap())
+        .sum();
+    assert_eq!(sum * 720, 8640, "weights x counts x 6!");
+}
+
+#[test]
 fn a_spec_of_weighted_sudoku_units_counts_every_6x6_grid_and_writes_its_ledger() {
     // 28,200,960 grids with 2x3 boxes (Pettersen; Russell), the spec's expected_total.
     let dir = tempfile::tempdir().unwrap();

@@ -7,8 +7,9 @@
 //!   and Jarvis (`cores::grids::units`): one unit per (band-1 column-set class, split of
 //!   column 1), weight the class size, factor `side! c!^(r-1) (r-1)! r!^(c-1) (c-1)!`;
 //! - `sudoku-variant-grids`: every grid of a Sudoku with variants or extra groups
-//!   (`cores::grids::rows`): row 1 fixed by relabelling (factor `side!`), one unit per
-//!   filling of row 2, weight 1, counted by the `sudoku-groups` core;
+//!   (`cores::grids::variant_band`): row 1 fixed by relabelling (factor `side!`), one unit
+//!   per profile class of first bands, weighted by the class size, counted by the
+//!   `sudoku-groups` core;
 //! - `queens-first-row`: n queens by the queen of the first row, mirrored: the left half's
 //!   columns with weight 2, the middle column (odd n) with weight 1.
 //!
@@ -188,20 +189,25 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let built = spec.build().map_err(|e| e.to_string())?;
             let groups = cores::grids::groups::read_groups(r, c, &built.problem)
                 .map_err(|e| e.to_string())?;
-            let ru = cores::grids::rows::row_units(&groups, 2).map_err(|e| e.to_string())?;
+            let bu = cores::grids::variant_band::band_units(&groups).map_err(|e| e.to_string())?;
             let n = r * c;
-            let units = ru.units.iter().map(|g| (placements(g, n), 1)).collect();
+            let units = bu
+                .units
+                .iter()
+                .map(|u| (placements(&u.givens, n), u.weight))
+                .collect();
             Ok(WeightedUnits {
                 label: format!(
-                    "{spec} grids: first row fixed (x {n}!), {} fillings of row 2",
-                    ru.units.len()
+                    "{spec} grids: first row fixed (x {n}!), {} first bands in {} profile classes",
+                    bu.bands,
+                    bu.units.len()
                 ),
                 units,
                 core: CoreSpec::SudokuGroups {
                     box_rows: r,
                     box_cols: c,
                 },
-                symmetry_factor: Some(ru.symmetry_factor),
+                symmetry_factor: Some(bu.symmetry_factor),
             })
         }
         "queens-first-row" => {

@@ -312,22 +312,7 @@ impl<'a> Counter<'a> {
     fn last_two_rows(&self) -> u128 {
         let side = self.side;
         let lo = self.box_rows - 2;
-        // The two columns that still hold each digit.
-        let mut holders = [[usize::MAX; 2]; MAX_SIDE];
-        for c in 0..side {
-            let mut m = self.avail[c];
-            debug_assert_eq!(m.count_ones(), 2, "column {c} of the last band");
-            while m != 0 {
-                let d = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let h = &mut holders[d];
-                if h[0] == usize::MAX {
-                    h[0] = c;
-                } else {
-                    h[1] = c;
-                }
-            }
-        }
+        let holders = holders(&self.avail[..side]);
         // What the second-to-last row must take in column c (None: free).
         let forced = |c: usize| -> Option<u32> {
             let upper = self.last[lo * side + c];
@@ -379,4 +364,25 @@ impl<'a> Counter<'a> {
         }
         total
     }
+}
+
+/// Per digit, the two columns of the last band's last two rows that still lack it (`avail`:
+/// per column, the two digits it lacks).
+pub(super) fn holders(avail: &[u32]) -> [[usize; 2]; 32] {
+    let mut holders = [[usize::MAX; 2]; 32];
+    for (c, &pair) in avail.iter().enumerate() {
+        let mut m = pair;
+        debug_assert_eq!(m.count_ones(), 2, "column {c} of the last band");
+        while m != 0 {
+            let d = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let h = &mut holders[d];
+            if h[0] == usize::MAX {
+                h[0] = c;
+            } else {
+                h[1] = c;
+            }
+        }
+    }
+    holders
 }

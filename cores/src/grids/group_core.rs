@@ -1,11 +1,22 @@
 //! A counting core for Sudoku grids with extra groups (any variant or `--group`): every
-//! group's used digits as a bit mask, the empty cells filled in row-major order with the
-//! candidates `!(union of the masks of the cell's groups)`, the last empty cell counted by
-//! the number of its candidates (no placement needed).
+//! group's digits as a bit mask, a cell's candidates `!(union of its groups' masks)`.
 //!
-//! It is the general route (any groups, any givens); the plain grid has the faster
-//! [`super::completion`] core. Counts equal the Dancing Links engine's on the same givens
-//! (tested in `grids::tests` for every variant of 4x4 and 6x6 and on 9x9 units).
+//! Two routes, both exact for any groups and givens:
+//! - direct ([`GroupGrid::count_direct`]): every band but the last filled cell by cell in
+//!   row-major order, the last band counted from its column sets as [`super::completion`]
+//!   counts it, with the extra groups checked (`LastBand`: the rows above its last two chosen
+//!   column by column, the last two as orientations of the cycles of the column sets, each
+//!   cycle checked against the groups of its cells);
+//! - the join ([`GroupGrid::count`] when [`GroupGrid::join_applies`]: every band above the
+//!   last two given, at least three bands, every extra group of `side` cells): the fillings
+//!   of the second-to-last band counted by the digits they put in each group that crosses
+//!   into the last band, the fillings of the last band matched against those counts. Its
+//!   cost is the two bands' fillings, not their product, which is what makes a 9x9 variant
+//!   unit with band 1 given take a fraction of a second.
+//!
+//! The plain grid has the faster [`super::completion`] core. Counts equal the Dancing Links
+//! engine's on the same givens (tested in `grids::tests` for every variant of 4x4 and 6x6 and
+//! on 9x9 units, both routes).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -19,8 +30,12 @@ const STOP_CHECK: u64 = 1 << 20;
 #[derive(Clone, Debug)]
 pub struct GroupGrid {
     side: usize,
-    /// Per cell: the groups it belongs to (rows, columns, boxes first, then the extra ones).
+    box_rows: usize,
+    box_cols: usize,
+    /// Per cell: the groups it belongs to, its row, column and box first, then the extra ones.
     groups_of: Vec<Vec<u16>>,
+    /// Per group: its cells (rows, columns, boxes, then the extra groups).
+    cells_of: Vec<Vec<usize>>,
     groups: usize,
 }
 
@@ -29,11 +44,15 @@ impl GroupGrid {
     pub fn new(g: &SudokuGroups) -> Result<GroupGrid, CompletionError> {
         let side = super::completion::check_shape(g.box_rows, g.box_cols)?;
         let mut groups_of: Vec<Vec<u16>> = vec![Vec::new(); side * side];
+        let mut cells_of: Vec<Vec<usize>> = Vec::new();
         let mut k: u16 = 0;
         let mut add = |cells: &mut dyn Iterator<Item = usize>, k: &mut u16| {
+            let mut these = Vec::new();
             for c in cells {
                 groups_of[c].push(*k);
+                these.push(c);
             }
+            cells_of.push(these);
             *k += 1;
         };
         for r in 0..side {
@@ -55,7 +74,10 @@ impl GroupGrid {
         }
         Ok(GroupGrid {
             side,
+            box_rows: g.box_rows,
+            box_cols: g.box_cols,
             groups_of,
+            cells_of,
             groups: usize::from(k),
         })
     }
@@ -64,10 +86,23 @@ impl GroupGrid {
         self.side
     }
 
+    /// The cells of every group: rows, columns, boxes, then the extra groups.
+    pub fn group_cells(&self) -> &[Vec<usize>] {
+        &self.cells_of
+    }
+
     /// Every filling of the empty cells among `cells` that extends `givens` without breaking a
     /// group, in lexicographic order of `cells`' digits (givens already breaking a group give
     /// none).
     pub fn fillings(&self, givens: &[u8], cells: &[usize]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        self.for_each_filling(givens, cells, &mut |g| out.push(g.to_vec()));
+        out
+    }
+
+    /// Calls `visit` with the whole grid for every filling [`Self::fillings`] lists, in the
+    /// same order, without keeping them.
+    pub fn for_each_filling(&self, givens: &[u8], cells: &[usize], visit: &mut dyn FnMut(&[u8])) {
         let mut used = vec![0u32; self.groups];
         for (cell, &v) in givens.iter().enumerate() {
             if v == 0 {
@@ -75,16 +110,14 @@ impl GroupGrid {
             }
             for &g in &self.groups_of[cell] {
                 if used[usize::from(g)] & (1 << (v - 1)) != 0 {
-                    return Vec::new();
+                    return;
                 }
                 used[usize::from(g)] |= 1 << (v - 1);
             }
         }
         let empty: Vec<usize> = cells.iter().copied().filter(|&c| givens[c] == 0).collect();
-        let mut out = Vec::new();
         let mut grid = givens.to_vec();
-        self.fill(&empty, 0, &mut used, &mut grid, &mut out);
-        out
+        self.fill(&empty, 0, &mut used, &mut grid, visit);
     }
 
     fn fill(
@@ -93,10 +126,10 @@ impl GroupGrid {
         k: usize,
         used: &mut [u32],
         grid: &mut Vec<u8>,
-        out: &mut Vec<Vec<u8>>,
+        visit: &mut dyn FnMut(&[u8]),
     ) {
         let Some(&cell) = empty.get(k) else {
-            out.push(grid.clone());
+            visit(grid);
             return;
         };
         let mut taken = 0;
@@ -112,7 +145,7 @@ impl GroupGrid {
                 used[usize::from(g)] |= bit;
             }
             grid[cell] = d as u8 + 1;
-            self.fill(empty, k + 1, used, grid, out);
+            self.fill(empty, k + 1, used, grid, visit);
             grid[cell] = 0;
             for &g in &self.groups_of[cell] {
                 used[usize::from(g)] &= !bit;
@@ -122,11 +155,47 @@ impl GroupGrid {
 
     /// The completions of `givens` (cells row by row, 0 empty); `Ok(None)` when `stop` was
     /// set. Givens that break a group are an error naming the cell.
+    ///
+    /// Counts by the join of the last two bands when [`Self::join_applies`], else by
+    /// [`Self::count_direct`]'s route.
     pub fn count(
         &self,
         givens: &[u8],
         stop: &AtomicBool,
     ) -> Result<Option<Completions>, CompletionError> {
+        let mut search = self.search(givens, stop)?;
+        let solutions = match self.join_plan(givens) {
+            Some(plan) => search.join(&plan),
+            None => search.direct(),
+        };
+        Ok(search.finish(solutions))
+    }
+
+    /// The completions of `givens` by filling every band but the last cell by cell and
+    /// counting the last band from its column sets (never by the join).
+    pub fn count_direct(
+        &self,
+        givens: &[u8],
+        stop: &AtomicBool,
+    ) -> Result<Option<Completions>, CompletionError> {
+        let mut search = self.search(givens, stop)?;
+        let solutions = search.direct();
+        Ok(search.finish(solutions))
+    }
+
+    /// Whether [`Self::count`] counts `givens` by the join of the last two bands: at least
+    /// three bands, every band above the last two given in full, every extra group of `side`
+    /// cells (each digit exactly once), and the key of the groups that cross the last two
+    /// bands at most 128 bits.
+    pub fn join_applies(&self, givens: &[u8]) -> bool {
+        givens.len() == self.side * self.side && self.join_plan(givens).is_some()
+    }
+
+    fn search<'a>(
+        &'a self,
+        givens: &[u8],
+        stop: &'a AtomicBool,
+    ) -> Result<Search<'a>, CompletionError> {
         let side = self.side;
         if givens.len() != side * side {
             return Err(CompletionError::Length {
@@ -135,11 +204,9 @@ impl GroupGrid {
             });
         }
         let mut used = vec![0u32; self.groups];
-        let mut empty = Vec::new();
         for (cell, &v) in givens.iter().enumerate() {
             let (row, col) = (cell / side, cell % side);
             if v == 0 {
-                empty.push(cell);
                 continue;
             }
             if usize::from(v) > side {
@@ -168,35 +235,148 @@ impl GroupGrid {
         } else {
             (1 << side) - 1
         };
-        if empty.is_empty() {
-            return Ok(Some(Completions {
-                solutions: 1,
-                nodes: 0,
-            }));
-        }
-        let mut search = Search {
+        let cells = givens
+            .iter()
+            .map(|&v| if v == 0 { 0 } else { 1u32 << (v - 1) })
+            .collect();
+        Ok(Search {
             grid: self,
-            empty: &empty,
+            givens: givens.to_vec(),
+            cells,
             used,
             full,
             nodes: 0,
             stop,
             stopped: false,
-        };
-        let solutions = search.count(0);
-        if search.stopped {
-            return Ok(None);
+        })
+    }
+
+    /// The groups a cell belongs to beyond its row, column and box.
+    fn extra_of(&self, cell: usize) -> &[u16] {
+        &self.groups_of[cell][3..]
+    }
+
+    fn bands(&self) -> usize {
+        self.side / self.box_rows
+    }
+
+    /// How the join would count `givens`, if it applies.
+    fn join_plan(&self, givens: &[u8]) -> Option<JoinPlan> {
+        let (side, box_rows) = (self.side, self.box_rows);
+        let bands = self.bands();
+        if bands < 3 || self.cells_of.iter().any(|g| g.len() != side) {
+            return None;
         }
-        Ok(Some(Completions {
-            solutions,
-            nodes: search.nodes,
-        }))
+        let top = (bands - 2) * box_rows; // first row of the last two bands
+        let mid = (bands - 1) * box_rows; // first row of the last band
+        if givens[..top * side].contains(&0) {
+            return None;
+        }
+        // Digits of each group given above the last two bands.
+        let mut above = vec![0u32; self.groups];
+        for (cell, &v) in givens[..top * side].iter().enumerate() {
+            for &g in &self.groups_of[cell] {
+                above[usize::from(g)] |= 1 << (v - 1);
+            }
+        }
+        let full = if side == 32 {
+            u32::MAX
+        } else {
+            (1u32 << side) - 1
+        };
+        let mut keys = Vec::new();
+        for (g, cells) in self.cells_of.iter().enumerate() {
+            let upper: Vec<usize> = cells
+                .iter()
+                .copied()
+                .filter(|&c| (top..mid).contains(&(c / side)))
+                .collect();
+            let lower: Vec<usize> = cells.iter().copied().filter(|&c| c / side >= mid).collect();
+            if !upper.is_empty() && !lower.is_empty() {
+                keys.push(KeyGroup {
+                    lack: full & !above[g],
+                    upper,
+                    lower,
+                });
+            }
+        }
+        let raw_bits = keys.len() * side;
+        let packed_bits: usize = keys.iter().map(|k| k.lack.count_ones() as usize).sum();
+        let packed = if raw_bits <= 128 {
+            false
+        } else if packed_bits <= 128 {
+            true
+        } else {
+            return None;
+        };
+        let cells = |rows: std::ops::Range<usize>| -> Vec<usize> {
+            (rows.start * side..rows.end * side)
+                .filter(|&c| givens[c] == 0)
+                .collect()
+        };
+        Some(JoinPlan {
+            upper: cells(top..mid),
+            lower: cells(mid..side),
+            keys,
+            packed,
+        })
     }
 }
 
+/// The join of the last two bands: every filling of the upper one is reduced to a key (for
+/// every group crossing the two bands, the digits the upper band puts in it), counted by key;
+/// every filling of the lower one has exactly one key it fits (the digits its groups still
+/// need from the upper band), and the completions are the sum of those counts. A filling of
+/// the two bands is a completion exactly when each band is valid on its own and every
+/// crossing group gets each digit once, which is what equal keys say (each crossing group
+/// has `side` cells).
+struct JoinPlan {
+    /// The empty cells of the upper and of the lower band.
+    upper: Vec<usize>,
+    lower: Vec<usize>,
+    /// The groups crossing the two bands.
+    keys: Vec<KeyGroup>,
+    /// Whether a key keeps only the digits a group lacks (when `side` bits a group do not
+    /// fit in 128 bits).
+    packed: bool,
+}
+
+/// A group crossing the last two bands.
+struct KeyGroup {
+    /// The digits it lacks above both bands.
+    lack: u32,
+    /// Its cells in the upper and in the lower band.
+    upper: Vec<usize>,
+    lower: Vec<usize>,
+}
+
+/// Hashes a `u128` key by one multiplication (keys are bit masks, not adversarial).
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u128(&mut self, k: u128) {
+        let x = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
+        self.0 = (x ^ (x >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type KeyCounts = std::collections::HashMap<u128, u64, std::hash::BuildHasherDefault<KeyHasher>>;
+
 struct Search<'a> {
     grid: &'a GroupGrid,
-    empty: &'a [usize],
+    givens: Vec<u8>,
+    /// Per cell: its digit as a bit (0: empty).
+    cells: Vec<u32>,
+    /// Per group: the digits it holds.
     used: Vec<u32>,
     full: u32,
     nodes: u64,
@@ -205,6 +385,13 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    fn finish(self, solutions: u128) -> Option<Completions> {
+        (!self.stopped).then_some(Completions {
+            solutions,
+            nodes: self.nodes,
+        })
+    }
+
     fn candidates(&self, cell: usize) -> u32 {
         let mut taken = 0;
         for &g in &self.grid.groups_of[cell] {
@@ -213,33 +400,343 @@ impl Search<'_> {
         self.full & !taken
     }
 
-    fn count(&mut self, k: usize) -> u128 {
-        let cell = self.empty[k];
-        let free = self.candidates(cell);
-        if k + 1 == self.empty.len() {
-            return u128::from(free.count_ones());
+    fn place(&mut self, cell: usize, bit: u32) {
+        self.cells[cell] = bit;
+        for &g in &self.grid.groups_of[cell] {
+            self.used[usize::from(g)] |= bit;
         }
-        if self.nodes & (STOP_CHECK - 1) == 0 && self.nodes > 0 && self.stop.load(Ordering::Relaxed)
-        {
+    }
+
+    fn unplace(&mut self, cell: usize, bit: u32) {
+        self.cells[cell] = 0;
+        for &g in &self.grid.groups_of[cell] {
+            self.used[usize::from(g)] &= !bit;
+        }
+    }
+
+    /// Counts a node; false when the search must stop.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes & (STOP_CHECK - 1) == 0 && self.stop.load(Ordering::Relaxed) {
             self.stopped = true;
-            return 0;
         }
-        let mut total = 0;
-        let mut rest = free;
+        !self.stopped
+    }
+
+    /// Fills `cells[k..]` in order and calls `leaf` on every filling.
+    fn fill(&mut self, cells: &[usize], k: usize, leaf: &mut dyn FnMut(&Self)) {
+        let Some(&cell) = cells.get(k) else {
+            leaf(self);
+            return;
+        };
+        let mut rest = self.candidates(cell);
         while rest != 0 {
             let bit = rest & rest.wrapping_neg();
             rest ^= bit;
-            self.nodes += 1;
-            for &g in &self.grid.groups_of[cell] {
-                self.used[usize::from(g)] |= bit;
+            if !self.tick() {
+                return;
             }
-            total += self.count(k + 1);
-            for &g in &self.grid.groups_of[cell] {
-                self.used[usize::from(g)] &= !bit;
+            self.place(cell, bit);
+            self.fill(cells, k + 1, leaf);
+            self.unplace(cell, bit);
+        }
+    }
+
+    /// Every band but the last cell by cell, the last band from its column sets.
+    fn direct(&mut self) -> u128 {
+        let grid = self.grid;
+        let side = grid.side;
+        if grid.bands() < 2 {
+            let cells: Vec<usize> = (0..side * side).filter(|&c| self.givens[c] == 0).collect();
+            let mut total = 0u128;
+            self.fill(&cells, 0, &mut |_| total += 1);
+            return total;
+        }
+        let last = side - grid.box_rows;
+        let upper: Vec<usize> = (0..last * side).filter(|&c| self.givens[c] == 0).collect();
+        let mut band = LastBand::new(grid, &self.givens);
+        let mut total = 0u128;
+        let mut leaves = 0u64;
+        self.fill(&upper, 0, &mut |s| {
+            leaves += 1;
+            total += band.count(&s.used);
+        });
+        self.nodes += leaves;
+        total
+    }
+
+    /// The join of the last two bands (see [`JoinPlan`]).
+    fn join(&mut self, plan: &JoinPlan) -> u128 {
+        let side = self.grid.side;
+        let key = |s: &Search, lower: bool| -> u128 {
+            let mut k = 0u128;
+            for group in &plan.keys {
+                let lack = group.lack;
+                // The digits this band puts in the group (givens included); for the lower
+                // band, the ones it leaves to the upper band.
+                let cells = if lower { &group.lower } else { &group.upper };
+                let mut m = 0u32;
+                for &c in cells {
+                    m |= s.cells[c];
+                }
+                if lower {
+                    m = lack & !m;
+                }
+                if plan.packed {
+                    let mut a = lack;
+                    while a != 0 {
+                        let bit = a & a.wrapping_neg();
+                        a ^= bit;
+                        k = (k << 1) | u128::from(m & bit != 0);
+                    }
+                } else {
+                    k = (k << side) | u128::from(m);
+                }
             }
-            if self.stopped {
+            k
+        };
+        let mut counts = KeyCounts::default();
+        self.fill(&plan.upper, 0, &mut |s| {
+            *counts.entry(key(s, false)).or_insert(0) += 1;
+        });
+        if self.stopped || counts.is_empty() {
+            return 0;
+        }
+        let mut total = 0u128;
+        self.fill(&plan.lower, 0, &mut |s| {
+            if let Some(&n) = counts.get(&key(s, true)) {
+                total += u128::from(n);
+            }
+        });
+        total
+    }
+}
+
+/// The last band counted from its column sets once every band above it is full (the route of
+/// [`super::completion`], with the extra groups checked): its rows but the last two are
+/// chosen column by column; then every column has two digits left, the columns form cycles
+/// on the digits, and each cycle can be oriented two ways. An extra group's cell in the last
+/// two rows restricts its column's orientation alone (its digit must not be in the group
+/// yet), so each cycle's orientations are checked on their own and multiplied; only a group
+/// with a cell in each of the last two rows, in columns of different boxes, ties two cycles,
+/// and then the orientations are enumerated together (at most `2^(side/2)`).
+struct LastBand {
+    side: usize,
+    box_rows: usize,
+    full: u32,
+    /// First row of the band, and the first of its last two rows.
+    first: usize,
+    lo: usize,
+    givens: Vec<u8>,
+    /// Digits given in the band, per column.
+    given_cols: Vec<u32>,
+    /// Columns `(a, b)` whose cells `(lo, a)` and `(lo + 1, b)` share an extra group and no
+    /// box.
+    pairs: Vec<(usize, usize)>,
+    extra_of: Vec<Vec<u16>>,
+    // Scratch, per leaf.
+    used: Vec<u32>,
+    avail: Vec<u32>,
+    cycle_of: Vec<usize>,
+    top0: Vec<u32>,
+}
+
+impl LastBand {
+    fn new(grid: &GroupGrid, givens: &[u8]) -> LastBand {
+        let side = grid.side;
+        let first = side - grid.box_rows;
+        let lo = side.saturating_sub(2).max(first);
+        let mut given_cols = vec![0u32; side];
+        for r in first..side {
+            for (c, g) in given_cols.iter_mut().enumerate() {
+                let v = givens[r * side + c];
+                if v != 0 {
+                    *g |= 1 << (v - 1);
+                }
+            }
+        }
+        let mut pairs = Vec::new();
+        if grid.box_rows >= 2 {
+            for a in 0..side {
+                for b in 0..side {
+                    if a / grid.box_cols == b / grid.box_cols {
+                        continue;
+                    }
+                    let (ea, eb) = (
+                        grid.extra_of(lo * side + a),
+                        grid.extra_of((lo + 1) * side + b),
+                    );
+                    if ea.iter().any(|g| eb.contains(g)) {
+                        pairs.push((a, b));
+                    }
+                }
+            }
+        }
+        LastBand {
+            side,
+            box_rows: grid.box_rows,
+            full: if side == 32 {
+                u32::MAX
+            } else {
+                (1 << side) - 1
+            },
+            first,
+            lo,
+            givens: givens.to_vec(),
+            given_cols,
+            pairs,
+            extra_of: (0..side * side)
+                .map(|c| grid.extra_of(c).to_vec())
+                .collect(),
+            used: vec![0; grid.groups],
+            avail: vec![0; side],
+            cycle_of: vec![0; side],
+            top0: vec![0; side],
+        }
+    }
+
+    /// The digits `cell`'s extra groups hold.
+    fn extra_mask(&self, cell: usize) -> u32 {
+        let mut m = 0;
+        for &g in &self.extra_of[cell] {
+            m |= self.used[usize::from(g)];
+        }
+        m
+    }
+
+    /// Whether `bit` may go in `cell` of the last two rows.
+    fn fits(&self, cell: usize, bit: u32) -> bool {
+        match self.givens[cell] {
+            0 => self.extra_mask(cell) & bit == 0,
+            v => bit == 1 << (v - 1),
+        }
+    }
+
+    /// The completions of the band, the bands above being full (`used`: every group's
+    /// digits so far, givens included).
+    fn count(&mut self, used: &[u32]) -> u128 {
+        let side = self.side;
+        self.used.copy_from_slice(used);
+        for c in 0..side {
+            self.avail[c] = self.full & !(used[side + c] & !self.given_cols[c]);
+        }
+        if self.box_rows == 1 {
+            // One row: each column has one digit left, each digit in one column.
+            let r = self.first;
+            return u128::from((0..side).all(|c| self.fits(r * side + c, self.avail[c])));
+        }
+        self.rows(self.first, 0)
+    }
+
+    /// Chooses the cells of the band's rows above its last two, from `(r, c)` on.
+    fn rows(&mut self, r: usize, c: usize) -> u128 {
+        let side = self.side;
+        if r == self.lo {
+            return self.last_two();
+        }
+        if c == side {
+            return self.rows(r + 1, 0);
+        }
+        let cell = r * side + c;
+        let given = self.givens[cell];
+        let mut cand = if given != 0 {
+            self.avail[c] & (1 << (given - 1))
+        } else {
+            self.avail[c] & !self.given_cols[c] & !self.used[r] & !self.extra_mask(cell)
+        };
+        let mut total = 0;
+        while cand != 0 {
+            let bit = cand & cand.wrapping_neg();
+            cand ^= bit;
+            self.avail[c] ^= bit;
+            if given == 0 {
+                self.used[r] |= bit;
+                for k in 0..self.extra_of[cell].len() {
+                    self.used[usize::from(self.extra_of[cell][k])] |= bit;
+                }
+            }
+            total += self.rows(r, c + 1);
+            self.avail[c] ^= bit;
+            if given == 0 {
+                self.used[r] &= !bit;
+                for k in 0..self.extra_of[cell].len() {
+                    self.used[usize::from(self.extra_of[cell][k])] &= !bit;
+                }
+            }
+        }
+        total
+    }
+
+    /// The last two rows: a product over the cycles of the orientations that fit, or the
+    /// orientations enumerated together when a group ties two columns (`pairs`).
+    fn last_two(&mut self) -> u128 {
+        let side = self.side;
+        let (up, down) = (self.lo * side, (self.lo + 1) * side);
+        let holders = super::completion::holders(&self.avail[..side]);
+        // Per cycle, which of its two orientations fit (bit 0: the first, bit 1: the other).
+        let mut fits = [0u8; 32];
+        let mut cycles = 0;
+        let mut seen = 0u32;
+        for c0 in 0..side {
+            if seen & (1 << c0) != 0 {
+                continue;
+            }
+            let pair = self.avail[c0];
+            let mut c = c0;
+            let mut take = pair & pair.wrapping_neg();
+            let mut ok = [true, true];
+            loop {
+                seen |= 1 << c;
+                self.cycle_of[c] = cycles;
+                self.top0[c] = take;
+                let other = self.avail[c] ^ take;
+                ok[0] &= self.fits(up + c, take) && self.fits(down + c, other);
+                ok[1] &= self.fits(up + c, other) && self.fits(down + c, take);
+                let d = other.trailing_zeros() as usize;
+                let h = holders[d];
+                let next = if h[0] == c { h[1] } else { h[0] };
+                if next == c0 {
+                    break;
+                }
+                c = next;
+                take = other;
+            }
+            fits[cycles] = u8::from(ok[0]) | (u8::from(ok[1]) << 1);
+            if fits[cycles] == 0 {
                 return 0;
             }
+            cycles += 1;
+        }
+        if self.pairs.is_empty() {
+            return fits[..cycles]
+                .iter()
+                .map(|&f| u128::from(f.count_ones()))
+                .product();
+        }
+        // Orientations together: bit k of `o` orients cycle k the other way.
+        let mut total = 0;
+        'orient: for o in 0u32..(1 << cycles) {
+            for (k, &f) in fits[..cycles].iter().enumerate() {
+                if f & (1 << ((o >> k) & 1)) == 0 {
+                    continue 'orient;
+                }
+            }
+            let top = |c: usize| {
+                if (o >> self.cycle_of[c]) & 1 == 0 {
+                    self.top0[c]
+                } else {
+                    self.avail[c] ^ self.top0[c]
+                }
+            };
+            for &(a, b) in &self.pairs {
+                if self.givens[up + a] != 0 || self.givens[down + b] != 0 {
+                    continue;
+                }
+                if top(a) == self.avail[b] ^ top(b) {
+                    continue 'orient;
+                }
+            }
+            total += 1;
         }
         total
     }

@@ -18,6 +18,7 @@ pub mod groups;
 pub mod queens;
 pub mod rows;
 pub mod units;
+pub mod variant_band;
 
 pub use completion::{count_completions, givens_from_prefix, CompletionError, Completions};
 

@@ -36,26 +36,9 @@ fn dlx_count(r: usize, c: usize, givens: &[u8]) -> u128 {
     dlx.count()
 }
 
-/// A random full grid of r x c boxes (the engine's first solution after random givens).
+/// A random full grid of r x c boxes (the engine's first solution after a random first row).
 fn random_grid(r: usize, c: usize, rng: &mut ChaCha8Rng) -> Vec<u8> {
-    let n = r * c;
-    loop {
-        // A random first row, then the first completion in MRV order.
-        let mut row: Vec<u8> = (1..=n as u8).collect();
-        for i in (1..n).rev() {
-            row.swap(i, rng.random_range(0..=i));
-        }
-        let sudoku = Sudoku::build(&SudokuConfig::new(r, c)).unwrap();
-        let prefix: Vec<u32> = (0..n)
-            .map(|col| sudoku.option_id(0, col, usize::from(row[col])))
-            .collect();
-        let mut dlx = Dlx::new(&sudoku.problem);
-        dlx.apply_prefix(&prefix).unwrap();
-        if let Some(sol) = dlx.first() {
-            let text = sudoku.decode(&sol).unwrap();
-            return crate::problems::sudoku::parse_givens(&text, n).unwrap();
-        }
-    }
+    random_variant_grid(&SudokuConfig::new(r, c), rng).expect("a plain grid")
 }
 
 #[test]
@@ -428,10 +411,173 @@ fn every_variant_of_4x4_and_6x6_counts_the_same_three_ways() {
                 .sum::<u128>()
                 * units.symmetry_factor;
             assert_eq!(weighted, dlx, "{r}x{c} {name}: weighted route");
+            // The band classes: one unit per profile class of first bands (row 1 fixed),
+            // counted by the join where the grid has three bands and by the direct route.
+            let bu = super::variant_band::band_units(&g).unwrap();
+            let grid = super::group_core::GroupGrid::new(&g).unwrap();
+            let stop = AtomicBool::new(false);
+            let mut by_count = 0u128;
+            let mut by_direct = 0u128;
+            for u in &bu.units {
+                by_count += u.weight * grid.count(&u.givens, &stop).unwrap().unwrap().solutions;
+                by_direct += u.weight
+                    * grid
+                        .count_direct(&u.givens, &stop)
+                        .unwrap()
+                        .unwrap()
+                        .solutions;
+            }
+            assert_eq!(
+                by_count * bu.symmetry_factor,
+                dlx,
+                "{r}x{c} {name}: band classes"
+            );
+            assert_eq!(
+                by_direct * bu.symmetry_factor,
+                dlx,
+                "{r}x{c} {name}: direct"
+            );
+            let core_direct = grid.count_direct(&empty, &stop).unwrap().unwrap().solutions;
+            assert_eq!(core_direct, dlx, "{r}x{c} {name}: direct on the empty grid");
             seen.push(format!("{r}x{c} {name}: {dlx}"));
         }
     }
     assert!(seen.contains(&"2x2 plain: 288".to_string()), "{seen:?}");
     assert!(seen.contains(&"2x2 diagonal: 48".to_string()), "{seen:?}");
     eprintln!("{}", seen.join("\n"));
+}
+
+/// A random full grid of `config` (the engine's first solution after a random first row).
+fn random_variant_grid(config: &SudokuConfig, rng: &mut ChaCha8Rng) -> Option<Vec<u8>> {
+    let n = config.box_rows * config.box_cols;
+    let sudoku = Sudoku::build(config).unwrap();
+    for _ in 0..100 {
+        let mut row: Vec<u8> = (1..=n as u8).collect();
+        for i in (1..n).rev() {
+            row.swap(i, rng.random_range(0..=i));
+        }
+        let prefix: Vec<u32> = (0..n)
+            .map(|col| sudoku.option_id(0, col, usize::from(row[col])))
+            .collect();
+        let mut dlx = Dlx::new(&sudoku.problem);
+        dlx.apply_prefix(&prefix).unwrap();
+        if let Some(sol) = dlx.first() {
+            let text = sudoku.decode(&sol).unwrap();
+            return Some(crate::problems::sudoku::parse_givens(&text, n).unwrap());
+        }
+    }
+    None
+}
+
+#[test]
+fn the_variant_core_agrees_with_the_engine_on_random_givens_both_routes() {
+    // Random partial grids of every variant of 6x6 and of 9x9 X-Sudoku, hyper and disjoint:
+    // the first band given (so that the join applies on three-band grids) plus random cells
+    // below it, givens in the last band included; the direct route, the join and the engine
+    // must agree on every one.
+    use crate::problems::Variant;
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mut cases: Vec<(usize, usize, Vec<Variant>, usize)> = Vec::new();
+    for (r, c) in [(2, 3), (3, 2)] {
+        for (_, vs) in variant_sets(r, c) {
+            cases.push((r, c, vs, 6));
+        }
+    }
+    for v in Variant::ALL {
+        cases.push((3, 3, vec![v], 3));
+    }
+    let mut joined = 0;
+    for (r, c, variants, trials) in cases {
+        let config = SudokuConfig {
+            variants: variants.clone(),
+            ..SudokuConfig::new(r, c)
+        };
+        let n = r * c;
+        let s = Sudoku::build(&config).unwrap();
+        let g = super::groups::read_groups(r, c, &s.problem).unwrap();
+        let grid = super::group_core::GroupGrid::new(&g).unwrap();
+        let stop = AtomicBool::new(false);
+        for t in 0..trials {
+            let Some(full) = random_variant_grid(&config, &mut rng) else {
+                continue;
+            };
+            // 9x9: keep enough below band 1 that the engine finishes quickly.
+            let keep = if n == 9 { 0.45 } else { 0.25 };
+            let givens: Vec<u8> = full
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    if i < r * n || rng.random_bool(keep) {
+                        v
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let dlx = dlx_variant_count(&config, &givens);
+            assert!(dlx >= 1, "a subset of a grid completes");
+            let direct = grid.count_direct(&givens, &stop).unwrap().unwrap();
+            assert_eq!(
+                direct.solutions, dlx,
+                "{r}x{c} {variants:?} trial {t}: direct"
+            );
+            let any = grid.count(&givens, &stop).unwrap().unwrap();
+            assert_eq!(any.solutions, dlx, "{r}x{c} {variants:?} trial {t}: count");
+            joined += usize::from(grid.join_applies(&givens));
+        }
+    }
+    assert!(joined >= 10, "the join ran on {joined} cases only");
+}
+
+#[test]
+fn first_bands_of_one_profile_class_complete_alike() {
+    // The lemma behind the band classes, by brute force on 6x6 (2x3 boxes: three bands of
+    // two rows; 3x2 boxes: two bands of three rows): every first band (row 1 fixed) counts as
+    // many completions as its class's representative, and the weights are the class sizes.
+    // With two-row bands every digit's profile names its second column, so each band is a
+    // class of its own; three-row bands share classes.
+    use std::collections::HashMap;
+    let cases = variant_sets(2, 3)
+        .into_iter()
+        .map(|v| ((2, 3), v))
+        .chain(variant_sets(3, 2).into_iter().map(|v| ((3, 2), v)));
+    let mut reduced = Vec::new();
+    for ((r, c), (name, variants)) in cases {
+        let config = SudokuConfig {
+            variants,
+            ..SudokuConfig::new(r, c)
+        };
+        let s = Sudoku::build(&config).unwrap();
+        let g = super::groups::read_groups(r, c, &s.problem).unwrap();
+        let grid = super::group_core::GroupGrid::new(&g).unwrap();
+        let bu = super::variant_band::band_units(&g).unwrap();
+        let stop = AtomicBool::new(false);
+        let count = |b: &[u8]| grid.count(b, &stop).unwrap().unwrap().solutions;
+        let rep_counts: Vec<u128> = bu.units.iter().map(|u| count(&u.givens)).collect();
+        let mut row1 = vec![0u8; 36];
+        for (i, v) in row1.iter_mut().take(6).enumerate() {
+            *v = i as u8 + 1;
+        }
+        let bands = grid.fillings(&row1, &(6..6 * r).collect::<Vec<_>>());
+        assert_eq!(bands.len() as u128, bu.bands, "{name}");
+        assert_eq!(bu.units.iter().map(|u| u.weight).sum::<u128>(), bu.bands);
+        // Each band's count is one of the representatives' counts, and summing bands by
+        // count gives the same histogram as summing representatives by weight.
+        let mut by_band: HashMap<u128, u128> = HashMap::new();
+        for b in &bands {
+            *by_band.entry(count(b)).or_default() += 1;
+        }
+        let mut by_class: HashMap<u128, u128> = HashMap::new();
+        for (u, &n) in bu.units.iter().zip(&rep_counts) {
+            *by_class.entry(n).or_default() += u.weight;
+        }
+        assert_eq!(by_band, by_class, "{r}x{c} {name}");
+        if r == 3 && bu.units.len() < bands.len() {
+            reduced.push(name);
+        }
+    }
+    assert!(
+        reduced.contains(&"diagonal".to_string()),
+        "3x2 classes smaller than the bands only for {reduced:?}"
+    );
 }
