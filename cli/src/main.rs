@@ -63,7 +63,7 @@ enum Command {
     /// Solve puzzles, one per line in, one answer per line out.
     #[command(subcommand)]
     Solve(cmd::solve::SolveCmd),
-    /// Sudoku puzzles: redundant givens, minimal puzzle generation.
+    /// Sudoku puzzles: redundant givens, minimal puzzle generation, grid symmetries.
     #[command(subcommand)]
     Sudoku(cmd::sudoku::SudokuCmd),
 }

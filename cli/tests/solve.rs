@@ -1,7 +1,7 @@
-//! `dancehall solve sudoku` and `dancehall sudoku minimal | generate` as a user runs them:
-//! seed 000's Example 1 by every solver, one line out per puzzle, JSON fields, the trace,
-//! bad input (exit status 2, FILE:LINE: problem, nothing on stdout), missing external
-//! programs reported as unavailable.
+//! `dancehall solve sudoku` and `dancehall sudoku minimal | generate | symmetries` as a user
+//! runs them: seed 000's Example 1 by every solver, one line out per puzzle, JSON fields, the
+//! trace, bad input (exit status 2, FILE:LINE: problem, nothing on stdout), missing external
+//! programs reported as unavailable, the orders of variants' symmetry groups.
 
 use std::process::{Command, Output};
 
@@ -255,4 +255,69 @@ fn minimal_and_generate() {
         serde_json::from_str(ok(&["sudoku", "generate", "--seed", "11", "--json"]).trim()).unwrap();
     assert_eq!(v["puzzle"], a.trim());
     assert_eq!(v["status"], "unique");
+}
+
+#[test]
+fn symmetries_of_variants_and_of_hand_made_groups() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["sudoku", "symmetries", "--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(ok(&all).trim()).unwrap()
+    };
+    // X-Sudoku: 96 of the plain grid's 3,359,232 symmetries keep both diagonals.
+    let v = json(&["--box", "3x3", "--variant", "diagonal"]);
+    assert_eq!(v["variant_order"], "96", "{v}");
+    assert_eq!(v["plain_order"], "3359232", "{v}");
+    assert_eq!(v["relabellings"], "362880", "{v}");
+    assert_eq!(v["variants"], serde_json::json!(["diagonal"]), "{v}");
+    let v = json(&["--box", "3x3"]);
+    assert_eq!(v["variant_order"], "3359232", "{v}");
+    // 6x6 with 2x3 boxes: no transposition.
+    assert_eq!(json(&["--box", "2x3"])["plain_order"], "3456");
+    // A hand-made group: only the identity and the reflection in the anti-diagonal keep the
+    // cells r1c1, r2c3, r4c4.
+    let v = json(&["--box", "2x2", "--group", "1,1;2,3;4,4"]);
+    assert_eq!(v["variant_order"], "2", "{v}");
+    assert_eq!(v["extra_groups"], 1, "{v}");
+    let text = ok(&[
+        "sudoku",
+        "symmetries",
+        "--box",
+        "3x3",
+        "--variant",
+        "diagonal",
+    ]);
+    assert_eq!(
+        text,
+        "9x9 (3x3 boxes), variants: diagonal\n\
+         plain grid symmetries: 3359232\n\
+         symmetries preserving the extra groups: 96\n\
+         digit relabellings: 362880\n"
+    );
+    for (args, want) in [
+        (&[][..], "--box <RxC>"),
+        (&["--box", "0x3"][..], "box 0x3"),
+        (
+            &["--box", "2x2", "--group", "1,1;9,9"][..],
+            "off the 4x4 grid",
+        ),
+        (
+            &[
+                "--box",
+                "2x2",
+                "--variant",
+                "diagonal",
+                "--variant",
+                "diagonal",
+            ][..],
+            "twice",
+        ),
+    ] {
+        let mut all = vec!["sudoku", "symmetries"];
+        all.extend_from_slice(args);
+        let o = dancehall(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty() && !stderr(&o).contains("panicked"));
+    }
 }

@@ -47,26 +47,35 @@ fn main() {
     let grid = GroupGrid::new(&groups).expect("grid");
 
     let t = Instant::now();
-    let bu = band_units(&groups).expect("units");
+    let syms = cores::grids::symmetry::variant_symmetries(&groups)
+        .map(|s| s.perms)
+        .unwrap_or_default();
+    let band = cores::grids::variant_band::unit_band(&groups);
+    let bu = band_units(&groups, band, &syms).expect("units");
     println!(
-        "{} {side}x{side}: {} first bands (row 1 fixed) in {} units, reduced in {:.2} s",
+        "{} {side}x{side}: {} fillings of band {} (its first row fixed) in {} units, {} symmetries, reduced in {:.2} s",
         variant.name(),
         bu.bands,
+        band + 1,
         bu.units.len(),
+        syms.len(),
         t.elapsed().as_secs_f64()
     );
     let stop = AtomicBool::new(false);
     let (mut join_s, mut direct_s, mut dlx_s) = (0.0, 0.0, 0.0);
     let (mut join_on_direct, mut join_on_dlx) = (0.0, 0.0);
     let mut completions = 0u128;
-    println!("unit  weight  completions  join s  direct s  dlx s");
+    println!("unit  weight  completions  join s  nodes       direct s  dlx s");
     for (i, u) in bu.units.iter().take(units).enumerate() {
         let t = Instant::now();
         let c = grid.count(&u.givens, &stop).unwrap().unwrap();
         let secs = t.elapsed().as_secs_f64();
         join_s += secs;
         completions += c.solutions;
-        let mut line = format!("{i:>4}  {:>6}  {:>11}  {secs:>6.3}", u.weight, c.solutions);
+        let mut line = format!(
+            "{i:>4}  {:>6}  {:>11}  {secs:>6.3}  {:>10}",
+            u.weight, c.solutions, c.nodes
+        );
         if i < direct {
             let t = Instant::now();
             let d = grid.count_direct(&u.givens, &stop).unwrap().unwrap();

@@ -1,11 +1,17 @@
-//! `dancehall sudoku minimal | generate | solvers`: seed 000's question of the fewest givens.
+//! `dancehall sudoku minimal | generate | solvers | symmetries`: seed 000's question of the
+//! fewest givens, and the symmetries of a grid.
 //! `minimal` lists, per puzzle, the givens that can be removed alone without losing
 //! uniqueness; `generate` makes a minimal puzzle from a random full grid, deterministic for a
-//! seed; `solvers` lists the Sudoku benchmark configurations.
+//! seed; `solvers` lists the Sudoku benchmark configurations; `symmetries` prints the order
+//! of a variant's symmetry group, computed from its groups by `cores::grids::symmetry`.
 
 use std::io::{BufWriter, Write};
 
-use cores::problems::sudoku::format_grid;
+use anyhow::Context;
+
+use cores::grids::{groups, symmetry};
+use cores::problems::factorial;
+use cores::problems::sudoku::{format_grid, Sudoku, SudokuConfig};
 use cores::sudoku::{self, minimal, MinimalError};
 use serde_json::json;
 
@@ -20,6 +26,8 @@ pub enum SudokuCmd {
     Generate(GenerateArgs),
     /// List the Sudoku benchmark configurations and whether each runs here.
     Solvers(super::solvers::SolversArgs),
+    /// The grid symmetries of a Sudoku variant: plain group order, the variant's order.
+    Symmetries(SymmetriesArgs),
 }
 
 /// The in-process solvers that check uniqueness here.
@@ -69,11 +77,25 @@ pub struct GenerateArgs {
     pub json: bool,
 }
 
+#[derive(clap::Args, Debug)]
+#[command(mut_arg("box_dims", |a| a
+    .required(true)
+    .help("Box size, e.g. 2x2 (4x4 grid), 2x3 (6x6), 3x3 (9x9), 4x4 (16x16)")))]
+pub struct SymmetriesArgs {
+    /// The grid: `--box RxC`, `--variant`, `--group`.
+    #[command(flatten)]
+    pub shape: ShapeArgs,
+    /// One JSON object, the orders as decimal strings.
+    #[arg(long)]
+    pub json: bool,
+}
+
 pub fn run(cmd: SudokuCmd) -> anyhow::Result<()> {
     match cmd {
         SudokuCmd::Minimal(a) => minimal_cmd(a),
         SudokuCmd::Generate(a) => generate_cmd(a),
         SudokuCmd::Solvers(a) => super::solvers::list(cores::bench::Family::Sudoku, a),
+        SudokuCmd::Symmetries(a) => symmetries_cmd(a),
     }
 }
 
@@ -137,6 +159,62 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<()> {
         writeln!(out, "{v}")?;
     } else {
         writeln!(out, "{}", p.text())?;
+    }
+    Ok(())
+}
+
+/// The plain group's order and the order of the subgroup keeping the variant's groups, which
+/// are read back from the built problem (as the `sudoku-groups` core reads them), so
+/// `--group` shapes get theirs too.
+fn symmetries_cmd(a: SymmetriesArgs) -> anyhow::Result<()> {
+    let Some((box_rows, box_cols)) = a.shape.box_dims else {
+        return Err(user_error("sudoku symmetries needs --box RxC"));
+    };
+    let config = SudokuConfig {
+        variants: a.shape.variants.clone(),
+        extra_groups: a.shape.groups.clone(),
+        ..SudokuConfig::new(box_rows, box_cols)
+    };
+    let flags = "--box/--variant/--group";
+    let shape_error = |e: String| user_error(format!("{flags}: {e}"));
+    cores::grids::completion::check_shape(box_rows, box_cols)
+        .map_err(|e| shape_error(e.to_string()))?;
+    let built = Sudoku::build(&config).map_err(|e| shape_error(e.to_string()))?;
+    let g = groups::read_groups(box_rows, box_cols, &built.problem)
+        .map_err(|e| shape_error(e.to_string()))?;
+    let plain =
+        symmetry::plain_order(box_rows, box_cols).map_err(|e| shape_error(e.to_string()))?;
+    let order = symmetry::variant_order(&g).map_err(|e| shape_error(e.to_string()))?;
+    let side = built.side();
+    // check_shape keeps the side at most 25: side! fits (overflow comes at 35!).
+    let relabellings = factorial(side).context("side! overflows")?;
+    let variants: Vec<&str> = config.variants.iter().map(|v| v.name()).collect();
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let v = json!({
+            "side": side,
+            "box": format!("{box_rows}x{box_cols}"),
+            "variants": variants,
+            "extra_groups": config.extra_groups.len(),
+            "plain_order": plain.to_string(),
+            "variant_order": order.to_string(),
+            "relabellings": relabellings.to_string(),
+        });
+        writeln!(out, "{v}")?;
+    } else {
+        let mut head = format!("{side}x{side} ({box_rows}x{box_cols} boxes), variants: ");
+        head.push_str(&if variants.is_empty() {
+            "none".to_string()
+        } else {
+            variants.join(", ")
+        });
+        if !config.extra_groups.is_empty() {
+            head.push_str(&format!(", extra groups: {}", config.extra_groups.len()));
+        }
+        writeln!(out, "{head}")?;
+        writeln!(out, "plain grid symmetries: {plain}")?;
+        writeln!(out, "symmetries preserving the extra groups: {order}")?;
+        writeln!(out, "digit relabellings: {relabellings}")?;
     }
     Ok(())
 }

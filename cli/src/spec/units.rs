@@ -189,7 +189,13 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let built = spec.build().map_err(|e| e.to_string())?;
             let groups = cores::grids::groups::read_groups(r, c, &built.problem)
                 .map_err(|e| e.to_string())?;
-            let bu = cores::grids::variant_band::band_units(&groups).map_err(|e| e.to_string())?;
+            // The variant's symmetries merge classes; a group too large to list merges none.
+            let symmetries = cores::grids::symmetry::variant_symmetries(&groups)
+                .map(|s| s.perms)
+                .unwrap_or_default();
+            let band = cores::grids::variant_band::unit_band(&groups);
+            let bu = cores::grids::variant_band::band_units(&groups, band, &symmetries)
+                .map_err(|e| e.to_string())?;
             let n = r * c;
             let units = bu
                 .units
@@ -198,8 +204,10 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 .collect();
             Ok(WeightedUnits {
                 label: format!(
-                    "{spec} grids: first row fixed (x {n}!), {} first bands in {} profile classes",
+                    "{spec} grids: row {} fixed (x {n}!), {} fillings of band {} in {} classes",
+                    band * r + 1,
                     bu.bands,
+                    band + 1,
                     bu.units.len()
                 ),
                 units,

@@ -156,7 +156,7 @@ impl GroupGrid {
     /// The completions of `givens` (cells row by row, 0 empty); `Ok(None)` when `stop` was
     /// set. Givens that break a group are an error naming the cell.
     ///
-    /// Counts by the join of the last two bands when [`Self::join_applies`], else by
+    /// Counts by the join of two bands when [`Self::join_applies`], else by
     /// [`Self::count_direct`]'s route.
     pub fn count(
         &self,
@@ -183,10 +183,9 @@ impl GroupGrid {
         Ok(search.finish(solutions))
     }
 
-    /// Whether [`Self::count`] counts `givens` by the join of the last two bands: at least
-    /// three bands, every band above the last two given in full, every extra group of `side`
-    /// cells (each digit exactly once), and the key of the groups that cross the last two
-    /// bands at most 128 bits.
+    /// Whether [`Self::count`] counts `givens` by the join of two bands: at least three
+    /// bands, all of them but two given in full, every extra group of `side` cells (each digit
+    /// exactly once), and the key of the groups that cross the two bands at most 128 bits.
     pub fn join_applies(&self, givens: &[u8]) -> bool {
         givens.len() == self.side * self.side && self.join_plan(givens).is_some()
     }
@@ -267,16 +266,20 @@ impl GroupGrid {
         if bands < 3 || self.cells_of.iter().any(|g| g.len() != side) {
             return None;
         }
-        let top = (bands - 2) * box_rows; // first row of the last two bands
-        let mid = (bands - 1) * box_rows; // first row of the last band
-        if givens[..top * side].contains(&0) {
+        let band_of = |cell: usize| cell / side / box_rows;
+        // The bands with an empty cell: the join needs exactly two.
+        let mut open = (0..bands)
+            .filter(|&b| givens[b * box_rows * side..(b + 1) * box_rows * side].contains(&0));
+        let (Some(a), Some(b), None) = (open.next(), open.next(), open.next()) else {
             return None;
-        }
-        // Digits of each group given above the last two bands.
-        let mut above = vec![0u32; self.groups];
-        for (cell, &v) in givens[..top * side].iter().enumerate() {
-            for &g in &self.groups_of[cell] {
-                above[usize::from(g)] |= 1 << (v - 1);
+        };
+        // Digits of each group given outside the two bands.
+        let mut outside = vec![0u32; self.groups];
+        for (cell, &v) in givens.iter().enumerate() {
+            if v != 0 && band_of(cell) != a && band_of(cell) != b {
+                for &g in &self.groups_of[cell] {
+                    outside[usize::from(g)] |= 1 << (v - 1);
+                }
             }
         }
         let full = if side == 32 {
@@ -286,15 +289,17 @@ impl GroupGrid {
         };
         let mut keys = Vec::new();
         for (g, cells) in self.cells_of.iter().enumerate() {
-            let upper: Vec<usize> = cells
-                .iter()
-                .copied()
-                .filter(|&c| (top..mid).contains(&(c / side)))
-                .collect();
-            let lower: Vec<usize> = cells.iter().copied().filter(|&c| c / side >= mid).collect();
+            let in_band = |band: usize| -> Vec<usize> {
+                cells
+                    .iter()
+                    .copied()
+                    .filter(|&c| band_of(c) == band)
+                    .collect()
+            };
+            let (upper, lower) = (in_band(a), in_band(b));
             if !upper.is_empty() && !lower.is_empty() {
                 keys.push(KeyGroup {
-                    lack: full & !above[g],
+                    lack: full & !outside[g],
                     upper,
                     lower,
                 });
@@ -309,27 +314,27 @@ impl GroupGrid {
         } else {
             return None;
         };
-        let cells = |rows: std::ops::Range<usize>| -> Vec<usize> {
-            (rows.start * side..rows.end * side)
+        let cells = |band: usize| -> Vec<usize> {
+            (band * box_rows * side..(band + 1) * box_rows * side)
                 .filter(|&c| givens[c] == 0)
                 .collect()
         };
         Some(JoinPlan {
-            upper: cells(top..mid),
-            lower: cells(mid..side),
+            upper: cells(a),
+            lower: cells(b),
             keys,
             packed,
         })
     }
 }
 
-/// The join of the last two bands: every filling of the upper one is reduced to a key (for
-/// every group crossing the two bands, the digits the upper band puts in it), counted by key;
-/// every filling of the lower one has exactly one key it fits (the digits its groups still
-/// need from the upper band), and the completions are the sum of those counts. A filling of
-/// the two bands is a completion exactly when each band is valid on its own and every
-/// crossing group gets each digit once, which is what equal keys say (each crossing group
-/// has `side` cells).
+/// The join of the two bands that are not given: every filling of the upper one is reduced
+/// to a key (for every group crossing the two bands, the digits the upper band puts in it),
+/// counted by key; every filling of the lower one has exactly one key it fits (the digits its
+/// groups still need from the upper band), and the completions are the sum of those counts.
+/// A filling of the two bands is a completion exactly when each band is valid with the
+/// givens on its own and every crossing group gets each digit once, which is what equal keys
+/// say (each crossing group has `side` cells).
 struct JoinPlan {
     /// The empty cells of the upper and of the lower band.
     upper: Vec<usize>,
@@ -392,53 +397,61 @@ impl Search<'_> {
         })
     }
 
-    fn candidates(&self, cell: usize) -> u32 {
-        let mut taken = 0;
-        for &g in &self.grid.groups_of[cell] {
-            taken |= self.used[usize::from(g)];
-        }
-        self.full & !taken
-    }
-
-    fn place(&mut self, cell: usize, bit: u32) {
-        self.cells[cell] = bit;
-        for &g in &self.grid.groups_of[cell] {
-            self.used[usize::from(g)] |= bit;
-        }
-    }
-
-    fn unplace(&mut self, cell: usize, bit: u32) {
-        self.cells[cell] = 0;
-        for &g in &self.grid.groups_of[cell] {
-            self.used[usize::from(g)] &= !bit;
-        }
-    }
-
-    /// Counts a node; false when the search must stop.
-    fn tick(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes & (STOP_CHECK - 1) == 0 && self.stop.load(Ordering::Relaxed) {
-            self.stopped = true;
-        }
-        !self.stopped
-    }
-
-    /// Fills `cells[k..]` in order and calls `leaf` on every filling.
-    fn fill(&mut self, cells: &[usize], k: usize, leaf: &mut dyn FnMut(&Self)) {
-        let Some(&cell) = cells.get(k) else {
-            leaf(self);
+    /// Fills `cells` in order, each with every digit its groups allow, and calls `leaf` with
+    /// the groups' digits and the cells' digits (as bits) at every filling. Iterative: the
+    /// inner loop of both routes.
+    fn enumerate<F: FnMut(&[u32], &[u32])>(&mut self, cells: &[usize], mut leaf: F) {
+        let grid = self.grid;
+        let n = cells.len();
+        if n == 0 {
+            leaf(&self.used, &self.cells);
             return;
+        }
+        let groups: Vec<&[u16]> = cells.iter().map(|&c| &grid.groups_of[c][..]).collect();
+        let free = |used: &[u32], gs: &[u16]| {
+            let mut taken = 0;
+            for &g in gs {
+                taken |= used[usize::from(g)];
+            }
+            self.full & !taken
         };
-        let mut rest = self.candidates(cell);
-        while rest != 0 {
-            let bit = rest & rest.wrapping_neg();
-            rest ^= bit;
-            if !self.tick() {
+        let mut cand = vec![0u32; n];
+        cand[0] = free(&self.used, groups[0]);
+        let mut k = 0;
+        loop {
+            let c = cand[k];
+            if c == 0 {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                let bit = std::mem::take(&mut self.cells[cells[k]]);
+                for &g in groups[k] {
+                    self.used[usize::from(g)] ^= bit;
+                }
+                continue;
+            }
+            let bit = c & c.wrapping_neg();
+            cand[k] = c ^ bit;
+            self.nodes += 1;
+            if self.nodes & (STOP_CHECK - 1) == 0 && self.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
                 return;
             }
-            self.place(cell, bit);
-            self.fill(cells, k + 1, leaf);
-            self.unplace(cell, bit);
+            for &g in groups[k] {
+                self.used[usize::from(g)] |= bit;
+            }
+            self.cells[cells[k]] = bit;
+            if k + 1 == n {
+                leaf(&self.used, &self.cells);
+                self.cells[cells[k]] = 0;
+                for &g in groups[k] {
+                    self.used[usize::from(g)] ^= bit;
+                }
+                continue;
+            }
+            k += 1;
+            cand[k] = free(&self.used, groups[k]);
         }
     }
 
@@ -449,7 +462,7 @@ impl Search<'_> {
         if grid.bands() < 2 {
             let cells: Vec<usize> = (0..side * side).filter(|&c| self.givens[c] == 0).collect();
             let mut total = 0u128;
-            self.fill(&cells, 0, &mut |_| total += 1);
+            self.enumerate(&cells, |_, _| total += 1);
             return total;
         }
         let last = side - grid.box_rows;
@@ -457,27 +470,69 @@ impl Search<'_> {
         let mut band = LastBand::new(grid, &self.givens);
         let mut total = 0u128;
         let mut leaves = 0u64;
-        self.fill(&upper, 0, &mut |s| {
+        self.enumerate(&upper, |used, _| {
             leaves += 1;
-            total += band.count(&s.used);
+            total += band.count(used);
         });
         self.nodes += leaves;
         total
     }
 
-    /// The join of the last two bands (see [`JoinPlan`]).
+    /// The join of the two open bands (see [`JoinPlan`]): by sorted `u64` keys when
+    /// [`KeyCoder`] fits, else by a hash map of `u128` keys.
     fn join(&mut self, plan: &JoinPlan) -> u128 {
+        match KeyCoder::new(self.grid.side, &plan.keys) {
+            Some(coder) => self.join_sorted(plan, &coder),
+            None => self.join_hashed(plan),
+        }
+    }
+
+    fn join_sorted(&mut self, plan: &JoinPlan, coder: &KeyCoder) -> u128 {
+        let mut upper = Vec::new();
+        self.enumerate(&plan.upper, |_, cells| upper.push(coder.upper(cells)));
+        if self.stopped || upper.is_empty() {
+            return 0;
+        }
+        let mut lower = Vec::new();
+        self.enumerate(&plan.lower, |_, cells| lower.push(coder.lower(cells)));
+        let bits = 64 - coder.bound.saturating_sub(1).leading_zeros();
+        radix_sort(&mut upper, bits);
+        radix_sort(&mut lower, bits);
+        // Merge: each key's count above times its count below.
+        let (mut i, mut j, mut total) = (0, 0, 0u128);
+        while i < upper.len() && j < lower.len() {
+            let (a, b) = (upper[i], lower[j]);
+            if a < b {
+                i += 1;
+            } else if b < a {
+                j += 1;
+            } else {
+                let i0 = i;
+                while i < upper.len() && upper[i] == a {
+                    i += 1;
+                }
+                let j0 = j;
+                while j < lower.len() && lower[j] == a {
+                    j += 1;
+                }
+                total += ((i - i0) as u128) * ((j - j0) as u128);
+            }
+        }
+        total
+    }
+
+    fn join_hashed(&mut self, plan: &JoinPlan) -> u128 {
         let side = self.grid.side;
-        let key = |s: &Search, lower: bool| -> u128 {
+        let key = |cells: &[u32], lower: bool| -> u128 {
             let mut k = 0u128;
             for group in &plan.keys {
                 let lack = group.lack;
                 // The digits this band puts in the group (givens included); for the lower
                 // band, the ones it leaves to the upper band.
-                let cells = if lower { &group.lower } else { &group.upper };
+                let these = if lower { &group.lower } else { &group.upper };
                 let mut m = 0u32;
-                for &c in cells {
-                    m |= s.cells[c];
+                for &c in these {
+                    m |= cells[c];
                 }
                 if lower {
                     m = lack & !m;
@@ -496,19 +551,124 @@ impl Search<'_> {
             k
         };
         let mut counts = KeyCounts::default();
-        self.fill(&plan.upper, 0, &mut |s| {
-            *counts.entry(key(s, false)).or_insert(0) += 1;
+        self.enumerate(&plan.upper, |_, cells| {
+            *counts.entry(key(cells, false)).or_insert(0) += 1;
         });
         if self.stopped || counts.is_empty() {
             return 0;
         }
         let mut total = 0u128;
-        self.fill(&plan.lower, 0, &mut |s| {
-            if let Some(&n) = counts.get(&key(s, true)) {
+        self.enumerate(&plan.lower, |_, cells| {
+            if let Some(&n) = counts.get(&key(cells, true)) {
                 total += u128::from(n);
             }
         });
         total
+    }
+}
+
+/// Keys of the join as `u64` numbers: per crossing group, the rank of the digits the upper
+/// band puts in it among the subsets of that size of the digits the group lacks (a table
+/// over every digit mask), the groups' ranks read as one mixed-radix number. Exists when the
+/// grid side is at most 16 (the tables) and the product of the radices fits.
+struct KeyCoder {
+    groups: Vec<CodedGroup>,
+    /// One more than the largest key.
+    bound: u64,
+}
+
+struct CodedGroup {
+    lack: u32,
+    upper: Vec<usize>,
+    lower: Vec<usize>,
+    /// The place value of this group's rank.
+    scale: u64,
+    /// Per digit mask: its rank among the subsets of `lack` of the upper band's size.
+    rank: Vec<u32>,
+}
+
+impl KeyCoder {
+    fn new(side: usize, keys: &[KeyGroup]) -> Option<KeyCoder> {
+        if side > 16 {
+            return None;
+        }
+        let mut scale = 1u64;
+        let mut groups = Vec::new();
+        for k in keys {
+            let size = k.upper.len() as u32;
+            let mut rank = vec![u32::MAX; 1 << side];
+            let mut next = 0u32;
+            for (mask, r) in rank.iter_mut().enumerate() {
+                let mask = mask as u32;
+                if mask & !k.lack == 0 && mask.count_ones() == size {
+                    *r = next;
+                    next += 1;
+                }
+            }
+            groups.push(CodedGroup {
+                lack: k.lack,
+                upper: k.upper.clone(),
+                lower: k.lower.clone(),
+                scale,
+                rank,
+            });
+            scale = scale.checked_mul(u64::from(next.max(1)))?;
+        }
+        Some(KeyCoder {
+            groups,
+            bound: scale,
+        })
+    }
+
+    fn upper(&self, cells: &[u32]) -> u64 {
+        let mut key = 0;
+        for g in &self.groups {
+            let mut m = 0u32;
+            for &c in &g.upper {
+                m |= cells[c];
+            }
+            key += u64::from(g.rank[m as usize]) * g.scale;
+        }
+        key
+    }
+
+    /// The key of the upper filling that a lower filling fits: per group, the digits it
+    /// leaves.
+    fn lower(&self, cells: &[u32]) -> u64 {
+        let mut key = 0;
+        for g in &self.groups {
+            let mut m = 0u32;
+            for &c in &g.lower {
+                m |= cells[c];
+            }
+            key += u64::from(g.rank[(g.lack & !m) as usize]) * g.scale;
+        }
+        key
+    }
+}
+
+/// Sorts `keys` (each below `2^bits`) by least-significant-digit radix sort, 16 bits a pass.
+fn radix_sort(keys: &mut Vec<u64>, bits: u32) {
+    let mut scratch = vec![0u64; keys.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let mut counts = vec![0usize; 1 << 16];
+        for &k in keys.iter() {
+            counts[((k >> shift) & 0xFFFF) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &k in keys.iter() {
+            let d = ((k >> shift) & 0xFFFF) as usize;
+            scratch[counts[d]] = k;
+            counts[d] += 1;
+        }
+        std::mem::swap(keys, &mut scratch);
+        shift += 16;
     }
 }
 

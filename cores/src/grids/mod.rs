@@ -17,6 +17,7 @@ pub mod group_core;
 pub mod groups;
 pub mod queens;
 pub mod rows;
+pub mod symmetry;
 pub mod units;
 pub mod variant_band;
 

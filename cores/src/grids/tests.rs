@@ -413,7 +413,9 @@ fn every_variant_of_4x4_and_6x6_counts_the_same_three_ways() {
             assert_eq!(weighted, dlx, "{r}x{c} {name}: weighted route");
             // The band classes: one unit per profile class of first bands (row 1 fixed),
             // counted by the join where the grid has three bands and by the direct route.
-            let bu = super::variant_band::band_units(&g).unwrap();
+            let syms = super::symmetry::variant_symmetries(&g).unwrap().perms;
+            let band = super::variant_band::unit_band(&g);
+            let bu = super::variant_band::band_units(&g, band, &syms).unwrap();
             let grid = super::group_core::GroupGrid::new(&g).unwrap();
             let stop = AtomicBool::new(false);
             let mut by_count = 0u128;
@@ -472,9 +474,9 @@ fn random_variant_grid(config: &SudokuConfig, rng: &mut ChaCha8Rng) -> Option<Ve
 #[test]
 fn the_variant_core_agrees_with_the_engine_on_random_givens_both_routes() {
     // Random partial grids of every variant of 6x6 and of 9x9 X-Sudoku, hyper and disjoint:
-    // the first band given (so that the join applies on three-band grids) plus random cells
-    // below it, givens in the last band included; the direct route, the join and the engine
-    // must agree on every one.
+    // the first or the second band given (so that the join applies on three-band grids) plus
+    // random cells elsewhere, givens in the last band included; the direct route, the join
+    // and the engine must agree on every one.
     use crate::problems::Variant;
     let mut rng = ChaCha8Rng::seed_from_u64(17);
     let mut cases: Vec<(usize, usize, Vec<Variant>, usize)> = Vec::new();
@@ -484,7 +486,7 @@ fn the_variant_core_agrees_with_the_engine_on_random_givens_both_routes() {
         }
     }
     for v in Variant::ALL {
-        cases.push((3, 3, vec![v], 3));
+        cases.push((3, 3, vec![v], 4));
     }
     let mut joined = 0;
     for (r, c, variants, trials) in cases {
@@ -503,11 +505,14 @@ fn the_variant_core_agrees_with_the_engine_on_random_givens_both_routes() {
             };
             // 9x9: keep enough below band 1 that the engine finishes quickly.
             let keep = if n == 9 { 0.45 } else { 0.25 };
+            // The first band given, or (odd trials) the second: the join then runs on the
+            // bands on both sides of it.
+            let given_band = (t % 2) * r * n..(t % 2 + 1) * r * n;
             let givens: Vec<u8> = full
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| {
-                    if i < r * n || rng.random_bool(keep) {
+                    if given_band.contains(&i) || rng.random_bool(keep) {
                         v
                     } else {
                         0
@@ -533,15 +538,18 @@ fn the_variant_core_agrees_with_the_engine_on_random_givens_both_routes() {
 fn first_bands_of_one_profile_class_complete_alike() {
     // The lemma behind the band classes, by brute force on 6x6 (2x3 boxes: three bands of
     // two rows; 3x2 boxes: two bands of three rows): every first band (row 1 fixed) counts as
-    // many completions as its class's representative, and the weights are the class sizes.
-    // With two-row bands every digit's profile names its second column, so each band is a
-    // class of its own; three-row bands share classes.
+    // many completions as its class's representative, and the weights are the class sizes;
+    // the same with the second band given, and with classes merged by the variant's
+    // symmetries that keep that band. With two-row bands every digit's profile names its
+    // second column, so without symmetries each band is a class of its own; three-row bands
+    // share classes.
     use std::collections::HashMap;
     let cases = variant_sets(2, 3)
         .into_iter()
         .map(|v| ((2, 3), v))
         .chain(variant_sets(3, 2).into_iter().map(|v| ((3, 2), v)));
     let mut reduced = Vec::new();
+    let mut merged = Vec::new();
     for ((r, c), (name, variants)) in cases {
         let config = SudokuConfig {
             variants,
@@ -550,32 +558,49 @@ fn first_bands_of_one_profile_class_complete_alike() {
         let s = Sudoku::build(&config).unwrap();
         let g = super::groups::read_groups(r, c, &s.problem).unwrap();
         let grid = super::group_core::GroupGrid::new(&g).unwrap();
-        let bu = super::variant_band::band_units(&g).unwrap();
+        let syms = super::symmetry::variant_symmetries(&g).unwrap().perms;
         let stop = AtomicBool::new(false);
         let count = |b: &[u8]| grid.count(b, &stop).unwrap().unwrap().solutions;
-        let rep_counts: Vec<u128> = bu.units.iter().map(|u| count(&u.givens)).collect();
-        let mut row1 = vec![0u8; 36];
-        for (i, v) in row1.iter_mut().take(6).enumerate() {
-            *v = i as u8 + 1;
-        }
-        let bands = grid.fillings(&row1, &(6..6 * r).collect::<Vec<_>>());
-        assert_eq!(bands.len() as u128, bu.bands, "{name}");
-        assert_eq!(bu.units.iter().map(|u| u.weight).sum::<u128>(), bu.bands);
-        // Each band's count is one of the representatives' counts, and summing bands by
-        // count gives the same histogram as summing representatives by weight.
-        let mut by_band: HashMap<u128, u128> = HashMap::new();
-        for b in &bands {
-            *by_band.entry(count(b)).or_default() += 1;
-        }
-        let mut by_class: HashMap<u128, u128> = HashMap::new();
-        for (u, &n) in bu.units.iter().zip(&rep_counts) {
-            *by_class.entry(n).or_default() += u.weight;
-        }
-        assert_eq!(by_band, by_class, "{r}x{c} {name}");
-        if r == 3 && bu.units.len() < bands.len() {
-            reduced.push(name);
+        for (band, with_syms) in [(0, false), (1, false), (1, true)] {
+            let bu = super::variant_band::band_units(&g, band, if with_syms { &syms } else { &[] })
+                .unwrap();
+            let rep_counts: Vec<u128> = bu.units.iter().map(|u| count(&u.givens)).collect();
+            let first = band * r * 6;
+            let mut row1 = vec![0u8; 36];
+            for (i, v) in row1[first..first + 6].iter_mut().enumerate() {
+                *v = i as u8 + 1;
+            }
+            let bands = grid.fillings(&row1, &(first + 6..first + 6 * r).collect::<Vec<_>>());
+            assert_eq!(bands.len() as u128, bu.bands, "{name}");
+            assert_eq!(bu.units.iter().map(|u| u.weight).sum::<u128>(), bu.bands);
+            // Each band's count is one of the representatives' counts, and summing bands by
+            // count gives the same histogram as summing representatives by weight.
+            let mut by_band: HashMap<u128, u128> = HashMap::new();
+            for b in &bands {
+                *by_band.entry(count(b)).or_default() += 1;
+            }
+            let mut by_class: HashMap<u128, u128> = HashMap::new();
+            for (u, &n) in bu.units.iter().zip(&rep_counts) {
+                *by_class.entry(n).or_default() += u.weight;
+            }
+            assert_eq!(
+                by_band, by_class,
+                "{r}x{c} {name} band {band} symmetries {with_syms}"
+            );
+            if r == 3 && band == 0 && bu.units.len() < bands.len() {
+                reduced.push(name.clone());
+            }
+            if with_syms && syms.len() > 1 {
+                merged.push(format!(
+                    "{r}x{c} {name}: {} bands, {} units",
+                    bands.len(),
+                    bu.units.len()
+                ));
+            }
         }
     }
+    assert!(!merged.is_empty());
+    eprintln!("{}", merged.join("\n"));
     assert!(
         reduced.contains(&"diagonal".to_string()),
         "3x2 classes smaller than the bands only for {reduced:?}"

@@ -46,56 +46,101 @@ pub struct BandUnits {
     pub symmetry_factor: u128,
 }
 
-/// The band-class units of `groups`' grids (see the module's description).
-pub fn band_units(groups: &SudokuGroups) -> Result<BandUnits, CompletionError> {
+/// The band to give in the units of `groups`' grids: the middle one when there are three
+/// (the join then counts the bands on both sides of it, and the symmetries that keep the
+/// middle band are the most), else the first.
+pub fn unit_band(groups: &SudokuGroups) -> usize {
+    let side = groups.box_rows * groups.box_cols;
+    if side / groups.box_rows.max(1) == 3 {
+        1
+    } else {
+        0
+    }
+}
+
+/// The band-class units of `groups`' grids with band `band` given (see the module's
+/// description), classes merged further by the elements of `symmetries` (cell permutations
+/// of the variant's group, [`super::symmetry::variant_symmetries`]) that map the band onto
+/// itself: such an element maps the completions of a band onto those of its image.
+pub fn band_units(
+    groups: &SudokuGroups,
+    band: usize,
+    symmetries: &[Vec<u16>],
+) -> Result<BandUnits, CompletionError> {
     let grid = GroupGrid::new(groups)?;
     let side = grid.side();
     let band_rows = groups.box_rows;
-    let band_cells = band_rows * side;
+    let first = band * band_rows * side;
+    let band_cells = first..first + band_rows * side;
+    if band_cells.end > side * side {
+        return Err(CompletionError::Shape {
+            rows: groups.box_rows,
+            cols: groups.box_cols,
+        });
+    }
+    let inside = |c: usize| band_cells.contains(&c);
     // The groups crossing out of the band, as bit positions of a profile.
-    let crossing: Vec<Vec<usize>> = grid
+    let crossing: Vec<&Vec<usize>> = grid
         .group_cells()
         .iter()
-        .filter(|cells| {
-            cells.iter().any(|&c| c < band_cells) && cells.iter().any(|&c| c >= band_cells)
-        })
-        .map(|cells| cells.iter().copied().filter(|&c| c < band_cells).collect())
+        .filter(|cells| cells.iter().any(|&c| inside(c)) && cells.iter().any(|&c| !inside(c)))
         .collect();
-    let mut profile_of_cell = vec![0u128; band_cells];
+    if crossing.len() > 128 {
+        return Err(CompletionError::Shape {
+            rows: groups.box_rows,
+            cols: groups.box_cols,
+        });
+    }
+    let mut profile_of_cell = vec![0u128; side * side];
     for (k, cells) in crossing.iter().enumerate() {
-        if k >= 128 {
-            return Err(CompletionError::Shape {
-                rows: groups.box_rows,
-                cols: groups.box_cols,
-            });
-        }
-        for &c in cells {
+        for &c in cells.iter() {
             profile_of_cell[c] |= 1 << k;
         }
     }
+    // The symmetries that keep the band, as maps from its cells.
+    let keep: Vec<Vec<usize>> = symmetries
+        .iter()
+        .filter(|p| band_cells.clone().all(|c| inside(usize::from(p[c]))))
+        .map(|p| band_cells.clone().map(|c| usize::from(p[c])).collect())
+        .collect();
+    let identity: Vec<usize> = band_cells.clone().collect();
+    let keep = if keep.is_empty() {
+        vec![identity]
+    } else {
+        keep
+    };
     let mut givens = vec![0u8; side * side];
-    for (c, g) in givens.iter_mut().take(side).enumerate() {
+    for (c, g) in givens[first..first + side].iter_mut().enumerate() {
         *g = c as u8 + 1;
     }
-    let cells: Vec<usize> = (side..band_cells).collect();
+    let cells: Vec<usize> = (first + side..band_cells.end).collect();
     let mut index: HashMap<Vec<u128>, usize> = HashMap::new();
     let mut units: Vec<BandUnit> = Vec::new();
     let mut bands = 0u128;
     let mut profiles = vec![0u128; side];
-    grid.for_each_filling(&givens, &cells, &mut |band| {
+    let mut key = vec![0u128; side];
+    grid.for_each_filling(&givens, &cells, &mut |filled| {
         bands += 1;
-        profiles.iter_mut().for_each(|p| *p = 0);
-        for (c, &v) in band[..band_cells].iter().enumerate() {
-            profiles[usize::from(v - 1)] |= profile_of_cell[c];
+        let mut best: Option<Vec<u128>> = None;
+        for map in &keep {
+            profiles.iter_mut().for_each(|p| *p = 0);
+            for (k, &to) in map.iter().enumerate() {
+                let v = filled[first + k];
+                profiles[usize::from(v - 1)] |= profile_of_cell[to];
+            }
+            key.copy_from_slice(&profiles);
+            key.sort_unstable();
+            if best.as_ref().is_none_or(|b| key < *b) {
+                best = Some(key.clone());
+            }
         }
-        let mut key = profiles.clone();
-        key.sort_unstable();
-        match index.get(&key) {
+        let best = best.expect("the identity keeps the band");
+        match index.get(&best) {
             Some(&i) => units[i].weight += 1,
             None => {
-                index.insert(key, units.len());
+                index.insert(best, units.len());
                 units.push(BandUnit {
-                    givens: band.to_vec(),
+                    givens: filled.to_vec(),
                     weight: 1,
                 });
             }
