@@ -4,13 +4,19 @@
 #   - Debian packages: minizinc (the MiniZinc driver), flatzinc (Gecode's fzn-gecode and its
 #     solver configuration), gringo (ships a clingo 5.4 binary) for the domino benchmark (seed
 #     001); minisat and gprolog for the Sudoku formulations of seed 000 (SAT, CLP(FD));
-#   - the PyPI package clingo (a newer clingo, run as `python3 -m clingo`).
+#   - the PyPI package clingo (a newer clingo, run as `python3 -m clingo`);
+#   - the PyPI package ortools, pinned to $ORTOOLS_VERSION (CP-SAT for the domino benchmark's
+#     cp-sat configuration, run as python3 on bench-specs/domino/models/domino-cpsat.py).
 # Chuffed is not packaged here: it is only detected (`minizinc --solvers`), never installed.
 # A missing optional piece never fails the script: the benchmark records an unavailable
 # configuration as `unavailable`. Exit status is 0 unless the script itself is broken.
 set -u
 
 log() { printf 'install-solvers: %s\n' "$*" >&2; }
+
+# The OR-Tools release the cp-sat configuration is measured with (the newest that installs
+# with Python 3.11 when it was pinned). A run records the version it found.
+ORTOOLS_VERSION=9.15.6755
 
 . "$(dirname "$0")/lib/as-root.sh"
 . "$(dirname "$0")/lib/apt.sh"
@@ -41,6 +47,24 @@ else
     log "no python3: skipping the PyPI clingo"
 fi
 
+# --- OR-Tools (CP-SAT) from PyPI, pinned -----------------------------------------------------
+ortools_version() { python3 -c 'import ortools; print(ortools.__version__)' 2>/dev/null; }
+if command -v python3 >/dev/null 2>&1; then
+    if [ "$(ortools_version)" != "$ORTOOLS_VERSION" ]; then
+        if python3 -m pip --version >/dev/null 2>&1; then
+            python3 -m pip install -q --disable-pip-version-check "ortools==$ORTOOLS_VERSION" \
+                    >/dev/null 2>&1 \
+                || python3 -m pip install -q --disable-pip-version-check \
+                    --break-system-packages "ortools==$ORTOOLS_VERSION" >/dev/null 2>&1 \
+                || log "pip install ortools==$ORTOOLS_VERSION failed"
+        else
+            log "python3 has no pip: skipping ortools (CP-SAT)"
+        fi
+    fi
+else
+    log "no python3: skipping ortools (CP-SAT)"
+fi
+
 # --- What is available -----------------------------------------------------------------------
 echo "solvers available:"
 if command -v minizinc >/dev/null 2>&1; then
@@ -66,6 +90,14 @@ if command -v python3 >/dev/null 2>&1 && python3 -c 'import clingo' >/dev/null 2
     echo "  clingo (python3 -m clingo): $(python3 -m clingo --version 2>/dev/null | head -n 1)"
 else
     echo "  clingo (python3 -m clingo): not available"
+fi
+installed=$(command -v python3 >/dev/null 2>&1 && ortools_version)
+if [ -n "$installed" ]; then
+    note=""
+    [ "$installed" = "$ORTOOLS_VERSION" ] || note=" (not the pinned $ORTOOLS_VERSION)"
+    echo "  cp-sat (python3 ortools): OR-Tools $installed$note"
+else
+    echo "  cp-sat (python3 ortools): not available"
 fi
 for tool in minisat gprolog; do
     if command -v "$tool" >/dev/null 2>&1; then

@@ -158,6 +158,53 @@ fn solve_with_an_external_solver_gives_the_same_shape() {
 }
 
 #[test]
+fn solve_with_cp_sat_gives_verified_placements() {
+    // Skipped where OR-Tools is missing, except under CI, which installs it.
+    let o = dancehall(&["domino", "solvers", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cp_sat: serde_json::Value = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["name"] == "cp-sat")
+        .expect("cp-sat is listed");
+    if cp_sat["available"] != true {
+        let why = format!("cp-sat is unavailable: {}", cp_sat["reason"]);
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        eprintln!("\n**** SKIPPED solve_with_cp_sat_gives_verified_placements: {why} ****\n");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "batch.txt", TWO_EASY);
+    let o = dancehall(&[
+        "domino",
+        "solve",
+        &file,
+        "--solver",
+        "cp-sat",
+        "--json",
+        "--time-limit",
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    for (line, (id, tiles)) in lines.iter().zip([("b01-e1", 4), ("b01-e3", 3)]) {
+        let v = check_json_line(line);
+        assert_eq!(v["id"], id);
+        assert_eq!(v["status"], "optimal", "{line}");
+        assert_eq!(v["objective"], tiles);
+        assert_eq!(v["bound"], tiles);
+        assert_eq!(v["solver"], "cp-sat");
+        assert!(
+            v["version"].as_str().unwrap().starts_with("OR-Tools "),
+            "{v}"
+        );
+        assert_eq!(v["placement"].as_array().unwrap().len(), tiles as usize);
+    }
+}
+
+#[test]
 fn solve_prints_a_table_by_default() {
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "batch.txt", TWO_EASY);
@@ -273,6 +320,7 @@ fn solvers_lists_every_configuration() {
         "gecode-placement",
         "chuffed",
         "clingo",
+        "cp-sat",
     ] {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }

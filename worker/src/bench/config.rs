@@ -6,9 +6,11 @@
 //! Names are stable and unique across families: they are stored with every run. Detection
 //! runs each tool once per process (`minizinc --version`, `minizinc --solvers-json`,
 //! `clingo --version`, `python3 -m clingo --version`, `gprolog --version`, the Debian
-//! package version of minisat) and is cached. A configuration whose solver is missing is
-//! `unavailable`, never failed. For clingo the newer of the Debian binary and the PyPI module
-//! is used (the binary on a tie: it starts faster), and the record says which.
+//! package version of minisat, python3 importing `ortools`) and is cached. A configuration
+//! whose solver is missing is `unavailable`, never failed. For clingo the newer of the Debian
+//! binary and the PyPI module is used (the binary on a tie: it starts faster), and the record
+//! says which. CP-SAT runs under the interpreter that imported `ortools` (`sys.executable`,
+//! not a wrapper such as a pyenv shim), so a run uses the package that detection saw.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -55,6 +57,8 @@ pub enum Engine {
     },
     /// clingo on `domino.lp`.
     Clingo,
+    /// OR-Tools' CP-SAT through python3 on `domino-cpsat.py`.
+    CpSat,
     /// A `cores::sudoku` solver, in this process.
     Sudoku(Solver),
     /// A Sudoku solver run as a process per puzzle (`super::sudoku_external`).
@@ -156,6 +160,13 @@ pub const CONFIGS: &[Config] = &[
         unit_puzzles: 1,
     },
     Config {
+        family: Family::Domino,
+        name: "cp-sat",
+        engine: Engine::CpSat,
+        about: "OR-Tools CP-SAT (python3, one worker) on the placement model domino-cpsat.py",
+        unit_puzzles: 1,
+    },
+    Config {
         family: Family::Sudoku,
         name: "ps12",
         engine: Engine::Sudoku(Solver::Ps12),
@@ -243,7 +254,7 @@ pub fn available_configs() -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Availability {
     pub available: bool,
-    /// The solver program: `native`, `gecode`, `chuffed`, `clingo`.
+    /// The solver program: `native`, `gecode`, `chuffed`, `clingo`, `cp-sat`.
     pub solver: String,
     /// Its version as reported (`Gecode 6.2.0, MiniZinc 2.6.4`), empty when unavailable.
     pub version: String,
@@ -354,6 +365,22 @@ impl Config {
                     reason: Some("neither a clingo binary nor python3 -m clingo works".into()),
                 },
             },
+            Engine::CpSat => match &tools.ortools {
+                Ok(o) => Availability {
+                    available: true,
+                    solver: "cp-sat".into(),
+                    version: format!("OR-Tools {} ({})", o.version, o.python.display()),
+                    program: vec![o.python.display().to_string()],
+                    reason: None,
+                },
+                Err(why) => Availability {
+                    available: false,
+                    solver: "cp-sat".into(),
+                    version: String::new(),
+                    program: vec![],
+                    reason: Some(why.clone()),
+                },
+            },
         }
     }
 }
@@ -374,6 +401,16 @@ struct Tools {
     minisat: Option<String>,
     /// `gprolog --version`'s first line (`Prolog top-Level (GNU Prolog) 1.4.5`).
     gprolog: Option<String>,
+    /// OR-Tools for python3, or why not.
+    ortools: Result<OrTools, String>,
+}
+
+#[derive(Debug)]
+struct OrTools {
+    /// The interpreter that imported it (`sys.executable`).
+    python: PathBuf,
+    /// `ortools.__version__` (`9.15.6755`).
+    version: String,
 }
 
 #[derive(Debug)]
@@ -399,7 +436,31 @@ fn tools() -> &'static Tools {
         clingo: detect_clingo(),
         minisat: detect_minisat(),
         gprolog: detect_gprolog(),
+        ortools: detect_ortools(),
     })
+}
+
+/// python3 imports `ortools` and says its version and its own path.
+fn detect_ortools() -> Result<OrTools, String> {
+    let python = which("python3").ok_or("python3 is not on PATH (CP-SAT runs through it)")?;
+    let script = "import sys, ortools; print(ortools.__version__); print(sys.executable)";
+    let out = Command::new(&python)
+        .args(["-c", script])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines().map(str::trim);
+    match (out.status.success(), lines.next(), lines.next()) {
+        (true, Some(version), Some(exe)) if !version.is_empty() && !exe.is_empty() => Ok(OrTools {
+            python: PathBuf::from(exe),
+            version: version.to_owned(),
+        }),
+        _ => Err(format!(
+            "{} cannot import ortools (the PyPI package ortools is not installed for it)",
+            python.display()
+        )),
+    }
 }
 
 /// GNU Prolog prints its version on standard error.

@@ -4,8 +4,8 @@
 //!
 //! - The domino benchmark (seed 001): the native optimiser, MiniZinc with Gecode (seed 001's
 //!   model with its four searches, and a placement-based model), Chuffed where installed,
-//!   clingo, each on one instance under a time and memory limit, measured, and verified
-//!   ([`run()`]).
+//!   clingo, OR-Tools' CP-SAT (a Python script on the placement model), each on one instance
+//!   under a time and memory limit, measured, and verified ([`run()`]).
 //! - Sudoku (seed 000): each solver over a slice of a puzzle file, every puzzle timed and
 //!   verified ([`sudoku`]); minisat, gprolog and MiniZinc run as processes
 //!   ([`sudoku_external`], also used by `dancehall solve sudoku`).
@@ -16,7 +16,7 @@
 //! - [`run()`]: one (domino instance, configuration) pair to one [`RunRecord`].
 //! - [`process`]: the external process under limits (own process group, SIGTERM then SIGKILL
 //!   to the group, cgroup v2 or rusage measurement); [`cgroup`] the cgroup v2 part.
-//! - [`output`]: readers of MiniZinc's and clingo's output.
+//! - [`output`]: readers of MiniZinc's, clingo's and the CP-SAT script's output.
 //! - [`host`]: the machine description stored with each run.
 //!
 //! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
@@ -28,13 +28,13 @@
 //! | --- | --- |
 //! | `instance`, `config` | the instance id and the configuration name |
 //! | `status` | `optimal` (verified and proven), `feasible` (verified, not proven), `solved` (a Sudoku slice: every puzzle answered and verified), `timeout` (a limit hit before any solution; a Sudoku slice: before every puzzle), `unavailable` (solver not installed: not a failure), `error` (no usable answer: crash, unreadable output), `wrong` (the answer failed the verifier, or the claimed objective is not the placement's size) |
-//! | `termination` | `none` (ended by itself), `walltime`, `cputime`, `memory` (out-of-memory kill, or an allocation failure under a memory limit), `killed` (a signal we did not send), `failed` (an exit status the solver does not use for success; a failed start) |
-//! | `answer` | tagged by `family`: domino `objective` (tiles in the best verified placement), `bound` (a proven upper bound: the objective when optimal; the native solver's bound otherwise; `None` when the solver gives none) and `placement` (the best verified placement; for `wrong`, the rejected one); Sudoku `puzzles` (per puzzle: line, status, seconds, grids, difficulty) |
+//! | `termination` | `none` (ended by itself), `walltime`, `cputime` (the limit stopped it, or the solver stopped itself at it: CP-SAT), `memory` (out-of-memory kill, or an allocation failure under a memory limit), `killed` (a signal we did not send), `failed` (an exit status the solver does not use for success; a failed start) |
+//! | `answer` | tagged by `family`: domino `objective` (tiles in the best verified placement), `bound` (a proven upper bound: the objective when optimal; otherwise the native solver's or CP-SAT's bound; `None` when the solver gives none) and `placement` (the best verified placement; for `wrong`, the rejected one); Sudoku `puzzles` (per puzzle: line, status, seconds, grids, difficulty) |
 //! | `wall_seconds` | spawn to exit (MiniZinc's compilation included) |
 //! | `cpu_seconds`, `cpu_measure` | CPU (user + system) of the whole process tree; `cgroup-v2`, `rusage` (the solver and the descendants it waited for) or `thread` (native) |
 //! | `peak_memory_bytes`, `memory_measure` | `cgroup-v2` (`memory.peak` of the tree) or `rusage` (largest single process's peak RSS); none for native |
 //! | `time_limit_seconds`, `memory_limit_bytes` | the limits the run had |
-//! | `solver`, `solver_version` | `gecode` and `Gecode 6.2.0, MiniZinc 2.6.4`; `clingo` and `clingo 5.8.3 (python3 -m clingo)`; `native` and the dancehall version |
+//! | `solver`, `solver_version` | `gecode` and `Gecode 6.2.0, MiniZinc 2.6.4`; `clingo` and `clingo 5.8.3 (python3 -m clingo)`; `cp-sat` and `OR-Tools 9.15.6755 (/path/to/python3)`; `native` and the dancehall version |
 //! | `command` | the exact argv (its files lived in a temporary directory) |
 //! | `exit_code`, `signal` | how the process ended |
 //! | `message` | why: the verifier's complaint, the solver's error lines |

@@ -1,4 +1,5 @@
-//! The model files of the external configurations, compiled into the binary from
+//! The model files of the external configurations (MiniZinc models, the clingo program, the
+//! CP-SAT model as a Python script), compiled into the binary from
 //! `bench-specs/domino/models/`, so that a worker on any machine runs exactly the models of its
 //! build. A run writes the files it needs into its temporary directory; a submitted batch can
 //! hash [`MODELS`] to freeze them ("Reproducibility").
@@ -28,6 +29,7 @@ pub const MODELS: &[ModelFile] = &[
     model!("domino-solve-posx.mzn"),
     model!("domino-placement.mzn"),
     model!("domino.lp"),
+    model!("domino-cpsat.py"),
 ];
 
 /// The model file called `name`.

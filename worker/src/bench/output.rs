@@ -8,6 +8,11 @@
 //! - clingo (text output): `Answer: N`, then the line of shown atoms `place(T,ROW,COL,h|v,M)`
 //!   with 1-based T (the facts of `cores::domino::to_clingo`), then `Optimization: -N`;
 //!   `OPTIMUM FOUND` is the proof.
+//! - CP-SAT (`domino-cpsat.py`): `place T ROW COL H|V M` lines (T 0-based), then
+//!   `objective N` ending each solution; at the end `bound B` (its proven upper bound, with a
+//!   status OPTIMAL or FEASIBLE) and `status S`: OPTIMAL is the proof, FEASIBLE and UNKNOWN
+//!   mean it stopped at its time limit, INFEASIBLE that it found no placement; `error M` lines
+//!   carry the script's complaints.
 //!
 //! Invariant: `best` is the last solution printed in full; a solution is never mixed from two
 //! blocks. A line the reader cannot understand inside a solution is kept as `malformed`
@@ -28,6 +33,11 @@ pub struct Parsed {
     pub proven: bool,
     /// The solver said the problem has no solution (never true for this benchmark).
     pub unsatisfiable: bool,
+    /// A proven upper bound on the objective the solver printed (CP-SAT's, whether or not it
+    /// proved optimality).
+    pub bound: Option<u32>,
+    /// The solver stopped itself at the time limit it was given, before a proof.
+    pub stopped_at_limit: bool,
     /// Error messages the solver printed on standard output.
     pub errors: Vec<String>,
     /// The first line that could not be read.
@@ -186,6 +196,58 @@ fn parse_clingo_atoms(line: &str) -> Option<Vec<Placement>> {
         .collect()
 }
 
+/// Reads the output of `domino-cpsat.py`.
+#[derive(Debug, Default)]
+pub struct CpSatOutput {
+    pub parsed: Parsed,
+    /// The placements of the solution being printed.
+    pending: Vec<Placement>,
+}
+
+impl LineSink for CpSatOutput {
+    fn line(&mut self, line: &str) {
+        let p = &mut self.parsed;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [] => {}
+            ["place", t, r, c, o, m] => {
+                let placement = (|| {
+                    Some(Placement {
+                        tile: t.parse().ok()?,
+                        row: r.parse().ok()?,
+                        col: c.parse().ok()?,
+                        orientation: orientation(o)?,
+                        mirrored: flag(m)?,
+                    })
+                })();
+                match placement {
+                    Some(pl) => self.pending.push(pl),
+                    None => p.malformed(line),
+                }
+            }
+            ["objective", v] => match v.parse() {
+                Ok(claimed) => {
+                    p.best = Some((std::mem::take(&mut self.pending), claimed));
+                    p.solutions += 1;
+                }
+                Err(_) => p.malformed(line),
+            },
+            ["bound", v] => match v.parse() {
+                Ok(b) => p.bound = Some(b),
+                Err(_) => p.malformed(line),
+            },
+            ["status", "OPTIMAL"] => p.proven = true,
+            ["status", "FEASIBLE" | "UNKNOWN"] => p.stopped_at_limit = true,
+            ["status", "INFEASIBLE"] => p.unsatisfiable = true,
+            ["error", ..] => {
+                let message = line.trim().strip_prefix("error").unwrap_or(line);
+                p.errors.push(message.trim().to_owned());
+            }
+            _ => p.malformed(line),
+        }
+    }
+}
+
 fn orientation(text: &str) -> Option<Orientation> {
     match text {
         "H" | "h" => Some(Orientation::H),
@@ -325,6 +387,68 @@ Optimization : -2
         .parsed;
         let (placement, claimed) = parsed.best.unwrap();
         assert_eq!((placement.len(), claimed), (2, 3));
+    }
+
+    // What domino-cpsat.py printed on b01-e3 (OR-Tools 9.15.6755), with an earlier
+    // one-tile solution put in front.
+    const CPSAT: &str = "place 0 0 1 H 0
+objective 1
+place 0 0 1 H 0
+place 1 4 0 H 0
+place 2 2 1 H 0
+objective 3
+bound 3
+status OPTIMAL
+";
+
+    #[test]
+    fn cp_sat_keeps_the_last_solution_its_bound_and_the_proof() {
+        let parsed = feed::<CpSatOutput>(CPSAT).parsed;
+        assert_eq!(parsed.solutions, 2);
+        assert!(parsed.proven && !parsed.stopped_at_limit);
+        assert_eq!(parsed.bound, Some(3));
+        assert_eq!(parsed.malformed, None);
+        assert_eq!(
+            parsed.best,
+            Some((
+                vec![
+                    p(0, 0, 1, Orientation::H, false),
+                    p(1, 4, 0, Orientation::H, false),
+                    p(2, 2, 1, Orientation::H, false)
+                ],
+                3
+            ))
+        );
+    }
+
+    #[test]
+    fn cp_sat_stopped_at_its_limit_is_unproven_with_its_bound() {
+        let text = CPSAT
+            .replace("status OPTIMAL", "status FEASIBLE")
+            .replace("bound 3", "bound 4");
+        let parsed = feed::<CpSatOutput>(&text).parsed;
+        assert!(!parsed.proven && parsed.stopped_at_limit);
+        assert_eq!(parsed.bound, Some(4));
+        assert_eq!(parsed.best.unwrap().1, 3);
+        // Killed while printing a solution: the half-printed one is not taken.
+        let text: String = CPSAT.lines().take(4).map(|l| format!("{l}\n")).collect();
+        let parsed = feed::<CpSatOutput>(&text).parsed;
+        assert_eq!(
+            parsed.best,
+            Some((vec![p(0, 0, 1, Orientation::H, false)], 1))
+        );
+        assert_eq!(parsed.bound, None);
+    }
+
+    #[test]
+    fn cp_sat_errors_are_kept_and_garbage_is_malformed() {
+        let parsed = feed::<CpSatOutput>("error the data has no `n = N;`\n").parsed;
+        assert_eq!(parsed.errors, vec!["the data has no `n = N;`"]);
+        assert_eq!(parsed.malformed, None);
+        let parsed = feed::<CpSatOutput>("place 0 0 0 D 0\nobjective 1\n").parsed;
+        assert_eq!(parsed.malformed.as_deref(), Some("place 0 0 0 D 0"));
+        let parsed = feed::<CpSatOutput>("Traceback (most recent call last):\n").parsed;
+        assert!(parsed.malformed.is_some());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use super::config::{config, Availability, Engine};
 use super::host;
 use super::models;
-use super::output::{ClingoOutput, MiniZincOutput, Parsed};
+use super::output::{ClingoOutput, CpSatOutput, MiniZincOutput, Parsed};
 use super::process::{run_process, ProcessLimits, ProcessOutcome};
 
 /// Who judges a record on the worker (the coordinator's judgement says so too).
@@ -76,6 +76,8 @@ pub enum BenchError {
 pub enum Syntax {
     MiniZinc,
     Clingo,
+    /// `domino-cpsat.py` (python3 with OR-Tools): MiniZinc data in, its own lines out.
+    CpSat,
 }
 
 /// An external solver invocation: everything [`run_external`] needs. Built from a
@@ -160,6 +162,13 @@ pub fn external_for(engine: Engine, availability: &Availability) -> Option<Exter
             program: availability.program.clone(),
             syntax: Syntax::Clingo,
             models: vec![model("domino.lp")],
+        }),
+        Engine::CpSat => Some(External {
+            solver: availability.solver.clone(),
+            version: availability.version.clone(),
+            program: availability.program.clone(),
+            syntax: Syntax::CpSat,
+            models: vec![model("domino-cpsat.py")],
         }),
     }
 }
@@ -303,7 +312,7 @@ pub fn run_external(
         }
     };
     let (data_name, data) = match ext.syntax {
-        Syntax::MiniZinc => ("instance.dzn", domino::to_dzn(instance)),
+        Syntax::MiniZinc | Syntax::CpSat => ("instance.dzn", domino::to_dzn(instance)),
         Syntax::Clingo => ("instance.lp", domino::to_clingo(instance)),
     };
     let mut argv = ext.program.clone();
@@ -321,6 +330,18 @@ pub fn run_external(
         }
         argv.push(path.display().to_string());
     }
+    // The limit the solver stops at by itself (MiniZinc and clingo get none: the process
+    // runner's SIGTERM stops them), and what kind of limit it is.
+    let (own_limit, limit_kind) = match limits.cpu {
+        Some(cpu) if cpu < limits.wall => (cpu, Termination::Cputime),
+        _ => (limits.wall, Termination::Walltime),
+    };
+    if ext.syntax == Syntax::CpSat {
+        // One search worker: a task has no thread count, and every other configuration
+        // searches on one thread.
+        let seconds = own_limit.as_secs_f64().to_string();
+        argv.extend(["--time-limit", &seconds, "--workers", "1"].map(String::from));
+    }
     record.command = argv.clone();
     let plimits = ProcessLimits {
         wall: limits.wall,
@@ -333,6 +354,8 @@ pub fn run_external(
         Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(|s| s.parsed)),
         Syntax::Clingo => run_process::<ClingoOutput>(&argv, dir.path(), &plimits)
+            .map(|o| o.map_sink(|s| s.parsed)),
+        Syntax::CpSat => run_process::<CpSatOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(|s| s.parsed)),
     };
     let outcome = match outcome {
@@ -356,29 +379,33 @@ pub fn run_external(
     record.memory_measure = outcome.memory_measure;
     record.exit_code = outcome.exit_code;
     record.signal = outcome.signal;
-    read_outcome(instance, ext.syntax, &outcome, &mut record);
+    read_outcome(instance, ext.syntax, &outcome, limit_kind, &mut record);
     record
 }
 
 /// Decides status, termination, objective and bound from what the solver printed and how its
-/// process ended, then has the claim judged.
+/// process ended, then has the claim judged. A solver that stopped itself at the limit it was
+/// given (CP-SAT) ended by `limit_kind`, as one the process runner stopped.
 fn read_outcome(
     instance: &Instance,
     syntax: Syntax,
     outcome: &ProcessOutcome<Parsed>,
+    limit_kind: Termination,
     record: &mut RunRecord,
 ) {
     let parsed = &outcome.sink;
     // clingo's exit code is a bit set: 10 satisfiable, 20 search space exhausted (30:
-    // optimum), 1 interrupted; 33 memory, 65 error, 128 no run. MiniZinc: 0 on success.
+    // optimum), 1 interrupted; 33 memory, 65 error, 128 no run. MiniZinc and
+    // domino-cpsat.py: 0 on success.
     let exit_ok = match syntax {
-        Syntax::MiniZinc => outcome.exit_code == Some(0),
+        Syntax::MiniZinc | Syntax::CpSat => outcome.exit_code == Some(0),
         Syntax::Clingo => outcome.exit_code.is_some_and(|c| c < 32),
     };
     record.termination = match outcome.limit {
         Some(limit) => limit,
         None if outcome.signal.is_some() => Termination::Killed,
         None if !exit_ok => Termination::Failed,
+        None if parsed.stopped_at_limit => limit_kind,
         None => Termination::Normal,
     };
     let mut notes: Vec<String> = parsed.errors.clone();
@@ -400,9 +427,11 @@ fn read_outcome(
         record.set_objective(Some(*claimed));
         if parsed.proven {
             record.status = Status::Optimal;
-            record.set_bound(Some(*claimed));
+            // The bound the solver printed with its proof, else the objective it proved.
+            record.set_bound(parsed.bound.or(Some(*claimed)));
         } else {
             record.status = Status::Feasible;
+            record.set_bound(parsed.bound);
         }
     } else {
         record.status = match record.termination {

@@ -236,3 +236,141 @@ fn a_record_round_trips_through_json() {
         Some(true)
     );
 }
+
+/// Whether configuration `name` runs here; when it does not, a skip with the reason, or under
+/// CI (`CI` set) a failure: CI installs every solver (scripts/install-solvers.sh).
+fn available_or_skip(name: &str, test: &str) -> bool {
+    let a = config(name).unwrap().availability();
+    if a.available {
+        return true;
+    }
+    let why = format!(
+        "{name} is not available ({}): run scripts/install-solvers.sh",
+        a.reason.unwrap_or_default()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{why}");
+    eprintln!("\n**** SKIPPED {test}: {why} ****\n");
+    false
+}
+
+/// Medium instances of the public suite (../shared/data/domino/suite-public/batch01.txt,
+/// lines 6 and 8) with the optimum the native solver proves on them (all their tiles).
+const PUBLIC_PROVED: &[(&str, u32)] = &[
+    (
+        r#"{"id": "b01-m2", "difficulty": "medium", "n": 8, "k": 4, "tiles": [[3, 1, 1], [2, 3, 4], [3, 0, 4], [4, 1, 3], [4, 3, 4], [4, 4, 0], [3, 1, 2], [3, 0, 1]]}"#,
+        8,
+    ),
+    (
+        r#"{"id": "b01-m4", "difficulty": "medium", "n": 7, "k": 3, "tiles": [[3, 0, 3], [2, 0, 1], [0, 2, 1], [0, 2, 2], [3, 1, 1], [0, 1, 3], [1, 0, 1], [3, 2, 1]]}"#,
+        8,
+    ),
+];
+
+#[test]
+fn cp_sat_finds_the_optimum_of_brute_force_and_native() {
+    if !available_or_skip(
+        "cp-sat",
+        "cp_sat_finds_the_optimum_of_brute_force_and_native",
+    ) {
+        return;
+    }
+    let brute = SMALL
+        .iter()
+        .map(|json| (*json, domino::brute_force(&instance(json)).len() as u32));
+    for (json, optimum) in brute.chain(PUBLIC_PROVED.iter().copied()) {
+        let inst = instance(json);
+        let native = run(&inst, "native", &limits(60)).unwrap();
+        assert_optimal(&native, optimum);
+        let r = run(&inst, "cp-sat", &limits(60)).unwrap();
+        assert_optimal(&r, optimum);
+        assert_eq!(r.solver, "cp-sat");
+        assert!(r.solver_version.starts_with("OR-Tools "), "{r:?}");
+        assert_eq!(domino::verify(&inst, r.placement()), Ok(()));
+        assert_eq!(cross_check([&native, &r]), vec![]);
+        // The exact command: the frozen script, the data, its own limit and one worker.
+        assert!(r.command[1].ends_with("domino-cpsat.py"), "{:?}", r.command);
+        assert!(r.command[2].ends_with("instance.dzn"), "{:?}", r.command);
+        assert_eq!(r.command[3..], ["--time-limit", "60", "--workers", "1"]);
+        assert_eq!(r.models[0].name, "domino-cpsat.py");
+        assert_ne!(r.cpu_measure, Measure::None);
+        assert!(r.peak_memory_bytes.is_some_and(|m| m > 0), "{r:?}");
+    }
+}
+
+#[test]
+fn cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process() {
+    let test = "cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process";
+    if !available_or_skip("cp-sat", test) {
+        return;
+    }
+    // b01-h1 (24 tiles on 13 x 13) takes CP-SAT several seconds to prove; in one second
+    // it has at best a placement, never a proof.
+    let inst = instance(HARD);
+    let r = run(&inst, "cp-sat", &limits(1)).unwrap();
+    assert!(
+        matches!(r.status, Status::Feasible | Status::Timeout),
+        "{r:?}"
+    );
+    assert_eq!(r.termination, Termination::Walltime, "{r:?}");
+    assert!(r.wall_seconds < 5.0, "{}", r.wall_seconds);
+    if r.status == Status::Feasible {
+        assert!(
+            r.bound().is_some_and(|b| b >= r.objective().unwrap()),
+            "{r:?}"
+        );
+    }
+    let group = process::LAST_GROUP.with(|g| g.get());
+    assert!(group > 0);
+    assert!(process::live_group_members(group).is_empty());
+}
+
+#[test]
+fn a_wrong_cp_sat_answer_is_recorded_wrong() {
+    if !available_or_skip("cp-sat", "a_wrong_cp_sat_answer_is_recorded_wrong") {
+        return;
+    }
+    // tight-3: three tiles of different constant values on 3 x 3; two fit (rows 0 and 2).
+    let inst = instance(SMALL[6]);
+    let a = config("cp-sat").unwrap().availability();
+    let text = models::model("domino-cpsat.py").unwrap().text;
+    let with = |old: &str, new: &str| {
+        let changed = text.replace(old, new);
+        assert_ne!(changed, text, "{old}");
+        let mut ext = external_for(Engine::CpSat, &a).unwrap();
+        ext.models = vec![("domino-cpsat.py".into(), changed)];
+        run_external(&inst, "cp-sat-tampered", &ext, &limits(60))
+    };
+    // Without the contact rule the three tiles stack up, which the verifier rejects.
+    let r = with(
+        "model.add_at_most_one(xs + others)",
+        "pass  # contact rule removed",
+    );
+    assert_eq!(r.status, Status::Wrong, "{r:?}");
+    assert_eq!(r.placement().len(), 3);
+    assert!(r.message.as_deref().unwrap().contains("verifier"), "{r:?}");
+    // A claimed objective above the placement's size.
+    let r = with(
+        "lines.append(f\"objective {objective}\")",
+        "lines.append(f\"objective {objective + 1}\")",
+    );
+    assert_eq!(r.status, Status::Wrong, "{r:?}");
+    assert!(
+        r.message.as_deref().unwrap().contains("claims objective 3"),
+        "{r:?}"
+    );
+    // A proof with a bound below its own placement.
+    let r = with(
+        "print(f\"bound {math.floor(solver.best_objective_bound + 1e-6)}\", flush=True)",
+        "print(\"bound 1\", flush=True)",
+    );
+    assert_eq!(r.status, Status::Wrong, "{r:?}");
+    assert!(r.message.as_deref().unwrap().contains("bound 1"), "{r:?}");
+    // A script that fails is an error with its message.
+    let r = with("tiles, n = read_dzn(text)", "fail(\"no data today\")");
+    assert_eq!(r.status, Status::Error, "{r:?}");
+    assert_eq!(r.termination, Termination::Failed);
+    assert!(
+        r.message.as_deref().unwrap().contains("no data today"),
+        "{r:?}"
+    );
+}
