@@ -11,7 +11,7 @@
 //!   all but two given, every extra group of `side` cells): the fillings of one open band
 //!   keyed by the digits they put in each group that crosses into the other, the fillings of
 //!   the other matched against those keys. Its cost is the two bands' fillings, not their
-//!   product. Keys are sums of per-(cell, digit) terms where they fit in 64 bits (`KeySums`;
+//!   product. Keys are sums of per-(cell, digit) terms where they fit in 128 bits (`KeySums`;
 //!   each band's rows above its last filled cell by cell, its last row box by box, since
 //!   there the boxes no longer constrain each other), else ranks or bit masks. A 9x9
 //!   X-Sudoku unit with its middle band given (about 1.9 million fillings on each side)
@@ -490,7 +490,10 @@ impl Search<'_> {
     /// The join of the two open bands (see [`JoinPlan`]): by sorted `u64` keys when
     /// [`KeyCoder`] fits, else by a hash map of `u128` keys.
     fn join(&mut self, plan: &JoinPlan) -> u128 {
-        if let Some(sums) = KeySums::new(self.grid, &plan.keys) {
+        if let Some(sums) = KeySums::<u64>::new(self.grid, &plan.keys) {
+            return self.join_summed(plan, &sums);
+        }
+        if let Some(sums) = KeySums::<u128>::new(self.grid, &plan.keys) {
             return self.join_summed(plan, &sums);
         }
         match KeyCoder::new(self.grid.side, &plan.keys) {
@@ -500,7 +503,7 @@ impl Search<'_> {
     }
 
     /// The join by [`KeySums`]: each band's keys as sums, its last row placed box by box.
-    fn join_summed(&mut self, plan: &JoinPlan, sums: &KeySums) -> u128 {
+    fn join_summed<K: SumKey>(&mut self, plan: &JoinPlan, sums: &KeySums<K>) -> u128 {
         let mut upper = self.band_sums(plan.bands[0], &plan.upper, sums);
         if self.stopped || upper.is_empty() {
             return 0;
@@ -513,7 +516,7 @@ impl Search<'_> {
         for k in lower.iter_mut() {
             *k = sums.lack - *k;
         }
-        let bits = 64 - sums.lack.leading_zeros();
+        let bits = K::BITS - sums.lack.leading_zeros();
         radix_sort(&mut upper, bits);
         radix_sort(&mut lower, bits);
         matches(&upper, &lower)
@@ -524,24 +527,24 @@ impl Search<'_> {
     /// each box's last row must take the digits the box lacks, and the boxes do not constrain
     /// each other there (the row takes every digit once whatever they do; a group's cells in
     /// that row are in one row), so the fillings are every choice of one arrangement per box.
-    fn band_sums(&mut self, band: usize, cells: &[usize], sums: &KeySums) -> Vec<u64> {
+    fn band_sums<K: SumKey>(&mut self, band: usize, cells: &[usize], sums: &KeySums<K>) -> Vec<K> {
         let grid = self.grid;
         let (side, box_rows, box_cols) = (grid.side, grid.box_rows, grid.box_cols);
         let last = (band + 1) * box_rows - 1;
         let digit = |bit: u32| bit.trailing_zeros() as usize;
-        let mut base = 0u64;
+        let mut base = K::default();
         for cell in band * box_rows * side..(last + 1) * side {
             let v = self.givens[cell];
             if v != 0 {
-                base += sums.add[cell * side + usize::from(v) - 1];
+                base = base + sums.add[cell * side + usize::from(v) - 1];
             }
         }
-        let mut out: Vec<u64> = Vec::with_capacity(1 << 22);
+        let mut out: Vec<K> = Vec::with_capacity(1 << 22);
         if box_rows == 1 {
             self.enumerate(cells, |_, placed| {
                 let mut k = base;
                 for &c in cells {
-                    k += sums.add[c * side + digit(placed[c])];
+                    k = k + sums.add[c * side + digit(placed[c])];
                 }
                 out.push(k);
             });
@@ -560,13 +563,13 @@ impl Search<'_> {
         let boxes: Vec<usize> = (0..side / box_cols)
             .map(|s| usize::from(grid.groups_of[last * side + s * box_cols][2]))
             .collect();
-        let mut lists: Vec<Vec<u64>> = vec![Vec::new(); tails.len()];
+        let mut lists: Vec<Vec<K>> = vec![Vec::new(); tails.len()];
         let mut extra_nodes = 0u64;
         let full = self.full;
         self.enumerate(&head, |used, placed| {
             let mut k = base;
             for &c in &head {
-                k += sums.add[c * side + digit(placed[c])];
+                k = k + sums.add[c * side + digit(placed[c])];
             }
             for (s, tail) in tails.iter().enumerate() {
                 let lacking = full & !used[boxes[s]];
@@ -588,7 +591,7 @@ impl Search<'_> {
                     }
                 }
                 for v in &mut out[start..start + len] {
-                    *v += list[0];
+                    *v = *v + list[0];
                 }
             }
         });
@@ -743,19 +746,63 @@ impl KeyCoder {
 /// it puts in each group, and a lower filling fits exactly the upper key `lack - its key`.
 /// The last column of every stack is left out: when every other column of a stack gets each
 /// digit once, so does the last (each box of the stack holds each digit once, and a stack has
-/// as many columns as boxes). Exists when the bits fit in 64.
-struct KeySums {
+/// as many columns as boxes). Exists when the bits fit in the key type (`u64`, then `u128`).
+struct KeySums<K> {
     /// Per `cell * side + digit index`: what placing the digit there adds.
-    add: Vec<u64>,
+    add: Vec<K>,
     /// Every kept group's lacking digits: the sum of a complete band pair.
-    lack: u64,
+    lack: K,
 }
 
-impl KeySums {
-    fn new(grid: &GroupGrid, keys: &[KeyGroup]) -> Option<KeySums> {
+/// The integers a [`KeySums`] key can be: `u64`, or `u128` when 64 bits are too few.
+trait SumKey:
+    Copy + Ord + Default + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+{
+    const BITS: u32;
+    fn bit(pos: u32) -> Self;
+    fn or(self, other: Self) -> Self;
+    fn leading_zeros(self) -> u32;
+    /// Bits `shift..shift + 16`.
+    fn digit(self, shift: u32) -> usize;
+}
+
+impl SumKey for u64 {
+    const BITS: u32 = 64;
+    fn bit(pos: u32) -> u64 {
+        1 << pos
+    }
+    fn or(self, other: u64) -> u64 {
+        self | other
+    }
+    fn leading_zeros(self) -> u32 {
+        u64::leading_zeros(self)
+    }
+    fn digit(self, shift: u32) -> usize {
+        ((self >> shift) & 0xFFFF) as usize
+    }
+}
+
+impl SumKey for u128 {
+    const BITS: u32 = 128;
+    fn bit(pos: u32) -> u128 {
+        1 << pos
+    }
+    fn or(self, other: u128) -> u128 {
+        self | other
+    }
+    fn leading_zeros(self) -> u32 {
+        u128::leading_zeros(self)
+    }
+    fn digit(self, shift: u32) -> usize {
+        ((self >> shift) & 0xFFFF) as usize
+    }
+}
+
+impl<K: SumKey> KeySums<K> {
+    fn new(grid: &GroupGrid, keys: &[KeyGroup]) -> Option<KeySums<K>> {
         let (side, box_cols) = (grid.side, grid.box_cols);
-        let mut add = vec![0u64; side * side * side];
-        let mut lack = 0u64;
+        let mut add = vec![K::default(); side * side * side];
+        let mut lack = K::default();
         let mut offset = 0u32;
         for k in keys {
             let column = k.group.checked_sub(side).filter(|&c| c < side);
@@ -763,7 +810,7 @@ impl KeySums {
                 continue;
             }
             let width = k.lack.count_ones();
-            if offset + width > 64 {
+            if offset + width > K::BITS {
                 return None;
             }
             let mut pos = offset;
@@ -771,10 +818,10 @@ impl KeySums {
                 if k.lack & (1 << d) == 0 {
                     continue;
                 }
-                let bit = 1u64 << pos;
-                lack |= bit;
+                let bit = K::bit(pos);
+                lack = lack.or(bit);
                 for &c in k.upper.iter().chain(&k.lower) {
-                    add[c * side + d] |= bit;
+                    add[c * side + d] = add[c * side + d].or(bit);
                 }
                 pos += 1;
             }
@@ -786,13 +833,13 @@ impl KeySums {
 
 /// Every placement of the digits `lacking` in `cells` (one each) that the groups allow, each
 /// as the sum of its cells' key terms, appended to `out` (cleared first).
-fn arrangements(
+fn arrangements<K: SumKey>(
     grid: &GroupGrid,
     used: &[u32],
     cells: &[usize],
     lacking: u32,
-    add: &[u64],
-    out: &mut Vec<u64>,
+    add: &[K],
+    out: &mut Vec<K>,
 ) {
     out.clear();
     let side = grid.side;
@@ -815,14 +862,14 @@ fn arrangements(
     }
     let cand = &cand[..cells.len()];
     let rows = &rows[..cells.len()];
-    fn go(
+    fn go<K: SumKey>(
         k: usize,
         cand: &[u32],
         rows: &[usize],
         left: u32,
-        sum: u64,
-        add: &[u64],
-        out: &mut Vec<u64>,
+        sum: K,
+        add: &[K],
+        out: &mut Vec<K>,
     ) {
         if k == cand.len() {
             out.push(sum);
@@ -844,11 +891,11 @@ fn arrangements(
             );
         }
     }
-    go(0, cand, rows, lacking, 0, add, out);
+    go(0, cand, rows, lacking, K::default(), add, out);
 }
 
 /// How many pairs of equal keys two sorted lists hold.
-fn matches(upper: &[u64], lower: &[u64]) -> u128 {
+fn matches<K: SumKey>(upper: &[K], lower: &[K]) -> u128 {
     let (mut i, mut j, mut total) = (0, 0, 0u128);
     while i < upper.len() && j < lower.len() {
         let (a, b) = (upper[i], lower[j]);
@@ -872,13 +919,13 @@ fn matches(upper: &[u64], lower: &[u64]) -> u128 {
 }
 
 /// Sorts `keys` (each below `2^bits`) by least-significant-digit radix sort, 16 bits a pass.
-fn radix_sort(keys: &mut Vec<u64>, bits: u32) {
-    let mut scratch = vec![0u64; keys.len()];
+fn radix_sort<K: SumKey>(keys: &mut Vec<K>, bits: u32) {
+    let mut scratch = vec![K::default(); keys.len()];
     let mut shift = 0;
     while shift < bits {
         let mut counts = vec![0usize; 1 << 16];
         for &k in keys.iter() {
-            counts[((k >> shift) & 0xFFFF) as usize] += 1;
+            counts[k.digit(shift)] += 1;
         }
         let mut sum = 0;
         for c in counts.iter_mut() {
@@ -887,7 +934,7 @@ fn radix_sort(keys: &mut Vec<u64>, bits: u32) {
             sum += n;
         }
         for &k in keys.iter() {
-            let d = ((k >> shift) & 0xFFFF) as usize;
+            let d = k.digit(shift);
             scratch[counts[d]] = k;
             counts[d] += 1;
         }
