@@ -5,9 +5,9 @@
 //! by the filling of the next rows (every filling consistent with all groups): one unit per
 //! filling, weight 1, counted by a completion core.
 //!
-//! The total is `side! x sum(count)`. No other symmetry is used here: the units are the
-//! auditable route, each a partial grid anyone can recount with `dancehall count sudoku
-//! --givens ...`.
+//! The total is `side! x sum(count)`. No other symmetry is used here. The generator
+//! `sudoku-variant-grids` now uses the smaller units of [`super::variant_band`]; this route
+//! stays as an independent check of them in `grids::tests`.
 
 use super::group_core::GroupGrid;
 use super::groups::SudokuGroups;
