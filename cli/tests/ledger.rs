@@ -15,6 +15,7 @@ const LEDGER: &str = "../results/reference/sudoku-9x9/ledger.csv";
 const LEDGER_8X8: &str = "../results/reference/sudoku-8x8/ledger.csv";
 
 struct Row {
+    state: String,
     givens: String,
     weight: u128,
     count: u128,
@@ -37,10 +38,12 @@ fn read(ledger: &str) -> Vec<Row> {
             .unwrap_or_else(|| panic!("no column {name}"))
     };
     let (g, w, c, f) = (col("givens"), col("weight"), col("count"), col("factor"));
+    let st = col("state");
     lines
         .map(|line| {
             let v: Vec<&str> = line.split(',').collect();
             Row {
+                state: v[st].to_string(),
                 givens: v[g].to_string(),
                 weight: v[w].parse().unwrap(),
                 count: v[c].parse().unwrap(),
@@ -147,5 +150,136 @@ fn the_band_reduction_gives_the_committed_ledgers_units_and_weights() {
             assert_eq!(m, c, "{ledger}: a unit or its weight differs");
         }
         assert!(rows.iter().all(|row| row.factor == units.symmetry_factor));
+    }
+}
+
+const LEDGER_8X8_DIAGONAL: &str = "../results/reference/sudoku-8x8-diagonal/ledger.csv";
+
+fn count_variant(shape: &str, variant: &str, givens: &str, core: &str) -> u128 {
+    let o = Command::new(env!("CARGO_BIN_EXE_dancehall"))
+        .args([
+            "count",
+            "sudoku",
+            "--box",
+            shape,
+            "--variant",
+            variant,
+            "--givens",
+            givens,
+            "--core",
+            core,
+            "--json",
+        ])
+        .output()
+        .expect("run dancehall");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    v["solutions"].as_str().unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_8x8_diagonal_ledger_is_the_generators_units_and_recounts() {
+    // Our own count (results/reference/sudoku-8x8-diagonal/, no published figure known to us):
+    // 298,759,265,280 = 8! x 7,409,704. The file must be exactly the units the generator makes
+    // (band 1 with row 1 fixed, 576 fillings in 110 classes), and units recounted by the
+    // Dancing Links engine (independent of the variant core that made the ledger) and by the
+    // core give the counts it records.
+    let rows = read(LEDGER_8X8_DIAGONAL);
+    assert_eq!(rows.len(), 110);
+    assert!(rows
+        .iter()
+        .all(|r| r.factor == 40_320 && r.givens.len() == 64));
+    assert_eq!(rows.iter().map(|r| r.weight).sum::<u128>(), 576);
+    let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
+    assert_eq!(sum, 7_409_704);
+    assert_eq!(40_320 * sum, 298_759_265_280);
+    let config = cores::problems::sudoku::SudokuConfig {
+        variants: vec![cores::problems::Variant::Diagonal],
+        ..cores::problems::sudoku::SudokuConfig::new(2, 4)
+    };
+    let built = cores::problems::sudoku::Sudoku::build(&config).unwrap();
+    let groups = cores::grids::groups::read_groups(2, 4, &built.problem).unwrap();
+    let symmetries = cores::grids::symmetry::variant_symmetries(&groups)
+        .unwrap()
+        .perms;
+    let units = cores::grids::variant_band::band_units(&groups, 0, &symmetries).unwrap();
+    let mut made: Vec<(String, u128)> = units
+        .units
+        .iter()
+        .map(|u| (cores::problems::sudoku::format_grid(&u.givens, 8), u.weight))
+        .collect();
+    let mut committed: Vec<(String, u128)> =
+        rows.iter().map(|r| (r.givens.clone(), r.weight)).collect();
+    made.sort();
+    committed.sort();
+    assert_eq!(made, committed);
+    let mut by_count: Vec<&Row> = rows.iter().collect();
+    by_count.sort_by_key(|r| r.count);
+    let smallest = by_count[0];
+    assert_eq!(
+        count_variant("2x4", "diagonal", &smallest.givens, "dlx"),
+        smallest.count
+    );
+    for r in [by_count[55], by_count[109]] {
+        assert_eq!(
+            count_variant("2x4", "diagonal", &r.givens, "sudoku-groups"),
+            r.count
+        );
+    }
+}
+
+#[test]
+fn a_9x9_x_sudoku_unit_counts_alike_by_the_engine_and_the_variant_core() {
+    // A unit of the 9x9 X-Sudoku spec's shape (middle band given, the join of bands 1 and 3)
+    // with a few more givens so that the engine is quick: both cores through `count`.
+    // Cells of an X-Sudoku grid (the engine's first completion of the middle band
+    // 123456789/456789123/789123456) kept: the middle band and five more.
+    let givens =
+        "2..................9.......1234567894567891237891234563............4............5";
+    assert_eq!(givens.len(), 81);
+    let dlx = count_variant("3x3", "diagonal", givens, "dlx");
+    let core = count_variant("3x3", "diagonal", givens, "sudoku-groups");
+    assert_eq!(dlx, core);
+    assert!(
+        dlx > 1,
+        "the givens come from a grid, and leave more than one"
+    );
+}
+
+const LEDGER_9X9_DIAGONAL: &str = "../results/reference/sudoku-9x9-diagonal/ledger.csv";
+
+#[test]
+fn the_x_sudoku_ledger_sums_to_the_published_total_and_recounts() {
+    // 55,613,393,399,531,520 = 9! x 153,255,603,504 X-Sudoku grids (the enjoysudoku forum's
+    // "SudokuX (Diagonal Sudoku)" thread), the spec's expected_total. The ledger
+    // (`dancehall ledger --box 3x3`) holds one row per accepted unit: the middle band given
+    // (row 4 fixed by relabelling), weighted by its class size; a split row stands for its
+    // subtree (its rows below are left out, by `parent`).
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(LEDGER_9X9_DIAGONAL))
+            .expect("the committed X-Sudoku ledger");
+    let rows = read(LEDGER_9X9_DIAGONAL);
+    assert!(text.lines().next().unwrap().contains("parent"));
+    assert!(rows
+        .iter()
+        .all(|r| r.factor == 362_880 && r.givens.len() == 81));
+    let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
+    assert_eq!(362_880 * sum, 55_613_393_399_531_520);
+    assert_eq!(sum, 153_255_603_504);
+    // Units recounted: the smallest by the engine and two more by the variant core (the join
+    // of bands 1 and 3), both through `dancehall count`.
+    let mut by_count: Vec<&Row> = rows.iter().filter(|r| r.state == "done").collect();
+    by_count.sort_by_key(|r| r.count);
+    let smallest = by_count[0];
+    assert_eq!(
+        count_variant("3x3", "diagonal", &smallest.givens, "dlx"),
+        smallest.count
+    );
+    for r in [by_count[by_count.len() / 2], by_count[by_count.len() - 1]] {
+        assert_eq!(
+            count_variant("3x3", "diagonal", &r.givens, "sudoku-groups"),
+            r.count
+        );
+        assert_eq!(count_variant("3x3", "diagonal", &r.givens, "dlx"), r.count);
     }
 }

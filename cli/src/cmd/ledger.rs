@@ -3,7 +3,8 @@
 //!
 //! Columns: `unit, state, parent` (the unit a split handed this one back from, empty for a
 //! unit of the partition), `givens` (Sudoku-core jobs: one line of side x side cells, `.` for
-//! empty) or `prefix` (option ids), `weight, count, nodes, core, worker, host, seconds,
+//! empty; also for a Sudoku job counted by the engine when `--box RxC` names its shape) or
+//! `prefix` (option ids), `weight, count, nodes, core, worker, host, seconds,
 //! factor` (the job's symmetry factor, on every row so that the file stands alone). The job's
 //! total is `factor x sum(weight x count)`; each Sudoku unit can be recounted with `dancehall
 //! count sudoku --box RxC --givens ...`, and the file itself is a `[units]` file for a spec.
@@ -33,6 +34,11 @@ pub struct LedgerArgs {
     /// Write the CSV here instead of stdout (written to a temporary file, then renamed).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Write each unit as Sudoku givens of this box shape (`3x3`) even when the job was
+    /// counted by the Dancing Links engine; a unit that is not a set of placements of that
+    /// shape is an error.
+    #[arg(long = "box", value_name = "RxC")]
+    pub box_shape: Option<String>,
 }
 
 pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
@@ -40,7 +46,11 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let ledger = runtime.block_on(load(&args.db, args.job))?;
-    let csv = to_csv(&ledger);
+    let shape = match &args.box_shape {
+        None => None,
+        Some(text) => Some(parse_shape(text)?),
+    };
+    let csv = to_csv(&ledger, shape)?;
     match &args.out {
         None => {
             let mut out = std::io::stdout().lock();
@@ -82,18 +92,41 @@ pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
         .ok_or_else(|| user_error(format!("{}: no job {job}", db.display())))
 }
 
-/// The ledger as CSV (header line first).
-pub fn to_csv(ledger: &Ledger) -> String {
-    let shape = match ledger.core {
+/// `RxC` as a box shape this project counts.
+fn parse_shape(text: &str) -> anyhow::Result<(usize, usize)> {
+    let bad = || user_error(format!("--box {text}: expected RxC, e.g. 3x3"));
+    let (r, c) = text.split_once('x').ok_or_else(bad)?;
+    let (r, c) = (r.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?);
+    cores::grids::completion::check_shape(r, c)
+        .map_err(|e| user_error(format!("--box {text}: {e}")))?;
+    Ok((r, c))
+}
+
+/// The ledger as CSV (header line first); units as givens of the job's Sudoku core's shape,
+/// or of `shape` when given (every unit must then be a set of its placements).
+pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<String> {
+    let core_shape = match ledger.core {
         CoreSpec::SudokuBands { box_rows, box_cols }
         | CoreSpec::SudokuGroups { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     };
+    let strict = shape.is_some();
+    let shape = shape.or(core_shape);
     let cells = if shape.is_some() { "givens" } else { "prefix" };
     let mut s =
         format!("unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor\n");
     for r in &ledger.rows {
         let cells = match shape {
+            Some((box_rows, box_cols)) if strict => {
+                let givens = cores::grids::givens_from_prefix(box_rows, box_cols, &r.prefix)
+                    .map_err(|e| {
+                        user_error(format!(
+                            "unit {}: not givens of a {box_rows}x{box_cols}-box Sudoku: {e}",
+                            r.unit
+                        ))
+                    })?;
+                format_grid(&givens, box_rows * box_cols)
+            }
             Some((box_rows, box_cols)) => givens_line(&r.prefix, box_rows, box_cols),
             None => coordinator::job::prefix_text(&r.prefix),
         };
@@ -112,7 +145,7 @@ pub fn to_csv(ledger: &Ledger) -> String {
             ledger.symmetry_factor
         ));
     }
-    s
+    Ok(s)
 }
 
 /// The givens a prefix of Sudoku options places, as one line of the givens format (`.` for
