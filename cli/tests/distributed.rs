@@ -1112,12 +1112,22 @@ fn export_ledger(db: &Path, dir: &Path, name: &str) -> std::path::PathBuf {
 #[test]
 fn a_resplit_dlx_job_recounts_from_its_ledger_alone() {
     // Q(13) = 73,712 (OEIS A000170). Units stop after 100,000 nodes and hand the rest back,
-    // so the ledger holds split units (counting part of their subtree) and their children.
+    // so the ledger holds split units (counting part of their subtree) and their children;
+    // the Dancing Links engine (`--core dlx`), since the queens core counts units whole.
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first.db");
     let out = run_expect(
         dancehall()
-            .args(["run", "queens", "13", "--workers", "2", "--json"])
+            .args([
+                "run",
+                "queens",
+                "13",
+                "--core",
+                "dlx",
+                "--workers",
+                "2",
+                "--json",
+            ])
             .args(["--unit-node-limit", "100000", "--db"])
             .arg(&first),
         0,

@@ -619,7 +619,7 @@ mod tests {
     }
 
     #[test]
-    fn the_variant_generator_fixes_row_1_and_splits_by_row_2() {
+    fn the_variant_generator_gives_the_middle_band_in_weighted_classes() {
         let e = UnitsEntry {
             generator: Some("sudoku-variant-grids".into()),
             ..Default::default()
@@ -637,8 +637,15 @@ mod tests {
                 box_cols: 3
             }
         );
-        // Every unit places row 1 (1..6) and a full row 2: 12 options.
-        assert!(u.units.iter().all(|(p, w)| p.len() == 12 && *w == 1));
+        // 2x3 boxes: three bands of two rows. Every unit places the middle band (rows 3 and 4:
+        // cells 12..24, options 72..144), its row 3 fixed to 1..6; the 16 fillings of that
+        // band fall in 5 classes (`grids::tests` checks the classes band by band).
+        assert!(u
+            .units
+            .iter()
+            .all(|(p, _)| p.len() == 12 && p.iter().all(|&o| (72..144).contains(&o))));
+        assert_eq!(u.units.iter().map(|(_, w)| w).sum::<u128>(), 16);
+        assert_eq!(u.units.len(), 5);
         let err = e
             .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))
             .unwrap_err();
