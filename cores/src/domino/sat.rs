@@ -1,0 +1,429 @@
+//! The native optimiser's SAT question: do `k` tiles fit? As CNF, solved in process by
+//! CaDiCaL (the `cadical` crate, as `sudoku::sat` uses it).
+//!
+//! Variables: `x` per spot of a tile type (first cell, direction, variant, as in `model`),
+//! `p` per slot (first cell and direction: some tile lies there), `y` per cell and value code
+//! (the cell shows that code), `cov` per cell (some slot covers it). Clauses: a spot implies
+//! its slot and its three cells' codes; a slot holds at most one spot and implies one; a cell
+//! lies in at most one slot and shows at most one code, and only when covered; across every
+//! edge between adjacent cells, unequal codes (or [`PRIVATE`] on both sides) need one slot
+//! holding both cells; each type is used at most its count times; at most `m - k` tiles stay
+//! out (sequential counters, Sinz, CP 2005).
+//!
+//! One redundant constraint does most of the work: a count that clause learning cannot make.
+//! With `T` tiles placed on the `n x n` board, `Z = n^2 - 3T` cells stay empty; counting the
+//! sides of tiles, of empty cells and of the board gives, for contacts `ct` (edges between
+//! cells of two different tiles), empty cells' border sides `eb` and empty-empty edges `ee`:
+//! `ct - eb - ee = I - 4n^2 + 10T` with `I = 2n(n - 1)` edges inside the board. So
+//! `ct + (I - ee) + (covered border sides) >= 2I + 4n - 4n^2 + 10k`: many tiles need many
+//! contacts or few empty cells on the border and side by side. It turns the seed's tight
+//! boards (every tile or all but one on the board) from hours of search into seconds.
+//!
+//! Status: measured, not yet a turn of `native` (so built for tests only). Alone, CaDiCaL
+//! refutes 12 tiles on b04-m1 in about 14 s of CPU (the cell search needs 145 s), and with the
+//! Debian CaDiCaL 1.5.3 binary on the same formula it placed every tile of b04-h2 (32 s) and
+//! of b03-h1 (27 to 141 s): those two are open by a missing placement, not by the bound. As
+//! turns of `native` with `turn / 16` conflicts it starved the other searches at 20 s.
+//!
+//! Invariant: every legal placement of at least `k` tiles extends to a model (set every
+//! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
+//! every model read back (the true `x`) is a legal placement of at least `k` tiles. The
+//! native optimiser still runs every placement through `verify`.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::model::{Model, Placed, PRIVATE};
+use super::SolveLimits;
+
+/// What CaDiCaL said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// These placed tiles, at least `k` of them.
+    Fits(Vec<Placed>),
+    /// Proven: `k` tiles do not fit.
+    DoesNotFit,
+    /// The conflict budget ran out; a later `solve` goes on with what was learnt.
+    Budget,
+    /// The caller's deadline or stop flag.
+    Limit,
+}
+
+/// CaDiCaL's termination callback: the caller's limits.
+struct Poll {
+    limits: SolveLimits,
+}
+
+impl cadical::Callbacks for Poll {
+    fn terminate(&mut self) -> bool {
+        let stop = self
+            .limits
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
+        stop || self.limits.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// A formula under construction: DIMACS literals.
+struct Cnf {
+    vars: i32,
+    clauses: Vec<Vec<i32>>,
+}
+
+impl Cnf {
+    fn var(&mut self) -> i32 {
+        self.vars += 1;
+        self.vars
+    }
+
+    fn add(&mut self, clause: Vec<i32>) {
+        self.clauses.push(clause);
+    }
+
+    /// At most one of `lits`: pairwise for a few, else the ladder (sequential) encoding.
+    fn at_most_one(&mut self, lits: &[i32]) {
+        if lits.len() <= 5 {
+            for (i, &a) in lits.iter().enumerate() {
+                for &b in &lits[i + 1..] {
+                    self.add(vec![-a, -b]);
+                }
+            }
+            return;
+        }
+        let mut prev: Option<i32> = None;
+        for (i, &l) in lits.iter().enumerate() {
+            if i + 1 == lits.len() {
+                if let Some(r) = prev {
+                    self.add(vec![-r, -l]);
+                }
+                break;
+            }
+            let r = self.var();
+            self.add(vec![-l, r]);
+            if let Some(q) = prev {
+                self.add(vec![-q, r]);
+                self.add(vec![-q, -l]);
+            }
+            prev = Some(r);
+        }
+    }
+
+    /// At most `k` of `lits` (Sinz's sequential counter).
+    fn at_most(&mut self, lits: &[i32], k: usize) {
+        let n = lits.len();
+        if k >= n {
+            return;
+        }
+        if k == 0 {
+            for &l in lits {
+                self.add(vec![-l]);
+            }
+            return;
+        }
+        // r[j]: at least j + 1 of the literals so far.
+        let mut r: Vec<i32> = (0..k).map(|_| self.var()).collect();
+        self.add(vec![-lits[0], r[0]]);
+        for &x in &r[1..] {
+            self.add(vec![-x]);
+        }
+        for &l in &lits[1..n - 1] {
+            let s: Vec<i32> = (0..k).map(|_| self.var()).collect();
+            self.add(vec![-l, s[0]]);
+            self.add(vec![-r[0], s[0]]);
+            for j in 1..k {
+                self.add(vec![-l, -r[j - 1], s[j]]);
+                self.add(vec![-r[j], s[j]]);
+            }
+            self.add(vec![-l, -r[k - 1]]);
+            r = s;
+        }
+        self.add(vec![-lits[n - 1], -r[k - 1]]);
+    }
+
+    /// Unary outputs `out[j]` <-> at least `j + 1` of `lits`, for `j < k`.
+    fn counter(&mut self, lits: &[i32], k: usize) -> Vec<i32> {
+        let mut cur: Vec<i32> = Vec::new();
+        for &l in lits {
+            let width = k.min(cur.len() + 1);
+            let mut next = Vec::with_capacity(width);
+            for j in 0..width {
+                let v = self.var();
+                let same = cur.get(j).copied();
+                let below = if j == 0 { None } else { Some(cur[j - 1]) };
+                if let Some(a) = same {
+                    self.add(vec![-a, v]);
+                }
+                match below {
+                    None => self.add(vec![-l, v]),
+                    Some(b) => self.add(vec![-b, -l, v]),
+                }
+                let mut from_same = vec![-v];
+                from_same.extend(same);
+                match below {
+                    None => {
+                        from_same.push(l);
+                        self.add(from_same);
+                    }
+                    Some(b) => {
+                        let mut with_l = from_same.clone();
+                        from_same.push(b);
+                        with_l.push(l);
+                        self.add(from_same);
+                        self.add(with_l);
+                    }
+                }
+                next.push(v);
+            }
+            cur = next;
+        }
+        cur
+    }
+}
+
+/// "Do `k` tiles fit?" as one CaDiCaL instance, to be asked again after a budget ran out.
+pub(super) struct FitQuery {
+    solver: cadical::Solver<Poll>,
+    /// Per spot variable (`x`): the tile it places.
+    spots: Vec<(i32, Placed)>,
+}
+
+impl FitQuery {
+    /// The formula "at least `k` tiles fit" for `model` (`k` at least 1).
+    pub(super) fn new(model: &Model, k: u32, limits: &SolveLimits) -> Self {
+        let n = model.n;
+        let cells = model.cells;
+        let mut f = Cnf {
+            vars: 0,
+            clauses: Vec::new(),
+        };
+        // Slots: index 2 * cell + vertical, when the slot lies inside the board.
+        let inside = |cell: usize, vertical: bool| {
+            if vertical {
+                cell / n + 2 < n
+            } else {
+                cell % n + 2 < n
+            }
+        };
+        let step = |vertical: bool| if vertical { n } else { 1 };
+        let mut slot = vec![0i32; 2 * cells];
+        for cell in 0..cells {
+            for vertical in [false, true] {
+                if inside(cell, vertical) {
+                    slot[2 * cell + usize::from(vertical)] = f.var();
+                }
+            }
+        }
+        // Codes that occur, and the cell-code variables.
+        let mut used_code = [false; 256];
+        for t in &model.types {
+            for (codes, _) in &t.variants {
+                for &c in codes {
+                    used_code[c as usize] = true;
+                }
+            }
+        }
+        let codes: Vec<u8> = (0..=255u8).filter(|&c| used_code[c as usize]).collect();
+        let mut y = vec![0i32; cells * 256];
+        for cell in 0..cells {
+            for &c in &codes {
+                y[cell * 256 + c as usize] = f.var();
+            }
+        }
+        // Spots.
+        let mut spots = Vec::new();
+        let mut by_slot: Vec<Vec<i32>> = vec![Vec::new(); 2 * cells];
+        let mut by_type: Vec<Vec<i32>> = vec![Vec::new(); model.types.len()];
+        for (ty, t) in model.types.iter().enumerate() {
+            for &(cell, vertical, variant) in &t.spots {
+                let cell = cell as usize;
+                let x = f.var();
+                let s = 2 * cell + usize::from(vertical);
+                f.add(vec![-x, slot[s]]);
+                let values = t.variants[variant as usize].0;
+                for (i, &c) in values.iter().enumerate() {
+                    f.add(vec![-x, y[(cell + i * step(vertical)) * 256 + c as usize]]);
+                }
+                by_slot[s].push(x);
+                by_type[ty].push(x);
+                spots.push((
+                    x,
+                    Placed {
+                        cell,
+                        vertical,
+                        ty: ty as u16,
+                        variant,
+                    },
+                ));
+            }
+        }
+        for (s, xs) in by_slot.iter().enumerate() {
+            if slot[s] == 0 {
+                continue;
+            }
+            let mut some = vec![-slot[s]];
+            some.extend(xs);
+            f.add(some);
+            f.at_most_one(xs);
+        }
+        // Cells: at most one covering slot, at most one code, codes only when covered.
+        let mut covering: Vec<Vec<i32>> = vec![Vec::new(); cells];
+        for cell in 0..cells {
+            for vertical in [false, true] {
+                let s = slot[2 * cell + usize::from(vertical)];
+                if s != 0 {
+                    for i in 0..3 {
+                        covering[cell + i * step(vertical)].push(s);
+                    }
+                }
+            }
+        }
+        let mut cov = vec![0i32; cells];
+        for cell in 0..cells {
+            f.at_most_one(&covering[cell]);
+            let ys: Vec<i32> = codes.iter().map(|&c| y[cell * 256 + c as usize]).collect();
+            f.at_most_one(&ys);
+            let c = f.var();
+            cov[cell] = c;
+            let mut some = vec![-c];
+            some.extend(&covering[cell]);
+            f.add(some);
+            for &s in &covering[cell] {
+                f.add(vec![-s, c]);
+            }
+            for &v in &ys {
+                f.add(vec![-v, c]);
+            }
+        }
+        // Edges: contacts must match; the counts of the redundant constraint.
+        let mut count_lits = Vec::new();
+        let mut edges = 0i64;
+        for cell in 0..cells {
+            for vertical in [false, true] {
+                let other = if vertical {
+                    model.down[cell]
+                } else {
+                    model.right[cell]
+                };
+                if other >= cells {
+                    continue;
+                }
+                edges += 1;
+                // Slots holding both cells: starting at `cell` or one step before it.
+                let mut internal = Vec::new();
+                for start in [Some(cell), cell.checked_sub(step(vertical))] {
+                    let Some(start) = start else { continue };
+                    let s = slot[2 * start + usize::from(vertical)];
+                    let same_line = vertical || start / n == cell / n;
+                    if s != 0 && same_line {
+                        internal.push(s);
+                    }
+                }
+                for &v in &codes {
+                    for &w in &codes {
+                        if v == w && v != PRIVATE {
+                            continue;
+                        }
+                        let mut clause =
+                            vec![-y[cell * 256 + v as usize], -y[other * 256 + w as usize]];
+                        clause.extend(&internal);
+                        f.add(clause);
+                    }
+                }
+                let (a, b) = (cov[cell], cov[other]);
+                let contact = f.var();
+                f.add(vec![-contact, a]);
+                f.add(vec![-contact, b]);
+                for &s in &internal {
+                    f.add(vec![-contact, -s]);
+                }
+                let mut made = vec![contact, -a, -b];
+                made.extend(&internal);
+                f.add(made);
+                let not_both_empty = f.var();
+                f.add(vec![-not_both_empty, a, b]);
+                f.add(vec![not_both_empty, -a]);
+                f.add(vec![not_both_empty, -b]);
+                count_lits.push(contact);
+                count_lits.push(not_both_empty);
+            }
+        }
+        let mut border = 0i64;
+        for (cell, &covered) in cov.iter().enumerate() {
+            let (r, c) = (cell / n, cell % n);
+            let sides = usize::from(r == 0)
+                + usize::from(r + 1 == n)
+                + usize::from(c == 0)
+                + usize::from(c + 1 == n);
+            for _ in 0..sides {
+                count_lits.push(covered);
+            }
+            border += sides as i64;
+        }
+        // Types used at most their count; at most m - k tiles left out.
+        let mut used = Vec::new();
+        for (ty, t) in model.types.iter().enumerate() {
+            let count = t.members.len();
+            let out = f.counter(&by_type[ty], count + 1);
+            if out.len() > count {
+                f.add(vec![-out[count]]);
+            }
+            used.extend(out.into_iter().take(count));
+        }
+        let unused: Vec<i32> = used.iter().map(|&u| -u).collect();
+        let spare = (model.tiles.saturating_sub(k) as usize).min(unused.len());
+        // Types whose every spot is missing (a board too small) count as left out.
+        let missing = model.tiles as usize - used.len();
+        if missing > spare {
+            f.add(Vec::new());
+        } else {
+            f.at_most(&unused, spare - missing);
+        }
+        let side = n as i64;
+        let need = 2 * edges + border - 4 * side * side + 10 * i64::from(k);
+        if need > count_lits.len() as i64 {
+            f.add(Vec::new());
+        } else if need > 0 {
+            let negated: Vec<i32> = count_lits.iter().map(|&l| -l).collect();
+            f.at_most(&negated, count_lits.len() - need as usize);
+        }
+
+        let mut solver: cadical::Solver<Poll> = cadical::Solver::new();
+        for c in f.clauses {
+            solver.add_clause(c);
+        }
+        solver.set_callbacks(Some(Poll {
+            limits: limits.clone(),
+        }));
+        FitQuery { solver, spots }
+    }
+
+    /// Asks CaDiCaL, within `conflicts` more conflicts (`None`: no budget).
+    pub(super) fn solve(&mut self, conflicts: Option<i32>) -> Answer {
+        if let Some(c) = conflicts {
+            // "conflicts" is a known limit name, so this cannot fail.
+            let _ = self.solver.set_limit("conflicts", c);
+        }
+        match self.solver.solve() {
+            Some(true) => Answer::Fits(
+                self.spots
+                    .iter()
+                    .filter(|(x, _)| self.solver.value(*x) == Some(true))
+                    .map(|&(_, p)| p)
+                    .collect(),
+            ),
+            Some(false) => Answer::DoesNotFit,
+            None => {
+                let late = self
+                    .solver
+                    .get_callbacks()
+                    .is_some_and(cadical::Callbacks::terminate);
+                if late {
+                    Answer::Limit
+                } else {
+                    Answer::Budget
+                }
+            }
+        }
+    }
+}
