@@ -82,10 +82,18 @@ fn count(givens: &str, core: &str) -> u128 {
 }
 
 fn count_box(shape: &str, givens: &str, core: &str) -> u128 {
+    count_sudoku(shape, None, givens, core)
+}
+
+/// `dancehall count sudoku --box SHAPE [--variant V] --givens G --core C --json`'s count.
+fn count_sudoku(shape: &str, variant: Option<&str>, givens: &str, core: &str) -> u128 {
+    let mut args = vec!["count", "sudoku", "--box", shape];
+    if let Some(v) = variant {
+        args.extend(["--variant", v]);
+    }
+    args.extend(["--givens", givens, "--core", core, "--json"]);
     let o = Command::new(env!("CARGO_BIN_EXE_dancehall"))
-        .args([
-            "count", "sudoku", "--box", shape, "--givens", givens, "--core", core, "--json",
-        ])
+        .args(&args)
         .output()
         .expect("run dancehall");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -156,25 +164,7 @@ fn the_band_reduction_gives_the_committed_ledgers_units_and_weights() {
 const LEDGER_8X8_DIAGONAL: &str = "../results/reference/sudoku-8x8-diagonal/ledger.csv";
 
 fn count_variant(shape: &str, variant: &str, givens: &str, core: &str) -> u128 {
-    let o = Command::new(env!("CARGO_BIN_EXE_dancehall"))
-        .args([
-            "count",
-            "sudoku",
-            "--box",
-            shape,
-            "--variant",
-            variant,
-            "--givens",
-            givens,
-            "--core",
-            core,
-            "--json",
-        ])
-        .output()
-        .expect("run dancehall");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    v["solutions"].as_str().unwrap().parse().unwrap()
+    count_sudoku(shape, Some(variant), givens, core)
 }
 
 #[test]
