@@ -11,9 +11,10 @@
 //!   all but two given, every extra group of `side` cells): the fillings of one open band
 //!   keyed by the digits they put in each group that crosses into the other, the fillings of
 //!   the other matched against those keys. Its cost is the two bands' fillings, not their
-//!   product. Keys are sums of per-(cell, digit) terms where they fit in 128 bits (`KeySums`;
-//!   each band's rows above its last filled cell by cell, its last row box by box, since
-//!   there the boxes no longer constrain each other), else ranks or bit masks. A 9x9
+//!   product. Keys are sums of per-(cell, digit) terms in `u64` or `u128` (`KeySums`; each
+//!   band's rows above its last filled cell by cell, its last row box by box, since there the
+//!   boxes no longer constrain each other); a pair whose key would need more than 128 bits
+//!   is counted by the direct route. A 9x9
 //!   X-Sudoku unit with its middle band given (about 1.9 million fillings on each side)
 //!   takes about 0.55 s (`cargo bench -p cores --bench variants`).
 //!
@@ -309,15 +310,11 @@ impl GroupGrid {
                 });
             }
         }
-        let raw_bits = keys.len() * side;
-        let packed_bits: usize = keys.iter().map(|k| k.lack.count_ones() as usize).sum();
-        let packed = if raw_bits <= 128 {
-            false
-        } else if packed_bits <= 128 {
-            true
-        } else {
+        // One key bit per digit a crossing group lacks (KeySums keeps at most these).
+        let bits: usize = keys.iter().map(|k| k.lack.count_ones() as usize).sum();
+        if bits > 128 {
             return None;
-        };
+        }
         let cells = |band: usize| -> Vec<usize> {
             (band * box_rows * side..(band + 1) * box_rows * side)
                 .filter(|&c| givens[c] == 0)
@@ -328,7 +325,6 @@ impl GroupGrid {
             upper: cells(a),
             lower: cells(b),
             keys,
-            packed,
         })
     }
 }
@@ -348,12 +344,9 @@ struct JoinPlan {
     lower: Vec<usize>,
     /// The groups crossing the two bands.
     keys: Vec<KeyGroup>,
-    /// Whether a key keeps only the digits a group lacks (when `side` bits a group do not
-    /// fit in 128 bits).
-    packed: bool,
 }
 
-/// A group crossing the last two bands.
+/// A group crossing the two open bands.
 struct KeyGroup {
     /// Its index among the grid's groups.
     group: usize,
@@ -363,27 +356,6 @@ struct KeyGroup {
     upper: Vec<usize>,
     lower: Vec<usize>,
 }
-
-/// Hashes a `u128` key by one multiplication (keys are bit masks, not adversarial).
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u128(&mut self, k: u128) {
-        let x = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
-        self.0 = (x ^ (x >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type KeyCounts = std::collections::HashMap<u128, u64, std::hash::BuildHasherDefault<KeyHasher>>;
 
 struct Search<'a> {
     grid: &'a GroupGrid,
@@ -487,18 +459,16 @@ impl Search<'_> {
         total
     }
 
-    /// The join of the two open bands (see [`JoinPlan`]): by sorted `u64` keys when
-    /// [`KeyCoder`] fits, else by a hash map of `u128` keys.
+    /// The join of the two open bands (see [`JoinPlan`]), by [`KeySums`] in `u64` where the
+    /// key fits, else in `u128` ([`GroupGrid::join_plan`] admits no key longer).
     fn join(&mut self, plan: &JoinPlan) -> u128 {
-        if let Some(sums) = KeySums::<u64>::new(self.grid, &plan.keys) {
-            return self.join_summed(plan, &sums);
-        }
-        if let Some(sums) = KeySums::<u128>::new(self.grid, &plan.keys) {
-            return self.join_summed(plan, &sums);
-        }
-        match KeyCoder::new(self.grid.side, &plan.keys) {
-            Some(coder) => self.join_sorted(plan, &coder),
-            None => self.join_hashed(plan),
+        match KeySums::<u64>::new(self.grid, &plan.keys) {
+            Some(sums) => self.join_summed(plan, &sums),
+            None => {
+                let sums = KeySums::<u128>::new(self.grid, &plan.keys)
+                    .expect("join_plan admits keys of at most 128 bits");
+                self.join_summed(plan, &sums)
+            }
         }
     }
 
@@ -597,145 +567,6 @@ impl Search<'_> {
         });
         self.nodes += extra_nodes;
         out
-    }
-
-    fn join_sorted(&mut self, plan: &JoinPlan, coder: &KeyCoder) -> u128 {
-        let mut upper = Vec::new();
-        self.enumerate(&plan.upper, |_, cells| upper.push(coder.upper(cells)));
-        if self.stopped || upper.is_empty() {
-            return 0;
-        }
-        let mut lower = Vec::new();
-        self.enumerate(&plan.lower, |_, cells| lower.push(coder.lower(cells)));
-        let bits = 64 - coder.bound.saturating_sub(1).leading_zeros();
-        radix_sort(&mut upper, bits);
-        radix_sort(&mut lower, bits);
-        matches(&upper, &lower)
-    }
-
-    fn join_hashed(&mut self, plan: &JoinPlan) -> u128 {
-        let side = self.grid.side;
-        let key = |cells: &[u32], lower: bool| -> u128 {
-            let mut k = 0u128;
-            for group in &plan.keys {
-                let lack = group.lack;
-                // The digits this band puts in the group (givens included); for the lower
-                // band, the ones it leaves to the upper band.
-                let these = if lower { &group.lower } else { &group.upper };
-                let mut m = 0u32;
-                for &c in these {
-                    m |= cells[c];
-                }
-                if lower {
-                    m = lack & !m;
-                }
-                if plan.packed {
-                    let mut a = lack;
-                    while a != 0 {
-                        let bit = a & a.wrapping_neg();
-                        a ^= bit;
-                        k = (k << 1) | u128::from(m & bit != 0);
-                    }
-                } else {
-                    k = (k << side) | u128::from(m);
-                }
-            }
-            k
-        };
-        let mut counts = KeyCounts::default();
-        self.enumerate(&plan.upper, |_, cells| {
-            *counts.entry(key(cells, false)).or_insert(0) += 1;
-        });
-        if self.stopped || counts.is_empty() {
-            return 0;
-        }
-        let mut total = 0u128;
-        self.enumerate(&plan.lower, |_, cells| {
-            if let Some(&n) = counts.get(&key(cells, true)) {
-                total += u128::from(n);
-            }
-        });
-        total
-    }
-}
-
-/// Keys of the join as `u64` numbers: per crossing group, the rank of the digits the upper
-/// band puts in it among the subsets of that size of the digits the group lacks (a table
-/// over every digit mask), the groups' ranks read as one mixed-radix number. Exists when the
-/// grid side is at most 16 (the tables) and the product of the radices fits.
-struct KeyCoder {
-    groups: Vec<CodedGroup>,
-    /// One more than the largest key.
-    bound: u64,
-}
-
-struct CodedGroup {
-    lack: u32,
-    upper: Vec<usize>,
-    lower: Vec<usize>,
-    /// The place value of this group's rank.
-    scale: u64,
-    /// Per digit mask: its rank among the subsets of `lack` of the upper band's size.
-    rank: Vec<u32>,
-}
-
-impl KeyCoder {
-    fn new(side: usize, keys: &[KeyGroup]) -> Option<KeyCoder> {
-        if side > 16 {
-            return None;
-        }
-        let mut scale = 1u64;
-        let mut groups = Vec::new();
-        for k in keys {
-            let size = k.upper.len() as u32;
-            let mut rank = vec![u32::MAX; 1 << side];
-            let mut next = 0u32;
-            for (mask, r) in rank.iter_mut().enumerate() {
-                let mask = mask as u32;
-                if mask & !k.lack == 0 && mask.count_ones() == size {
-                    *r = next;
-                    next += 1;
-                }
-            }
-            groups.push(CodedGroup {
-                lack: k.lack,
-                upper: k.upper.clone(),
-                lower: k.lower.clone(),
-                scale,
-                rank,
-            });
-            scale = scale.checked_mul(u64::from(next.max(1)))?;
-        }
-        Some(KeyCoder {
-            groups,
-            bound: scale,
-        })
-    }
-
-    fn upper(&self, cells: &[u32]) -> u64 {
-        let mut key = 0;
-        for g in &self.groups {
-            let mut m = 0u32;
-            for &c in &g.upper {
-                m |= cells[c];
-            }
-            key += u64::from(g.rank[m as usize]) * g.scale;
-        }
-        key
-    }
-
-    /// The key of the upper filling that a lower filling fits: per group, the digits it
-    /// leaves.
-    fn lower(&self, cells: &[u32]) -> u64 {
-        let mut key = 0;
-        for g in &self.groups {
-            let mut m = 0u32;
-            for &c in &g.lower {
-                m |= cells[c];
-            }
-            key += u64::from(g.rank[(g.lack & !m) as usize]) * g.scale;
-        }
-        key
     }
 }
 
