@@ -327,7 +327,7 @@ fn the_queens_core_counts_only_the_queens_problem_of_its_size() {
 
 /// Every combination of the CLI's variants that builds on `r x c` boxes (hyper needs room for
 /// its windows), with its name.
-fn variant_sets(r: usize, c: usize) -> Vec<(String, Vec<crate::problems::Variant>)> {
+pub(super) fn variant_sets(r: usize, c: usize) -> Vec<(String, Vec<crate::problems::Variant>)> {
     use crate::problems::Variant;
     let mut out = Vec::new();
     for mask in 1..8u32 {

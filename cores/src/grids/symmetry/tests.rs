@@ -27,18 +27,7 @@ fn variant_sets(r: usize, c: usize, plain: bool) -> Vec<(String, Vec<Variant>)> 
     if plain {
         out.push(("plain".to_string(), Vec::new()));
     }
-    for mask in 1..8u32 {
-        let vs: Vec<Variant> = Variant::ALL
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| mask & (1 << i) != 0)
-            .map(|(_, v)| v)
-            .collect();
-        if Sudoku::build(&config(r, c, &vs, &[])).is_ok() {
-            let names: Vec<&str> = vs.iter().map(|v| v.name()).collect();
-            out.push((names.join("+"), vs));
-        }
-    }
+    out.extend(crate::grids::tests::variant_sets(r, c));
     out
 }
 
