@@ -263,6 +263,16 @@ impl GroupGrid {
         self.side / self.box_rows
     }
 
+    /// The join's shape on `givens`, if it applies: the crossing groups it keys on, the key's
+    /// bits, and whether the lower band is the upper's mirror image.
+    #[cfg(test)]
+    pub(super) fn join_shape(&self, givens: &[u8]) -> Option<(Vec<usize>, usize, bool)> {
+        self.join_plan(givens).map(|p| {
+            let bits = p.keys.iter().map(|k| k.lack.count_ones() as usize).sum();
+            (p.keys.iter().map(|k| k.group).collect(), bits, p.mirrored)
+        })
+    }
+
     /// How the join would count `givens`, if it applies.
     fn join_plan(&self, givens: &[u8]) -> Option<JoinPlan> {
         let (side, box_rows) = (self.side, self.box_rows);
@@ -310,7 +320,10 @@ impl GroupGrid {
                 });
             }
         }
-        // One key bit per digit a crossing group lacks (KeySums keeps at most these).
+        let crossing: Vec<usize> = keys.iter().map(|k| k.group).collect();
+        let implied = self.implied_groups(&crossing);
+        keys.retain(|k| !implied.contains(&k.group));
+        // One key bit per digit a kept crossing group lacks.
         let bits: usize = keys.iter().map(|k| k.lack.count_ones() as usize).sum();
         if bits > 128 {
             return None;
@@ -320,12 +333,107 @@ impl GroupGrid {
                 .filter(|&c| givens[c] == 0)
                 .collect()
         };
+        let mirrored = self.mirrored(givens, a, b);
         Some(JoinPlan {
             bands: [a, b],
             upper: cells(a),
             lower: cells(b),
             keys,
+            mirrored,
         })
+    }
+
+    /// The groups among `crossing` (those crossing both open bands) that the key can leave
+    /// out: a group whose cells' indicator is a rational combination of the other groups'
+    /// (every group not crossing, which two valid bands already fill with each digit once,
+    /// and the crossing groups kept) holds each digit once when those do. For a digit, the
+    /// count of its cells in the group is the same combination of the counts in the others,
+    /// each 1, so it is the sum of the coefficients, which is 1 (all groups have `side` cells:
+    /// spread `1/side` of the digit over every cell). The last column of each stack goes this
+    /// way (the stack's boxes less its other columns), and so do five of SudokuP's nine
+    /// disjoint groups with the middle band given. Tried from the last crossing group back;
+    /// exact arithmetic, and on overflow nothing is left out.
+    fn implied_groups(&self, crossing: &[usize]) -> Vec<usize> {
+        let cells = self.side * self.side;
+        let indicator = |g: usize| -> Vec<i64> {
+            let mut v = vec![0i64; cells];
+            for &c in &self.cells_of[g] {
+                v[c] = 1;
+            }
+            v
+        };
+        let base: Vec<Vec<i64>> = (0..self.groups)
+            .filter(|g| !crossing.contains(g))
+            .map(indicator)
+            .collect();
+        let mut kept: Vec<usize> = crossing.to_vec();
+        let rank_with = |kept: &[usize]| -> Option<usize> {
+            let mut rows = base.clone();
+            rows.extend(kept.iter().map(|&g| indicator(g)));
+            rational_rank(rows)
+        };
+        let Some(full_rank) = rank_with(&kept) else {
+            return Vec::new();
+        };
+        let mut implied = Vec::new();
+        for &g in crossing.iter().rev() {
+            let rest: Vec<usize> = kept.iter().copied().filter(|&k| k != g).collect();
+            if rank_with(&rest) == Some(full_rank) {
+                kept = rest;
+                implied.push(g);
+            }
+        }
+        implied
+    }
+
+    /// Whether the lower open band's fillings are exactly the upper one's moved down (each
+    /// cell to the same row of its band and the same column), with the same key: then the
+    /// join needs the upper band's keys alone. Holds when moving the upper band down keeps its
+    /// givens and maps the cells of every group in the upper band onto the cells of a group in
+    /// the lower band that must avoid the same given digits (the same group when it crosses
+    /// both bands, so that the key is the same), one to one. Disjoint groups and the plain
+    /// grid have it; the diagonals do not (they cross the bands at mirrored columns).
+    fn mirrored(&self, givens: &[u8], a: usize, b: usize) -> bool {
+        let height = self.box_rows * self.side;
+        let shift = (b - a) * height;
+        let band_of = |cell: usize| cell / height;
+        if (a * height..(a + 1) * height).any(|c| givens[c] != givens[c + shift]) {
+            return false;
+        }
+        // Per group: its cells in the upper band moved down, its cells in the lower band,
+        // and the digits given in it outside each.
+        let mut upper = Vec::new();
+        let mut lower = Vec::new();
+        for cells in &self.cells_of {
+            let avoid = |band: usize| {
+                cells
+                    .iter()
+                    .filter(|&&c| band_of(c) != band && givens[c] != 0)
+                    .fold(0u32, |m, &c| m | 1 << (givens[c] - 1))
+            };
+            let moved: Vec<usize> = cells
+                .iter()
+                .filter(|&&c| band_of(c) == a)
+                .map(|&c| c + shift)
+                .collect();
+            let below: Vec<usize> = cells.iter().copied().filter(|&c| band_of(c) == b).collect();
+            let crossing = !moved.is_empty() && !below.is_empty();
+            if crossing && moved != below {
+                return false;
+            }
+            if !moved.is_empty() && !crossing {
+                upper.push((moved, avoid(a)));
+            }
+            if !below.is_empty() && !crossing {
+                lower.push((below, avoid(b)));
+            }
+            if crossing && avoid(a) != avoid(b) {
+                return false;
+            }
+        }
+        upper.sort_unstable();
+        lower.sort_unstable();
+        upper == lower
     }
 }
 
@@ -344,6 +452,9 @@ struct JoinPlan {
     lower: Vec<usize>,
     /// The groups crossing the two bands.
     keys: Vec<KeyGroup>,
+    /// The lower band's fillings are the upper's moved down, keys and all
+    /// ([`GroupGrid::mirrored`]).
+    mirrored: bool,
 }
 
 /// A group crossing the two open bands.
@@ -478,6 +589,11 @@ impl Search<'_> {
         if self.stopped || upper.is_empty() {
             return 0;
         }
+        let bits = K::BITS - sums.lack.leading_zeros();
+        if plan.mirrored {
+            radix_sort(&mut upper, bits);
+            return self_matches(&upper, sums.lack);
+        }
         let mut lower = self.band_sums(plan.bands[1], &plan.lower, sums);
         if self.stopped {
             return 0;
@@ -486,7 +602,6 @@ impl Search<'_> {
         for k in lower.iter_mut() {
             *k = sums.lack - *k;
         }
-        let bits = K::BITS - sums.lack.leading_zeros();
         radix_sort(&mut upper, bits);
         radix_sort(&mut lower, bits);
         matches(&upper, &lower)
@@ -575,9 +690,8 @@ impl Search<'_> {
 /// digit's bit of every such group of the cell. A band's key is the sum over its cells (a
 /// group's digits are distinct, so no two terms share a bit), the upper band's is the digits
 /// it puts in each group, and a lower filling fits exactly the upper key `lack - its key`.
-/// The last column of every stack is left out: when every other column of a stack gets each
-/// digit once, so does the last (each box of the stack holds each digit once, and a stack has
-/// as many columns as boxes). Exists when the bits fit in the key type (`u64`, then `u128`).
+/// The crossing groups the others imply are left out ([`GroupGrid::implied_groups`]: the
+/// last column of every stack, among others). Exists when the bits fit in the key type (`u64`, then `u128`).
 struct KeySums<K> {
     /// Per `cell * side + digit index`: what placing the digit there adds.
     add: Vec<K>,
@@ -631,15 +745,11 @@ impl SumKey for u128 {
 
 impl<K: SumKey> KeySums<K> {
     fn new(grid: &GroupGrid, keys: &[KeyGroup]) -> Option<KeySums<K>> {
-        let (side, box_cols) = (grid.side, grid.box_cols);
+        let side = grid.side;
         let mut add = vec![K::default(); side * side * side];
         let mut lack = K::default();
         let mut offset = 0u32;
         for k in keys {
-            let column = k.group.checked_sub(side).filter(|&c| c < side);
-            if column.is_some_and(|c| c % box_cols == box_cols - 1) {
-                continue;
-            }
             let width = k.lack.count_ones();
             if offset + width > K::BITS {
                 return None;
@@ -725,6 +835,47 @@ fn arrangements<K: SumKey>(
     go(0, cand, rows, lacking, K::default(), add, out);
 }
 
+/// The rank over the rationals of integer `rows`, by fraction-free elimination (each row
+/// divided by the gcd of its entries); `None` if an entry would overflow.
+fn rational_rank(mut rows: Vec<Vec<i64>>) -> Option<usize> {
+    let width = rows.first().map_or(0, Vec::len);
+    let mut rank = 0;
+    for col in 0..width {
+        let Some(p) = (rank..rows.len()).find(|&r| rows[r][col] != 0) else {
+            continue;
+        };
+        rows.swap(rank, p);
+        let pivot = rows[rank].clone();
+        for row in rows.iter_mut().skip(rank + 1) {
+            let b = row[col];
+            if b == 0 {
+                continue;
+            }
+            let a = pivot[col];
+            let mut g = 0i64;
+            for (x, &y) in row.iter_mut().zip(&pivot) {
+                *x = x.checked_mul(a)?.checked_sub(y.checked_mul(b)?)?;
+                g = gcd(g, *x);
+            }
+            if g > 1 {
+                for x in row.iter_mut() {
+                    *x /= g;
+                }
+            }
+        }
+        rank += 1;
+    }
+    Some(rank)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as i64
+}
+
 /// How many pairs of equal keys two sorted lists hold.
 fn matches<K: SumKey>(upper: &[K], lower: &[K]) -> u128 {
     let (mut i, mut j, mut total) = (0, 0, 0u128);
@@ -744,6 +895,33 @@ fn matches<K: SumKey>(upper: &[K], lower: &[K]) -> u128 {
                 j += 1;
             }
             total += ((i - i0) as u128) * ((j - j0) as u128);
+        }
+    }
+    total
+}
+
+/// How many pairs of keys of one sorted list sum to `lack`: the join of a band with its
+/// mirror image, whose keys are the same list ([`matches`] of `keys` against `lack - keys`).
+fn self_matches<K: SumKey>(keys: &[K], lack: K) -> u128 {
+    let n = keys.len();
+    // `i` walks up the keys, `j` down them, so `lack - keys[j - 1]` goes up.
+    let (mut i, mut j, mut total) = (0, n, 0u128);
+    while i < n && j > 0 {
+        let (a, b) = (keys[i], lack - keys[j - 1]);
+        if a < b {
+            i += 1;
+        } else if b < a {
+            j -= 1;
+        } else {
+            let i0 = i;
+            while i < n && keys[i] == a {
+                i += 1;
+            }
+            let j0 = j;
+            while j > 0 && lack - keys[j - 1] == a {
+                j -= 1;
+            }
+            total += ((i - i0) as u128) * ((j0 - j) as u128);
         }
     }
     total

@@ -606,3 +606,49 @@ fn first_bands_of_one_profile_class_complete_alike() {
         "3x2 classes smaller than the bands only for {reduced:?}"
     );
 }
+
+#[test]
+fn the_join_keys_only_the_groups_it_must_and_mirrors_where_it_may() {
+    // A 9x9 grid of each variant with only its middle band kept (a unit of the variant
+    // counts): the crossing groups the others imply are left out of the key, and the lower
+    // band is the upper moved down where the groups allow it. Groups are numbered rows 0-8,
+    // columns 9-17, boxes 18-26, then the variant's.
+    use crate::problems::Variant;
+    let mut rng = ChaCha8Rng::seed_from_u64(25);
+    for (variant, keyed, bits, mirrored) in [
+        // Columns: the last of each stack is the stack's boxes less the other two.
+        (None, vec![9, 10, 12, 13, 15, 16], 36, true),
+        // Both diagonals stay; a diagonal moved down is the other one.
+        (
+            Some(Variant::Diagonal),
+            vec![9, 10, 12, 13, 15, 16, 27, 28],
+            48,
+            false,
+        ),
+        // SudokuP: of the nine disjoint groups (27 + 3i + j for the cells at row i, column j of
+        // their box) four stay: row i's three groups fill rows i of every band (so the third
+        // is implied) and column j's three fill columns j, j+3, j+6 (so the third is too).
+        (
+            Some(Variant::Disjoint),
+            vec![9, 10, 12, 13, 15, 16, 27, 28, 30, 31],
+            60,
+            true,
+        ),
+    ] {
+        let config = SudokuConfig {
+            variants: variant.into_iter().collect(),
+            ..SudokuConfig::new(3, 3)
+        };
+        let full = random_variant_grid(&config, &mut rng).expect("a grid");
+        let givens: Vec<u8> = full
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if (27..54).contains(&i) { v } else { 0 })
+            .collect();
+        let s = Sudoku::build(&config).unwrap();
+        let g = super::groups::read_groups(3, 3, &s.problem).unwrap();
+        let grid = super::group_core::GroupGrid::new(&g).unwrap();
+        let shape = grid.join_shape(&givens).expect("the join applies");
+        assert_eq!(shape, (keyed, bits, mirrored), "{variant:?}");
+    }
+}
