@@ -26,9 +26,23 @@ fn rows() -> Vec<Row> {
     read(LEDGER)
 }
 
-fn read(ledger: &str) -> Vec<Row> {
+/// The text of a committed ledger (`.csv`, or `.csv.gz` for the largest: `gunzip -k` gives
+/// the file `dancehall ledger` wrote).
+fn ledger_text(ledger: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ledger);
-    let text = std::fs::read_to_string(&path).expect("the committed 9x9 ledger");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if ledger.ends_with(".gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .expect("a gzipped ledger");
+        text
+    } else {
+        String::from_utf8(bytes).expect("a UTF-8 ledger")
+    }
+}
+
+fn read(ledger: &str) -> Vec<Row> {
+    let text = ledger_text(ledger);
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
     let col = |name: &str| {
@@ -245,9 +259,7 @@ fn the_x_sudoku_ledger_sums_to_the_published_total_and_recounts() {
     // (`dancehall ledger --box 3x3`) holds one row per accepted unit: the middle band given
     // (row 4 fixed by relabelling), weighted by its class size; a split row stands for its
     // subtree (its rows below are left out, by `parent`).
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(LEDGER_9X9_DIAGONAL))
-            .expect("the committed X-Sudoku ledger");
+    let text = ledger_text(LEDGER_9X9_DIAGONAL);
     let rows = read(LEDGER_9X9_DIAGONAL);
     assert!(text.lines().next().unwrap().contains("parent"));
     assert!(rows
@@ -271,5 +283,38 @@ fn the_x_sudoku_ledger_sums_to_the_published_total_and_recounts() {
             r.count
         );
         assert_eq!(count_variant("3x3", "diagonal", &r.givens, "dlx"), r.count);
+    }
+}
+
+const LEDGER_9X9_HYPER: &str = "../results/reference/sudoku-9x9-hyper/ledger.csv.gz";
+
+#[test]
+fn the_windoku_ledger_sums_to_the_published_total_and_recounts() {
+    // 6,337,174,388,428,800 = 9! x 17,463,553,760 windoku grids (the enjoysudoku forum's
+    // "SudokuW, SudokuWX, Windoku" thread), the spec's expected_total. One row per unit: the
+    // middle band given (row 4 fixed by relabelling), weighted by its class size under the
+    // variant's symmetries that keep it (117,949 classes of the 2,612,736 middle bands).
+    let rows = read(LEDGER_9X9_HYPER);
+    assert_eq!(rows.len(), 117_949);
+    assert!(rows.iter().all(|r| r.state == "done"
+        && r.factor == 362_880
+        && r.givens.len() == 81
+        && r.givens[..27].chars().all(|c| c == '.')
+        && r.givens[27..36] == *"123456789"
+        && r.givens[54..].chars().all(|c| c == '.')));
+    assert_eq!(rows.iter().map(|r| r.weight).sum::<u128>(), 2_612_736);
+    let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
+    assert_eq!(sum, 17_463_553_760);
+    assert_eq!(362_880 * sum, 6_337_174_388_428_800);
+    // Units recounted through `dancehall count`: the largest and a middle one by the engine
+    // (which made the ledger) and by the variant core (the join of bands 1 and 3).
+    let mut by_count: Vec<&Row> = rows.iter().collect();
+    by_count.sort_by_key(|r| r.count);
+    for r in [by_count[by_count.len() / 2], by_count[by_count.len() - 1]] {
+        assert_eq!(count_variant("3x3", "hyper", &r.givens, "dlx"), r.count);
+        assert_eq!(
+            count_variant("3x3", "hyper", &r.givens, "sudoku-groups"),
+            r.count
+        );
     }
 }
