@@ -318,3 +318,45 @@ fn the_windoku_ledger_sums_to_the_published_total_and_recounts() {
         );
     }
 }
+
+const LEDGER_9X9_DISJOINT: &str = "../results/reference/sudoku-9x9-disjoint/ledger.csv";
+
+#[test]
+fn the_sudokup_ledger_sums_to_the_published_total_and_recounts() {
+    // 201,105,135,151,764,480 = 9! x 554,191,840,696 SudokuP grids (disjoint groups; the
+    // enjoysudoku forum's "SudokuP analysis" thread), the spec's expected_total. One row per
+    // unit: the middle band given (row 4 fixed), weighted by its class size (8,005 classes of
+    // the 2,612,736 middle bands). The band 123456789/456789123/789123456 completes in
+    // 631,369,728 ways, the figure that thread gives for its band 1.
+    let rows = read(LEDGER_9X9_DISJOINT);
+    assert_eq!(rows.len(), 8_005);
+    assert!(rows.iter().all(|r| r.state == "done"
+        && r.factor == 362_880
+        && r.givens.len() == 81
+        && r.givens[27..36] == *"123456789"));
+    assert_eq!(rows.iter().map(|r| r.weight).sum::<u128>(), 2_612_736);
+    let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
+    assert_eq!(sum, 554_191_840_696);
+    assert_eq!(362_880 * sum, 201_105_135_151_764_480);
+    let band = format!(
+        "{}123456789456789123789123456{}",
+        ".".repeat(27),
+        ".".repeat(27)
+    );
+    let first = rows.iter().find(|r| r.givens == band).expect("the band");
+    assert_eq!(first.count, 631_369_728);
+    // The smallest unit recounted by the engine (independent of the variant core that made
+    // the ledger), a middle one by the core, both through `dancehall count`.
+    let mut by_count: Vec<&Row> = rows.iter().collect();
+    by_count.sort_by_key(|r| r.count);
+    let smallest = by_count[0];
+    assert_eq!(
+        count_variant("3x3", "disjoint", &smallest.givens, "dlx"),
+        smallest.count
+    );
+    let middle = by_count[by_count.len() / 2];
+    assert_eq!(
+        count_variant("3x3", "disjoint", &middle.givens, "sudoku-groups"),
+        middle.count
+    );
+}

@@ -11,7 +11,9 @@
 //!   all but two given, every extra group of `side` cells): the fillings of one open band
 //!   keyed by the digits they put in each group that crosses into the other, the fillings of
 //!   the other matched against those keys. Its cost is the two bands' fillings, not their
-//!   product. Keys are sums of per-(cell, digit) terms in `u64` or `u128` (`KeySums`; each
+//!   product; when the lower band is the upper moved down (SudokuP, the plain grid), one
+//!   band's keys are matched against themselves. Crossing groups that the others imply are
+//!   left out of the key. Keys are sums of per-(cell, digit) terms in `u64` or `u128` (`KeySums`; each
 //!   band's rows above its last filled cell by cell, its last row box by box, since there the
 //!   boxes no longer constrain each other); a pair whose key would need more than 128 bits
 //!   is counted by the direct route. A 9x9
