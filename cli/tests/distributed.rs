@@ -162,6 +162,47 @@ fn run_counts_queens_with_the_bitboard_core_unless_told_otherwise() {
     }
 }
 
+#[test]
+fn run_counts_queens_by_border_units_weighted_by_their_symmetry_classes() {
+    // Q(11) = 2,680 (OEIS A000170). The `queens-border` generator: the 3,544 placements of
+    // queens on the border ring (one in each of the first and last rows and columns) in 452
+    // classes under the symmetries of the square, each unit weighted by its class size and
+    // counted whole by the queens core (the job is too small for the partitioner to split
+    // them).
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        dir.path(),
+        "border.toml",
+        "name = \"queens-11-border\"\nexpected_total = 2680\n\
+         [problem]\nfamily = \"queens\"\nn = 11\n\
+         [units]\ngenerator = \"queens-border\"\n",
+    );
+    let db = dir.path().join("border.db");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "2", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    let v = &json_lines(&out)[0];
+    assert_eq!(solutions(v), 2680, "{v}");
+    assert_eq!(v["weighted"], true, "{v}");
+    assert_eq!(v["units"], 452, "{v}");
+    let units = db_rows(
+        &db,
+        "SELECT COUNT(*), SUM(CAST(weight AS INTEGER)) FROM units WHERE audit_of IS NULL",
+    );
+    assert_eq!(units, [["452".to_string(), "3544".to_string()]]);
+    let cores = db_rows(
+        &db,
+        "SELECT DISTINCT core FROM unit_results WHERE worker_id IS NOT NULL",
+    );
+    assert_eq!(cores, [["queens".to_string()]]);
+    assert!(db_rows(&db, "SELECT * FROM alarms").is_empty());
+}
+
 /// A random small XCC problem in DLX format: 3-7 primary items, 0-3 secondary items, 4-24
 /// options, some with colours.
 fn random_dlx(rng: &mut impl rand::Rng) -> String {

@@ -11,7 +11,11 @@
 //!   per profile class of first bands, weighted by the class size, counted by the
 //!   `sudoku-groups` core;
 //! - `queens-first-row`: n queens by the queen of the first row, mirrored: the left half's
-//!   columns with weight 2, the middle column (odd n) with weight 1.
+//!   columns with weight 2, the middle column (odd n) with weight 1;
+//! - `queens-border`: n queens by the queens on the border ring (`cores::grids::queens_units`:
+//!   one queen in each of the first and last rows and columns, a corner queen in two of them),
+//!   one unit per class under the 8 symmetries of the square, weighted by the class size;
+//!   n up to 32 (the 2x2 and 3x3 boards have no such placement and no solution: refused).
 //!
 //! CSV files: a header line naming at least `weight` and either `givens` (Sudoku problems:
 //! one line of side x side cells, `.` or `0` empty) or `prefix` (option ids separated by
@@ -32,12 +36,13 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnitsEntry {
-    /// `sudoku-grids` or `queens-first-row`.
+    /// `sudoku-grids`, `sudoku-variant-grids`, `queens-first-row` or `queens-border`.
     pub generator: Option<String>,
     /// A CSV file of weighted units, relative to the spec.
     pub file: Option<PathBuf>,
-    /// `sudoku-bands`, `queens` or `dlx` (default: `sudoku-bands` for `sudoku-grids`, `queens`
-    /// for `queens-first-row`, else `dlx`).
+    /// `sudoku-bands`, `sudoku-groups`, `queens` or `dlx` (default: `sudoku-bands` for
+    /// `sudoku-grids`, `sudoku-groups` for `sudoku-variant-grids`, `queens` for
+    /// `queens-first-row` and `queens-border`, else `dlx`).
     pub core: Option<String>,
 }
 
@@ -243,9 +248,48 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
         }
+        "queens-border" => {
+            let Some(ProblemSpec::Queens { n }) = problem else {
+                return Err("generator `queens-border` needs family = \"queens\"".into());
+            };
+            let n = *n;
+            let max = cores::grids::queens::MAX_N;
+            if n > max {
+                return Err(format!(
+                    "generator `queens-border` takes n up to {max} (the queens core's boards): \
+                     got n = {n}"
+                ));
+            }
+            let bu = cores::grids::queens_units::border_units(n).map_err(|e| e.to_string())?;
+            if bu.units.is_empty() {
+                return Err(format!(
+                    "generator `queens-border`: no placement of queens on the border of the \
+                     {n}x{n} board (n = 2 and 3 have no solution, OEIS A000170): count it \
+                     without [units]"
+                ));
+            }
+            // Option ids are row * n + col (cores::problems::queens numbers row-major), as
+            // the units' prefixes are.
+            let units = bu
+                .units
+                .iter()
+                .map(|u| (u.prefix.clone(), u.weight))
+                .collect();
+            Ok(WeightedUnits {
+                units,
+                core: CoreSpec::Queens { n },
+                symmetry_factor: None,
+                label: format!(
+                    "queens {n} by the queens on the border: {} placements in {} classes under \
+                     the symmetries of the square",
+                    bu.placements,
+                    bu.units.len()
+                ),
+            })
+        }
         other => Err(format!(
-            "unknown generator `{other}` (expected `sudoku-grids`, `sudoku-variant-grids` or \
-             `queens-first-row`)"
+            "unknown generator `{other}` (expected `sudoku-grids`, `sudoku-variant-grids`, \
+             `queens-first-row` or `queens-border`)"
         )),
     }
 }
@@ -536,6 +580,52 @@ mod tests {
             .build(Some(&ProblemSpec::Queens { n: 4 }), Path::new("."))
             .unwrap();
         assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2)]);
+    }
+
+    #[test]
+    fn queens_border_weights_the_classes_of_border_placements() {
+        let e = UnitsEntry {
+            generator: Some("queens-border".into()),
+            ..Default::default()
+        };
+        let u = e
+            .build(Some(&ProblemSpec::Queens { n: 4 }), Path::new("."))
+            .unwrap();
+        // 4 queens: 10 border placements in two classes, r1c1 r2c4 r4c3 (8 images, no
+        // completion) and r1c2 r2c4 r3c1 r4c3 (a solution and its mirror image: OEIS
+        // A000170 gives 2).
+        assert_eq!(u.units, vec![(vec![0, 7, 14], 8), (vec![1, 7, 8, 14], 2)]);
+        assert_eq!(u.core, CoreSpec::Queens { n: 4 });
+        assert!(
+            u.label.contains("10 placements in 2 classes"),
+            "{}",
+            u.label
+        );
+        let u = e
+            .build(Some(&ProblemSpec::Queens { n: 12 }), Path::new("."))
+            .unwrap();
+        let weights: u128 = u.units.iter().map(|(_, w)| w).sum();
+        let placements = cores::grids::queens_units::border_placements(12).unwrap();
+        assert_eq!(weights, placements.len() as u128);
+        let u = e
+            .build(Some(&ProblemSpec::Queens { n: 1 }), Path::new("."))
+            .unwrap();
+        assert_eq!(
+            u.units,
+            vec![(vec![0], 1)],
+            "one queen on every border line"
+        );
+        for (n, why) in [
+            (3, "no placement of queens on the border"),
+            (33, "n up to 32"),
+        ] {
+            let err = e
+                .build(Some(&ProblemSpec::Queens { n }), Path::new("."))
+                .unwrap_err();
+            assert!(err.contains(why), "{err}");
+        }
+        let err = e.build(Some(&sudoku(2, 2)), Path::new(".")).unwrap_err();
+        assert!(err.contains("needs family = \"queens\""), "{err}");
     }
 
     #[test]

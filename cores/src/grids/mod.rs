@@ -16,6 +16,7 @@ pub mod completion;
 pub mod group_core;
 pub mod groups;
 pub mod queens;
+pub mod queens_units;
 pub mod rows;
 pub mod symmetry;
 pub mod units;
