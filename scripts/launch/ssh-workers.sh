@@ -66,16 +66,20 @@ while read -r host threads _; do
   id="ssh-$(q "${host##*@}")-$n"
   pidf="~/.dancehall/$id.pid"
   # Token (and CA) travel over ssh's stdin, never on a command line. A host that cannot be
-  # reached is skipped (the others run).
+  # reached is skipped (the others run). Each is written to a file of its own and renamed
+  # into place: a worker already started on the same host (a host listed twice) may be
+  # reading the file, and must never see it truncated.
   if ! "${ssh[@]}" "$host" \
-    "umask 077 && mkdir -p ~/.dancehall && rm -f $pidf && cat > ~/.dancehall/token" \
+    "umask 077 && mkdir -p ~/.dancehall && rm -f $pidf && cat > ~/.dancehall/token.$id \
+     && mv -f ~/.dancehall/token.$id ~/.dancehall/token" \
     <"$DANCEHALL_TOKEN_FILE"; then
     echo "skipped $host: could not copy the token over ssh" >&2
     continue
   fi
   tls=()
   if [[ -n "${DANCEHALL_TLS_CA:-}" ]]; then
-    "${ssh[@]}" "$host" 'cat > ~/.dancehall/ca.pem' <"$DANCEHALL_TLS_CA"
+    "${ssh[@]}" "$host" "umask 077 && cat > ~/.dancehall/ca.pem.$id \
+      && mv -f ~/.dancehall/ca.pem.$id ~/.dancehall/ca.pem" <"$DANCEHALL_TLS_CA"
     tls=(--tls-ca '~/.dancehall/ca.pem')
   fi
   args=(--coordinator "$(q "$DANCEHALL_COORDINATOR")" --token-file '~/.dancehall/token'
