@@ -381,17 +381,19 @@ fn search_rows(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn count(n: usize, prefix: &[OptionId]) -> u128 {
+    /// The queens core's count of `prefix` (also used by `queens_units`' tests).
+    pub(in crate::grids) fn count(n: usize, prefix: &[OptionId]) -> u128 {
         count_queens(n, prefix, &AtomicBool::new(false))
             .unwrap()
             .unwrap()
             .solutions
     }
 
-    fn dlx(n: usize, prefix: &[OptionId]) -> u128 {
+    /// The Dancing Links engine's count of `prefix` on the queens problem.
+    pub(in crate::grids) fn dlx(n: usize, prefix: &[OptionId]) -> u128 {
         let q = crate::problems::queens::Queens::build(n).unwrap();
         let mut dlx = crate::xcc::Dlx::new(&q.problem);
         dlx.apply_prefix(prefix).unwrap();

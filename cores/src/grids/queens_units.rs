@@ -141,28 +141,12 @@ pub fn border_units(n: usize) -> Result<BorderUnits, QueensError> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
 
     use super::*;
-    use crate::grids::queens::count_queens;
-    use crate::xcc::Dlx;
+    use crate::grids::queens::tests::{count as bits, dlx};
 
     /// OEIS A000170, n = 1..12.
     const A000170: [u128; 12] = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200];
-
-    fn bits(n: usize, prefix: &[OptionId]) -> u128 {
-        count_queens(n, prefix, &AtomicBool::new(false))
-            .unwrap()
-            .unwrap()
-            .solutions
-    }
-
-    fn dlx(n: usize, prefix: &[OptionId]) -> u128 {
-        let q = crate::problems::queens::Queens::build(n).unwrap();
-        let mut dlx = Dlx::new(&q.problem);
-        dlx.apply_prefix(prefix).unwrap();
-        dlx.count()
-    }
 
     /// Border placements by brute force, as sorted option lists: every set of at most four
     /// squares of the border ring with exactly one queen in each border line and no two
