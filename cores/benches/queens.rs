@@ -1,26 +1,33 @@
 //! The bitboard queens core (`cores::grids::queens`) against the Dancing Links engine on
-//! the same boards, in one run: solutions/s of each and the ratio of their times; then the
-//! bitboard core on the border units of the same board (`cores::grids::queens_units`, the
-//! `queens-border` generator's units, one per symmetry class of the queens on the border).
+//! the same boards, in one run: the core's search one square at a time ("scalar") and on 32
+//! subtrees at once in AVX-512 lanes ("lanes", what `count_queens` runs where the CPU has
+//! them), solutions/s of each and the ratios of their times; then both on the border units
+//! of the same board (`cores::grids::queens_units`, the `queens-border` generator's units,
+//! one per symmetry class of the queens on the border).
 //!
 //! Usage: `cargo bench -p cores --bench queens -- [--no-dlx] [--no-border] [N...]` (default
-//! 13 14 15 16). Both cores count the whole board (no symmetry reduction), must agree, and
-//! agree with OEIS A000170 where the table below has the figure, and so must the border
-//! units' weighted sum (its solutions/s is that figure over the units' time); `--no-dlx` runs
-//! the bitboard core alone (larger boards). Times are the search alone (building the links
-//! excluded), one thread, in seconds of CPU time of the thread (Linux
+//! 13 14 15 16). Every search counts the whole board (no symmetry reduction), they must
+//! agree, and agree with OEIS A000170 where the table below has the figure, and so must the
+//! border units' weighted sums (their solutions/s is that figure over the units' time);
+//! `--no-dlx` leaves the engine out (larger boards). `--every=K` times only every K-th
+//! border unit of each N by both searches (boards too large to count whole here: the units
+//! of the Q(19) to Q(21) runs). Times are the search alone (building the
+//! links excluded), one thread, in seconds of CPU time of the thread (Linux
 //! `/proc/thread-self/schedstat`, which may advance by whole scheduler ticks: a count shorter
 //! than half a second is repeated; wall time where that cannot be read), so that other
-//! processes on the machine do not skew the figures. Nodes are the bitboard core's (see
-//! `cores::grids::queens`), not comparable with the engine's.
+//! processes on the machine do not skew the figures. On a CPU without the lanes' AVX-512
+//! features both columns are the scalar search.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use cores::grids::queens::count_queens;
+use cores::grids::queens::QueensError;
+use cores::grids::queens::{count_queens, count_queens_scalar};
 use cores::grids::queens_units::border_units;
+use cores::grids::Completions;
 use cores::problems::queens::Queens;
 use cores::xcc::Dlx;
+use cores::xcc::OptionId;
 
 /// OEIS A000170, n = 1.. 21.
 const A000170: [u128; 21] = [
@@ -81,72 +88,125 @@ fn main() {
         ns
     };
     println!(
-        "{:>3} {:>14} {:>9} {:>11} {:>11} {:>9} {:>11} {:>7} {:>7} {:>9} {:>11}",
+        "{:>3} {:>14} {:>9} {:>9} {:>7} {:>11} {:>9} {:>8} {:>6} {:>9} {:>9} {:>7} {:>11}",
         "n",
         "solutions",
-        "bits s",
-        "bits node/s",
-        "bits sol/s",
+        "scalar s",
+        "lanes s",
+        "lanes",
+        "lanes sol/s",
         "dlx s",
-        "dlx sol/s",
-        "ratio",
+        "vs dlx",
         "units",
-        "border s",
-        "border sol/s"
+        "b.scal s",
+        "b.lanes s",
+        "lanes",
+        "b.lanes sol/s",
     );
-    let none = || ("-".to_string(), "-".to_string(), "-".to_string());
+    let none = || ("-".to_string(), "-".to_string());
+    let stop = AtomicBool::new(false);
+    let ratio = |slow: f64, fast: f64| format!("{:.2}x", slow / fast);
+    if let Some(every) = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--every=").and_then(|k| k.parse().ok()))
+    {
+        return sample_units(&ns, every);
+    }
     for n in ns {
-        let stop = AtomicBool::new(false);
-        let (bits, bits_s) = timed(|| {
-            count_queens(n, &[], &stop)
-                .expect("a board of at most 32")
-                .expect("not stopped")
-        });
-        let sols = bits.solutions;
+        type Count =
+            fn(usize, &[OptionId], &AtomicBool) -> Result<Option<Completions>, QueensError>;
+        let whole = |count: Count| {
+            timed(|| {
+                count(n, &[], &stop)
+                    .expect("a board of at most 32")
+                    .expect("not stopped")
+                    .solutions
+            })
+        };
+        let (sols, scalar_s) = whole(count_queens_scalar);
+        let (lanes, lanes_s) = whole(count_queens);
+        assert_eq!(sols, lanes, "the scalar search and the lanes on {n} queens");
         if let Some(&want) = A000170.get(n - 1) {
             assert_eq!(sols, want, "OEIS A000170 for n = {n}");
         }
-        let rate = |x: f64, s: f64| format!("{:.3e}", x / s);
-        let (dlx_s, dlx_rate, ratio) = if with_dlx {
+        let (dlx_s, vs_dlx) = if with_dlx {
             let q = Queens::build(n).expect("queens");
             let mut dlx = Dlx::new(&q.problem);
             let (d, s) = timed(|| dlx.count());
             assert_eq!(sols, d, "the cores disagree on {n} queens");
-            (
-                format!("{s:.3}"),
-                rate(sols as f64, s),
-                format!("{:.1}x", s / bits_s),
-            )
+            (format!("{s:.3}"), ratio(s, lanes_s))
         } else {
             none()
         };
-        let (units, border_s, border_rate) = if with_border {
+        let border = if with_border {
             let units = border_units(n).expect("a board of at most 32").units;
-            let (total, s) = timed(|| {
-                units
-                    .iter()
-                    .map(|u| {
-                        let c = count_queens(n, &u.prefix, &stop)
-                            .expect("a border placement")
-                            .expect("not stopped");
-                        u.weight * c.solutions
-                    })
-                    .sum::<u128>()
-            });
-            assert_eq!(total, sols, "the border units of {n} queens");
-            (
+            let by = |count: Count| {
+                let (total, s) = timed(|| {
+                    units
+                        .iter()
+                        .map(|u| {
+                            let c = count(n, &u.prefix, &stop)
+                                .expect("a border placement")
+                                .expect("not stopped");
+                            u.weight * c.solutions
+                        })
+                        .sum::<u128>()
+                });
+                assert_eq!(total, sols, "the border units of {n} queens");
+                s
+            };
+            let (scalar, lanes) = (by(count_queens_scalar), by(count_queens));
+            [
                 units.len().to_string(),
-                format!("{s:.3}"),
-                rate(sols as f64, s),
-            )
+                format!("{scalar:.3}"),
+                format!("{lanes:.3}"),
+                ratio(scalar, lanes),
+                format!("{:.3e}", sols as f64 / lanes),
+            ]
         } else {
-            none()
+            [
+                "-".to_string(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+            ]
         };
+        let [units, b_scalar, b_lanes, b_ratio, b_rate] = border;
         println!(
-            "{n:>3} {sols:>14} {bits_s:>9.3} {:>11} {:>11} {dlx_s:>9} {dlx_rate:>11} {ratio:>7} \
-             {units:>7} {border_s:>9} {border_rate:>11}",
-            rate(bits.nodes as f64, bits_s),
-            rate(sols as f64, bits_s),
+            "{n:>3} {sols:>14} {scalar_s:>9.3} {lanes_s:>9.3} {:>7} {:>11.3e} {dlx_s:>9} \
+             {vs_dlx:>8} {units:>6} {b_scalar:>9} {b_lanes:>9} {b_ratio:>7} {b_rate:>11}",
+            ratio(scalar_s, lanes_s),
+            sols as f64 / lanes_s,
+        );
+    }
+}
+
+/// Every `every`-th border unit of each board of `ns`, counted by the scalar search and the
+/// lanes (they must agree): the sum of their times and the ratio.
+fn sample_units(ns: &[usize], every: usize) {
+    println!(
+        "{:>3} {:>7} {:>7} {:>16} {:>9} {:>9} {:>7}",
+        "n", "units", "timed", "completions", "scalar s", "lanes s", "lanes"
+    );
+    let stop = AtomicBool::new(false);
+    for &n in ns {
+        let units = border_units(n).expect("a board of at most 32").units;
+        let (mut sols, mut scalar_s, mut lanes_s) = (0u128, 0.0, 0.0);
+        let mut timed_units = 0;
+        for u in units.iter().step_by(every.max(1)) {
+            let (a, s) = timed(|| count_queens_scalar(n, &u.prefix, &stop));
+            let (b, l) = timed(|| count_queens(n, &u.prefix, &stop));
+            let (a, b) = (a.unwrap().unwrap(), b.unwrap().unwrap());
+            assert_eq!(a.solutions, b.solutions, "{n} queens, unit {:?}", u.prefix);
+            sols += a.solutions;
+            (scalar_s, lanes_s) = (scalar_s + s, lanes_s + l);
+            timed_units += 1;
+        }
+        println!(
+            "{n:>3} {:>7} {timed_units:>7} {sols:>16} {scalar_s:>9.3} {lanes_s:>9.3} {:>6.2}x",
+            units.len(),
+            scalar_s / lanes_s
         );
     }
 }

@@ -16,6 +16,8 @@ pub mod completion;
 pub mod group_core;
 pub mod groups;
 pub mod queens;
+#[cfg(target_arch = "x86_64")]
+mod queens_lanes;
 pub mod queens_units;
 pub mod rows;
 pub mod symmetry;
