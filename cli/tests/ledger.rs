@@ -362,19 +362,18 @@ fn the_sudokup_ledger_sums_to_the_published_total_and_recounts() {
 }
 
 const LEDGER_QUEENS_19: &str = "../results/reference/queens-19/ledger.csv";
+const LEDGER_QUEENS_20: &str = "../results/reference/queens-20/ledger.csv";
 
-#[test]
-fn the_queens_19_ledger_sums_to_oeis_and_recounts() {
-    // Q(19) = 4,968,057,848 (OEIS A000170), the spec's expected_total. One row per unit: the
-    // queens on the border ring as option ids `row * 19 + col` (a split unit's rows carry
-    // the queens the partitioner added), weighted by the size of its class under the
-    // symmetries of the square.
-    let text = ledger_text(LEDGER_QUEENS_19);
+/// A queens ledger's rows: one per unit, the queens on the border ring as option ids
+/// `row * n + col` (a split unit's rows carry the queens the partitioner added), the weight
+/// (the size of its class under the symmetries of the square) and the count.
+fn queens_ledger(path: &str) -> Vec<(Vec<u32>, u128, u128)> {
+    let text = ledger_text(path);
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let (p, w, c, s) = (col("prefix"), col("weight"), col("count"), col("state"));
-    let rows: Vec<(Vec<u32>, u128, u128)> = lines
+    let mut rows: Vec<(Vec<u32>, u128, u128)> = lines
         .map(|line| {
             let v: Vec<&str> = line.split(',').collect();
             assert_eq!(v[s], "done");
@@ -382,20 +381,43 @@ fn the_queens_19_ledger_sums_to_oeis_and_recounts() {
             (prefix, v[w].parse().unwrap(), v[c].parse().unwrap())
         })
         .collect();
+    rows.sort_by_key(|r| r.2);
+    rows
+}
+
+/// Checks a queens ledger of n queens: its weighted sum is `total`; the units at `ranks`
+/// (by count, 0 = the smallest) recount by the queens core, and the smallest by the engine
+/// too (independent of the core that made the ledger).
+fn check_queens_ledger(path: &str, n: usize, total: u128, ranks: &[usize]) {
+    let rows = queens_ledger(path);
     let sum: u128 = rows.iter().map(|(_, w, c)| w * c).sum();
-    assert_eq!(sum, 4_968_057_848);
-    let mut by_count: Vec<&(Vec<u32>, u128, u128)> = rows.iter().collect();
-    by_count.sort_by_key(|r| r.2);
+    assert_eq!(sum, total, "{path}");
     let stop = std::sync::atomic::AtomicBool::new(false);
-    for r in [by_count[0], by_count[by_count.len() - 1]] {
-        let core = cores::grids::queens::count_queens(19, &r.0, &stop)
+    for &rank in ranks {
+        let r = &rows[rank];
+        let core = cores::grids::queens::count_queens(n, &r.0, &stop)
             .unwrap()
             .unwrap();
         assert_eq!(core.solutions, r.2, "queens core on {:?}", r.0);
     }
-    // The smallest by the engine too (independent of the core that made the ledger).
-    let queens = cores::problems::queens::Queens::build(19).unwrap();
+    let queens = cores::problems::queens::Queens::build(n).unwrap();
     let mut dlx = cores::xcc::Dlx::new(&queens.problem);
-    dlx.apply_prefix(&by_count[0].0).unwrap();
-    assert_eq!(dlx.count(), by_count[0].2);
+    dlx.apply_prefix(&rows[0].0).unwrap();
+    assert_eq!(dlx.count(), rows[0].2);
+}
+
+#[test]
+fn the_queens_19_ledger_sums_to_oeis_and_recounts() {
+    // Q(19) = 4,968,057,848 (OEIS A000170), the spec's expected_total; the smallest and the
+    // largest unit recounted.
+    let units = queens_ledger(LEDGER_QUEENS_19).len();
+    check_queens_ledger(LEDGER_QUEENS_19, 19, 4_968_057_848, &[0, units - 1]);
+}
+
+#[test]
+fn the_queens_20_ledger_sums_to_oeis_and_recounts() {
+    // Q(20) = 39,029,188,884 (OEIS A000170), the spec's expected_total; the smallest and the
+    // median unit recounted.
+    let units = queens_ledger(LEDGER_QUEENS_20).len();
+    check_queens_ledger(LEDGER_QUEENS_20, 20, 39_029_188_884, &[0, units / 2]);
 }
