@@ -71,12 +71,21 @@ fn inputs() -> Vec<(&'static str, ProblemSpec)> {
                 break_symmetry: true,
             },
         ),
-        // Extra (about four times as long): all 9,356 tilings.
+        // Extras. All 9,356 tilings (about four times as long); one size up of queens and
+        // Langford (the sizes of the comparison table in the README's benchmark section).
         (
             "pentomino 6x10 all",
             ProblemSpec::Pentomino {
                 width: 10,
                 height: 6,
+                break_symmetry: false,
+            },
+        ),
+        ("queens 14", ProblemSpec::Queens { n: 14 }),
+        (
+            "langford 12",
+            ProblemSpec::Langford {
+                n: 12,
                 break_symmetry: false,
             },
         ),

@@ -13,7 +13,7 @@
 //! boards they leave (columns and diagonals held); each lane takes a board from the queue,
 //! searches its subtree depth first, and takes the next when it is done. A lane's stack is
 //! kept in registers: the column of the queen of each row (5 bits a row, six rows to a
-//! 32-bit word, [`STACK_WORDS`] words) and the one bit of each diagonal mask that the shift
+//! 32-bit word, at most [`STACK_WORDS`] words) and the one bit of each diagonal mask that the shift
 //! of a push drops off the word, so that a pop restores the masks exactly. Two groups of 16
 //! lanes are stepped in turn, so that one group's chain of dependent instructions overlaps
 //! the other's.
@@ -24,7 +24,9 @@
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// 32-bit words of a lane's stack of columns (six rows of 5 bits each).
+/// Most 32-bit words of a lane's stack of columns (six rows of 5 bits each): the search runs
+/// with two where the rows below the root fit in them (fewer instructions a step), else
+/// three.
 const STACK_WORDS: usize = 3;
 
 /// Rows a lane may place below its root (the depth of its stack).
@@ -57,13 +59,23 @@ pub(super) fn available() -> bool {
 /// If the CPU lacks a feature [`available`] checks, or `allowed` has a length outside
 /// [`ROWS`].
 pub(super) fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
+    search_with(allowed, stop, false)
+}
+
+/// [`search`], with stacks of [`STACK_WORDS`] words even where fewer would do if
+/// `deep_stacks` (so that tests run both instances).
+pub(super) fn search_with(
+    allowed: &[u32],
+    stop: &AtomicBool,
+    deep_stacks: bool,
+) -> Option<(u64, u64)> {
     assert!(
         available(),
         "the lanes search needs AVX-512 F, CD and VPOPCNTDQ"
     );
     assert!(ROWS.contains(&allowed.len()), "{} rows", allowed.len());
     // SAFETY: the CPU has the features (asserted just above).
-    unsafe { search_avx512(allowed, stop) }
+    unsafe { search_avx512(allowed, stop, deep_stacks) }
 }
 
 /// A board in the queue: the columns and the two diagonal masks (as the scalar search's
@@ -128,7 +140,7 @@ struct Consts {
 }
 
 /// One group of 16 lanes.
-struct Lanes {
+struct Lanes<const W: usize> {
     /// Columns and diagonals the queens above the lane's depth hold, as in a scalar frame.
     cols: __m512i,
     left: __m512i,
@@ -138,7 +150,7 @@ struct Lanes {
     /// The open squares of that row not tried yet.
     rest: __m512i,
     /// The columns of the queens placed below the root, 5 bits a row, newest lowest.
-    stack: [__m512i; STACK_WORDS],
+    stack: [__m512i; W],
     /// Per placed row, the bit a push shifted off `left` (bit 31) and `right` (bit 0).
     lost_left: __m512i,
     lost_right: __m512i,
@@ -163,7 +175,7 @@ impl Work<'_> {
     /// Gives the lanes of `done` (which finished their subtree, or never had one) the next
     /// boards of the queue; a lane with none left becomes inactive.
     #[target_feature(enable = "avx512f")]
-    fn refill(&mut self, g: &mut Lanes, done: __mmask16) {
+    fn refill<const W: usize>(&mut self, g: &mut Lanes<W>, done: __mmask16) {
         // SAFETY: __m512i and [u32; 16] have the same size, any bits are valid for both.
         let as_array = |v: __m512i| unsafe { std::mem::transmute::<__m512i, [u32; 16]>(v) };
         let (mut cols, mut left, mut right) =
@@ -192,7 +204,7 @@ impl Work<'_> {
 
     /// Adds the lanes' counters to the totals and clears them.
     #[target_feature(enable = "avx512f")]
-    fn flush(&mut self, g: &mut Lanes) {
+    fn flush<const W: usize>(&mut self, g: &mut Lanes<W>) {
         // SAFETY: __m512i and [u32; 16] have the same size, any bits are valid for both.
         let sum = |v: __m512i| {
             unsafe { std::mem::transmute::<__m512i, [u32; 16]>(v) }
@@ -213,7 +225,7 @@ impl Work<'_> {
 /// n-2 it adds the last two rows' placements and has nothing left to try.
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
 #[inline]
-fn step(c: &Consts, g: &mut Lanes, work: &mut Work) {
+fn step<const W: usize>(c: &Consts, g: &mut Lanes<W>, work: &mut Work) {
     let empty = _mm512_cmpeq_epi32_mask(g.rest, c.zero);
     let pop = empty & _mm512_cmpgt_epu32_mask(g.depth, c.root);
     let done = empty & g.active & !pop;
@@ -224,8 +236,8 @@ fn step(c: &Consts, g: &mut Lanes, work: &mut Work) {
     // Back up one row in the lanes of `pop`.
     g.depth = _mm512_mask_sub_epi32(g.depth, pop, g.depth, c.one);
     let col = _mm512_and_si512(g.stack[0], c.m31);
-    for w in 0..STACK_WORDS {
-        let below = if w + 1 < STACK_WORDS {
+    for w in 0..W {
+        let below = if w + 1 < W {
             _mm512_slli_epi32::<25>(_mm512_and_si512(g.stack[w + 1], c.m31))
         } else {
             c.zero
@@ -307,7 +319,7 @@ fn step(c: &Consts, g: &mut Lanes, work: &mut Work) {
         & _mm512_test_epi32_mask(open2, open2)
         & _mm512_test_epi32_mask(open3, open3);
     let col = _mm512_sub_epi32(c.m31, _mm512_lzcnt_epi32(bit));
-    for w in (0..STACK_WORDS).rev() {
+    for w in (0..W).rev() {
         let below = if w > 0 {
             _mm512_and_si512(_mm512_srli_epi32::<25>(g.stack[w - 1]), c.m31)
         } else {
@@ -336,7 +348,7 @@ fn step(c: &Consts, g: &mut Lanes, work: &mut Work) {
 }
 
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
-fn search_avx512(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
+fn search_avx512(allowed: &[u32], stop: &AtomicBool, deep_stacks: bool) -> Option<(u64, u64)> {
     if stop.load(Ordering::Relaxed) {
         return None;
     }
@@ -369,13 +381,25 @@ fn search_avx512(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
         solutions: 0,
         nodes,
     };
-    let idle = || Lanes {
+    let done = if n - 2 - root <= 6 * 2 && !deep_stacks {
+        run_lanes::<2>(&c, &mut work, stop)
+    } else {
+        run_lanes::<3>(&c, &mut work, stop)
+    };
+    done.then_some((work.solutions, work.nodes))
+}
+
+/// Steps two groups of lanes with stacks of `W` words until the queue of `work` is empty
+/// (true) or `stop` is set (false).
+#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
+fn run_lanes<const W: usize>(c: &Consts, work: &mut Work, stop: &AtomicBool) -> bool {
+    let idle = || Lanes::<W> {
         cols: c.zero,
         left: c.zero,
         right: c.zero,
         depth: c.root,
         rest: c.zero,
-        stack: [c.zero; STACK_WORDS],
+        stack: [c.zero; W],
         lost_left: c.zero,
         lost_right: c.zero,
         solutions: c.zero,
@@ -387,14 +411,14 @@ fn search_avx512(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
     work.refill(&mut b, u16::MAX);
     while a.active | b.active != 0 {
         for _ in 0..STEPS {
-            step(&c, &mut a, &mut work);
-            step(&c, &mut b, &mut work);
+            step(c, &mut a, work);
+            step(c, &mut b, work);
         }
         work.flush(&mut a);
         work.flush(&mut b);
         if stop.load(Ordering::Relaxed) {
-            return None;
+            return false;
         }
     }
-    Some((work.solutions, work.nodes))
+    true
 }
