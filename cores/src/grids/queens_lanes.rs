@@ -1,25 +1,24 @@
-//! The search of [`super::queens`] run on 32 subtrees at once in the lanes of AVX-512
-//! vectors: the same bitboard backtrack (top-down rows, the last two rows summed by the
-//! formula of [`super::queens::last_two_rows`]), but each lane steps through a subtree of its
-//! own, with no branch that depends on one lane's board. A step tries one square: the lane
-//! goes down a row only if the queen leaves each of the next three rows an open square, and
-//! at depth n-2 it adds the formula's count and stays; so a step is never spent on a dead
-//! end or on a leaf's way back up. The scalar search spends most of
-//! its time on mispredicted branches (whether a row has another open square is a coin toss
-//! for the predictor); here every step of every lane is the same straight-line code under
-//! masks.
+//! The search of [`super::queens`] run on 32 subtrees at once in the lanes of AVX-512 vectors: the
+//! same bitboard backtrack (top-down rows, the last two rows summed by the formula of
+//! [`super::queens::last_two_rows`]), but each lane steps through a subtree of its own, with no
+//! branch that depends on one lane's board. A step tries one square: the lane goes down a row only
+//! if the queen leaves each of the next three rows an open square, and at depth n-2 it adds the
+//! formula's count and stays; so no step goes down to a row with no open square, and none climbs
+//! back from a leaf.
+//! The scalar search spends most of its time on mispredicted branches (whether a row has another
+//! open square is a coin toss for the predictor); here every step of every lane is the same
+//! straight-line code under masks.
 //!
-//! The rows above a depth `root` are searched first, breadth first, into a queue of the
-//! boards they leave (columns and diagonals held); each lane takes a board from the queue,
-//! searches its subtree depth first, and takes the next when it is done. A lane's stack is
-//! kept in registers: the column of the queen of each row (5 bits a row, six rows to a
-//! 32-bit word, at most [`STACK_WORDS`] words) and the one bit of each diagonal mask that the shift
-//! of a push drops off the word, so that a pop restores the masks exactly. Two groups of 16
-//! lanes are stepped in turn, so that one group's chain of dependent instructions overlaps
-//! the other's.
+//! The rows above a depth `root` are searched first, breadth first, into a queue of the boards they
+//! leave (columns and diagonals held); each lane takes a board from the queue, searches its subtree
+//! depth first, and takes the next when it is done. A lane's stack is kept in registers: the column
+//! of the queen of each row (5 bits a row, six rows to a 32-bit word, at most [`STACK_WORDS`]
+//! words) and the one bit of each diagonal mask that the shift of a push drops off the word, so
+//! that a pop restores the masks exactly. Two groups of 16 lanes are stepped in turn, so that one
+//! group's chain of dependent instructions overlaps the other's.
 //!
-//! Available where the CPU has AVX-512 F, CD and VPOPCNTDQ (checked at run time); counts
-//! equal the scalar search's on every board (tested in `grids::queens`).
+//! Available where the CPU has AVX-512 F, CD and VPOPCNTDQ (checked at run time); counts equal the
+//! scalar search's on every board (tested in `grids::queens`).
 
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -221,8 +220,9 @@ impl Work<'_> {
 
 /// One step of every lane of `g`: a lane whose row has no square left goes back up a row
 /// (restoring the masks from its stack) or, at its root, takes a new board; then a lane
-/// with a square left places a queen on the lowest one and goes down a row, where at depth
-/// n-2 it adds the last two rows' placements and has nothing left to try.
+/// with a square left tries the lowest one: if the next row is row n-2 it adds the last two
+/// rows' placements and stays, else it goes down a row when the queen leaves each of the
+/// next three rows an open square.
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
 #[inline]
 fn step<const W: usize>(c: &Consts, g: &mut Lanes<W>, work: &mut Work) {
