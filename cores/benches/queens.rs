@@ -3,7 +3,10 @@
 //! subtrees at once in AVX-512 lanes ("lanes", what `count_queens` runs where the CPU has
 //! them), solutions/s of each and the ratios of their times; then both on the border units
 //! of the same board (`cores::grids::queens_units`, the `queens-border` generator's units,
-//! one per symmetry class of the queens on the border).
+//! one per symmetry class of the queens on the border). Between them, the lanes on the
+//! first-row units (the left-right reflection: a queen on square c of the first row, weight 2
+//! on the left half, 1 on an odd board's middle square). Each "vs dlx" column is the engine's
+//! time on the whole board over that column's.
 //!
 //! Usage: `cargo bench -p cores --bench queens -- [--no-dlx] [--no-border] [N...]` (default
 //! 13 14 15 16). Every search counts the whole board (no symmetry reduction), they must
@@ -87,31 +90,32 @@ fn main() {
     } else {
         ns
     };
-    println!(
-        "{:>3} {:>14} {:>9} {:>9} {:>7} {:>11} {:>9} {:>8} {:>6} {:>9} {:>9} {:>7} {:>11}",
-        "n",
-        "solutions",
-        "scalar s",
-        "lanes s",
-        "lanes",
-        "lanes sol/s",
-        "dlx s",
-        "vs dlx",
-        "units",
-        "b.scal s",
-        "b.lanes s",
-        "lanes",
-        "b.lanes sol/s",
-    );
-    let none = || ("-".to_string(), "-".to_string());
-    let stop = AtomicBool::new(false);
-    let ratio = |slow: f64, fast: f64| format!("{:.2}x", slow / fast);
     if let Some(every) = args
         .iter()
         .find_map(|a| a.strip_prefix("--every=").and_then(|k| k.parse().ok()))
     {
         return sample_units(&ns, every);
     }
+    println!(
+        "{:>3} {:>14} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>6} {:>9} {:>9} {:>7} {:>8}",
+        "n",
+        "solutions",
+        "scalar s",
+        "lanes s",
+        "lanes",
+        "dlx s",
+        "vs dlx",
+        "row1 s",
+        "vs dlx",
+        "units",
+        "b.scal s",
+        "b.lanes s",
+        "lanes",
+        "vs dlx",
+    );
+    let none = || "-".to_string();
+    let stop = AtomicBool::new(false);
+    let ratio = |slow: f64, fast: f64| format!("{:.2}x", slow / fast);
     for n in ns {
         type Count =
             fn(usize, &[OptionId], &AtomicBool) -> Result<Option<Completions>, QueensError>;
@@ -129,15 +133,32 @@ fn main() {
         if let Some(&want) = A000170.get(n - 1) {
             assert_eq!(sols, want, "OEIS A000170 for n = {n}");
         }
-        let (dlx_s, vs_dlx) = if with_dlx {
+        // The first-row units of the `queens-first-row` generator: a queen on square c of
+        // the first row, weight 2 on the left half (the mirror image counts the same), 1 on
+        // the middle square of an odd board.
+        let (row1, row1_s) = timed(|| {
+            (0..n.div_ceil(2))
+                .map(|c| {
+                    let weight = if 2 * c + 1 == n { 1 } else { 2 };
+                    let prefix = [c as OptionId];
+                    let count = count_queens(n, &prefix, &stop)
+                        .expect("a square")
+                        .expect("not stopped");
+                    weight * count.solutions
+                })
+                .sum::<u128>()
+        });
+        assert_eq!(row1, sols, "the first-row units of {n} queens");
+        let dlx_s = if with_dlx {
             let q = Queens::build(n).expect("queens");
             let mut dlx = Dlx::new(&q.problem);
             let (d, s) = timed(|| dlx.count());
             assert_eq!(sols, d, "the cores disagree on {n} queens");
-            (format!("{s:.3}"), ratio(s, lanes_s))
+            Some(s)
         } else {
-            none()
+            None
         };
+        let vs_dlx = |s: f64| dlx_s.map_or_else(none, |d| ratio(d, s));
         let border = if with_border {
             let units = border_units(n).expect("a board of at most 32").units;
             let by = |count: Count| {
@@ -161,23 +182,19 @@ fn main() {
                 format!("{scalar:.3}"),
                 format!("{lanes:.3}"),
                 ratio(scalar, lanes),
-                format!("{:.3e}", sols as f64 / lanes),
+                vs_dlx(lanes),
             ]
         } else {
-            [
-                "-".to_string(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ]
+            [none(), none(), none(), none(), none()]
         };
-        let [units, b_scalar, b_lanes, b_ratio, b_rate] = border;
+        let [units, b_scalar, b_lanes, b_ratio, b_vs_dlx] = border;
         println!(
-            "{n:>3} {sols:>14} {scalar_s:>9.3} {lanes_s:>9.3} {:>7} {:>11.3e} {dlx_s:>9} \
-             {vs_dlx:>8} {units:>6} {b_scalar:>9} {b_lanes:>9} {b_ratio:>7} {b_rate:>11}",
+            "{n:>3} {sols:>14} {scalar_s:>9.3} {lanes_s:>9.3} {:>7} {:>9} {:>8} {row1_s:>9.3} \
+             {:>8} {units:>6} {b_scalar:>9} {b_lanes:>9} {b_ratio:>7} {b_vs_dlx:>8}",
             ratio(scalar_s, lanes_s),
-            sols as f64 / lanes_s,
+            dlx_s.map_or_else(none, |d| format!("{d:.3}")),
+            vs_dlx(lanes_s),
+            vs_dlx(row1_s),
         );
     }
 }
