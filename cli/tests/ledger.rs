@@ -363,6 +363,7 @@ fn the_sudokup_ledger_sums_to_the_published_total_and_recounts() {
 
 const LEDGER_QUEENS_19: &str = "../results/reference/queens-19/ledger.csv";
 const LEDGER_QUEENS_20: &str = "../results/reference/queens-20/ledger.csv";
+const LEDGER_QUEENS_21: &str = "../results/reference/queens-21/ledger.csv";
 
 /// A queens ledger's rows: one per unit, the queens on the border ring as option ids
 /// `row * n + col` (a split unit's rows carry the queens the partitioner added), the weight
@@ -420,4 +421,12 @@ fn the_queens_20_ledger_sums_to_oeis_and_recounts() {
     // median unit recounted.
     let units = queens_ledger(LEDGER_QUEENS_20).len();
     check_queens_ledger(LEDGER_QUEENS_20, 20, 39_029_188_884, &[0, units / 2]);
+}
+
+#[test]
+fn the_queens_21_ledger_sums_to_oeis_and_recounts() {
+    // Q(21) = 314,666,222,712 (OEIS A000170), the spec's expected_total; the smallest and the
+    // median unit recounted.
+    let units = queens_ledger(LEDGER_QUEENS_21).len();
+    check_queens_ledger(LEDGER_QUEENS_21, 21, 314_666_222_712, &[0, units / 2]);
 }
