@@ -12,7 +12,7 @@
 //! The rows above a depth `root` are searched first, breadth first, into a queue of the boards they
 //! leave (columns and diagonals held); each lane takes a board from the queue, searches its subtree
 //! depth first, and takes the next when it is done. A lane's stack is kept in registers: the column
-//! of the queen of each row (5 bits a row, six rows to a 32-bit word, at most [`STACK_WORDS`]
+//! of the queen of each row (5 bits a row, six rows to a 32-bit word, [`STACK_WORDS`]
 //! words) and the one bit of each diagonal mask that the shift of a push drops off the word, so
 //! that a pop restores the masks exactly. Two groups of 16 lanes are stepped in turn, so that one
 //! group's chain of dependent instructions overlaps the other's.
@@ -23,9 +23,9 @@
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Most 32-bit words of a lane's stack of columns (six rows of 5 bits each): the search runs
-/// with two where the rows below the root fit in them (fewer instructions a step), else
-/// three.
+/// 32-bit words of a lane's stack of columns (six rows of 5 bits each). (Two words where the
+/// rows below the root fit in them measured slower: 1.64 s against 1.20 s on the whole
+/// board of 16 queens.)
 const STACK_WORDS: usize = 3;
 
 /// Rows a lane may place below its root (the depth of its stack).
@@ -58,23 +58,13 @@ pub(super) fn available() -> bool {
 /// If the CPU lacks a feature [`available`] checks, or `allowed` has a length outside
 /// [`ROWS`].
 pub(super) fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
-    search_with(allowed, stop, false)
-}
-
-/// [`search`], with stacks of [`STACK_WORDS`] words even where fewer would do if
-/// `deep_stacks` (so that tests run both instances).
-pub(super) fn search_with(
-    allowed: &[u32],
-    stop: &AtomicBool,
-    deep_stacks: bool,
-) -> Option<(u64, u64)> {
     assert!(
         available(),
         "the lanes search needs AVX-512 F, CD and VPOPCNTDQ"
     );
     assert!(ROWS.contains(&allowed.len()), "{} rows", allowed.len());
     // SAFETY: the CPU has the features (asserted just above).
-    unsafe { search_avx512(allowed, stop, deep_stacks) }
+    unsafe { search_avx512(allowed, stop) }
 }
 
 /// A board in the queue: the columns and the two diagonal masks (as the scalar search's
@@ -139,7 +129,7 @@ struct Consts {
 }
 
 /// One group of 16 lanes.
-struct Lanes<const W: usize> {
+struct Lanes {
     /// Columns and diagonals the queens above the lane's depth hold, as in a scalar frame.
     cols: __m512i,
     left: __m512i,
@@ -149,7 +139,7 @@ struct Lanes<const W: usize> {
     /// The open squares of that row not tried yet.
     rest: __m512i,
     /// The columns of the queens placed below the root, 5 bits a row, newest lowest.
-    stack: [__m512i; W],
+    stack: [__m512i; STACK_WORDS],
     /// Per placed row, the bit a push shifted off `left` (bit 31) and `right` (bit 0).
     lost_left: __m512i,
     lost_right: __m512i,
@@ -174,7 +164,7 @@ impl Work<'_> {
     /// Gives the lanes of `done` (which finished their subtree, or never had one) the next
     /// boards of the queue; a lane with none left becomes inactive.
     #[target_feature(enable = "avx512f")]
-    fn refill<const W: usize>(&mut self, g: &mut Lanes<W>, done: __mmask16) {
+    fn refill(&mut self, g: &mut Lanes, done: __mmask16) {
         // SAFETY: __m512i and [u32; 16] have the same size, any bits are valid for both.
         let as_array = |v: __m512i| unsafe { std::mem::transmute::<__m512i, [u32; 16]>(v) };
         let (mut cols, mut left, mut right) =
@@ -203,7 +193,7 @@ impl Work<'_> {
 
     /// Adds the lanes' counters to the totals and clears them.
     #[target_feature(enable = "avx512f")]
-    fn flush<const W: usize>(&mut self, g: &mut Lanes<W>) {
+    fn flush(&mut self, g: &mut Lanes) {
         // SAFETY: __m512i and [u32; 16] have the same size, any bits are valid for both.
         let sum = |v: __m512i| {
             unsafe { std::mem::transmute::<__m512i, [u32; 16]>(v) }
@@ -225,7 +215,7 @@ impl Work<'_> {
 /// next three rows an open square.
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
 #[inline]
-fn step<const W: usize>(c: &Consts, g: &mut Lanes<W>, work: &mut Work) {
+fn step(c: &Consts, g: &mut Lanes, work: &mut Work) {
     let empty = _mm512_cmpeq_epi32_mask(g.rest, c.zero);
     let pop = empty & _mm512_cmpgt_epu32_mask(g.depth, c.root);
     let done = empty & g.active & !pop;
@@ -236,8 +226,8 @@ fn step<const W: usize>(c: &Consts, g: &mut Lanes<W>, work: &mut Work) {
     // Back up one row in the lanes of `pop`.
     g.depth = _mm512_mask_sub_epi32(g.depth, pop, g.depth, c.one);
     let col = _mm512_and_si512(g.stack[0], c.m31);
-    for w in 0..W {
-        let below = if w + 1 < W {
+    for w in 0..STACK_WORDS {
+        let below = if w + 1 < STACK_WORDS {
             _mm512_slli_epi32::<25>(_mm512_and_si512(g.stack[w + 1], c.m31))
         } else {
             c.zero
@@ -319,7 +309,7 @@ fn step<const W: usize>(c: &Consts, g: &mut Lanes<W>, work: &mut Work) {
         & _mm512_test_epi32_mask(open2, open2)
         & _mm512_test_epi32_mask(open3, open3);
     let col = _mm512_sub_epi32(c.m31, _mm512_lzcnt_epi32(bit));
-    for w in (0..W).rev() {
+    for w in (0..STACK_WORDS).rev() {
         let below = if w > 0 {
             _mm512_and_si512(_mm512_srli_epi32::<25>(g.stack[w - 1]), c.m31)
         } else {
@@ -348,7 +338,7 @@ fn step<const W: usize>(c: &Consts, g: &mut Lanes<W>, work: &mut Work) {
 }
 
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
-fn search_avx512(allowed: &[u32], stop: &AtomicBool, deep_stacks: bool) -> Option<(u64, u64)> {
+fn search_avx512(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
     if stop.load(Ordering::Relaxed) {
         return None;
     }
@@ -381,25 +371,20 @@ fn search_avx512(allowed: &[u32], stop: &AtomicBool, deep_stacks: bool) -> Optio
         solutions: 0,
         nodes,
     };
-    let done = if n - 2 - root <= 6 * 2 && !deep_stacks {
-        run_lanes::<2>(&c, &mut work, stop)
-    } else {
-        run_lanes::<3>(&c, &mut work, stop)
-    };
-    done.then_some((work.solutions, work.nodes))
+    run_lanes(&c, &mut work, stop).then_some((work.solutions, work.nodes))
 }
 
-/// Steps two groups of lanes with stacks of `W` words until the queue of `work` is empty
+/// Steps two groups of lanes until the queue of `work` is empty
 /// (true) or `stop` is set (false).
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
-fn run_lanes<const W: usize>(c: &Consts, work: &mut Work, stop: &AtomicBool) -> bool {
-    let idle = || Lanes::<W> {
+fn run_lanes(c: &Consts, work: &mut Work, stop: &AtomicBool) -> bool {
+    let idle = || Lanes {
         cols: c.zero,
         left: c.zero,
         right: c.zero,
         depth: c.root,
         rest: c.zero,
-        stack: [c.zero; W],
+        stack: [c.zero; STACK_WORDS],
         lost_left: c.zero,
         lost_right: c.zero,
         solutions: c.zero,
