@@ -515,7 +515,8 @@ fn print_table(rows: &[Row]) {
 }
 
 /// Speed ratios (their best seconds / our best seconds: above 1 means we are faster) and
-/// the targets: at least 1.5 against DLX1, above 1 against the `dlx` crate.
+/// the targets the engine is held to: at least 2 against DLX1 and at least 1.3 against the
+/// `dlx` crate on every input.
 fn print_ratios(rows: &[Row]) {
     println!(
         "\n{:<26} {:>16} {:>6} {:>16} {:>6}   tree (nodes, updates) vs DLX1",
@@ -527,18 +528,14 @@ fn print_ratios(rows: &[Row]) {
     for input in inputs {
         let get = |s: &str| rows.iter().find(|r| r.input == input && r.solver == s);
         let Some(ours) = get("ours") else { continue };
-        let verdict = |ratio: f64, target: f64, strict: bool| {
-            let met = if strict {
-                ratio > target
-            } else {
-                ratio >= target
-            };
+        let verdict = |ratio: f64, target: f64| {
+            let met = ratio >= target;
             (if met { "ok" } else { "MISSED" }, met)
         };
         let (c_ratio, c_txt) = match get("dlx crate") {
             Some(c) => {
                 let r = c.m.best() / ours.m.best();
-                let (v, met) = verdict(r, 1.0, true);
+                let (v, met) = verdict(r, 1.3);
                 all_met &= met;
                 (format!("{r:.2}x"), v)
             }
@@ -547,7 +544,7 @@ fn print_ratios(rows: &[Row]) {
         let (k_ratio, k_txt, tree) = match get("DLX1") {
             Some(k) => {
                 let r = k.m.best() / ours.m.best();
-                let (v, met) = verdict(r, 1.5, false);
+                let (v, met) = verdict(r, 2.0);
                 all_met &= met;
                 let same = |a: u64, b: u64| {
                     if a == b {
@@ -571,8 +568,8 @@ fn print_ratios(rows: &[Row]) {
         );
     }
     println!(
-        "\nratios: their best seconds / our best seconds (targets: > 1 vs the dlx crate, \
-         >= 1.5 vs DLX1){}",
+        "\nratios: their best seconds / our best seconds (targets: >= 1.3 vs the dlx crate, \
+         >= 2 vs DLX1){}",
         if all_met {
             "; all measured targets met"
         } else {
