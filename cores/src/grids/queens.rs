@@ -211,14 +211,26 @@ fn estimate_nodes(allowed: &[u32]) -> f64 {
 /// The search of [`count_queens`] over the per-row masks `allowed` (one row per entry, at
 /// least one): `(solutions, nodes)`, `None` when `stop` was set. On 32 subtrees at once in
 /// AVX-512 lanes ([`super::queens_lanes`]) where the CPU has them and the board is in its
-/// range of sizes, else one square at a time ([`search_scalar`]); both count the same.
+/// range of sizes and large enough, else one square at a time ([`search_scalar`]); both
+/// count the same.
 fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
     #[cfg(target_arch = "x86_64")]
-    if super::queens_lanes::ROWS.contains(&allowed.len()) && super::queens_lanes::available() {
+    if super::queens_lanes::ROWS.contains(&allowed.len())
+        && super::queens_lanes::available()
+        && estimate_nodes(allowed) >= LANES_FROM_NODES
+    {
         return super::queens_lanes::search(allowed, stop);
     }
     search_scalar(allowed, stop)
 }
+
+/// Estimated nodes ([`estimate_nodes`]) from which [`search`] runs the lanes: on smaller
+/// boards their setup (the breadth-first rows, the queue) costs more than they save. On the
+/// border units of 13, 14, 15 and 16 queens (`cargo bench -p cores --bench queens`) the
+/// lanes ran at 0.39x, 0.57x, 1.20x and 2.34x the scalar search without this bound, 0.83x,
+/// 0.89x, 1.15x and 2.18x with it (50,000: 0.84x, 0.88x, 1.00x, 1.81x); units of 18 to 21
+/// queens all go to the lanes either way.
+const LANES_FROM_NODES: f64 = 10_000.0;
 
 /// The search of [`count_queens`] one square at a time (see [`search`]). Compiled twice:
 /// with the population count and lowest-bit instructions where the CPU has them (checked at
