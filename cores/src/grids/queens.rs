@@ -18,10 +18,11 @@
 //! placing a queen.
 //!
 //! Where the CPU has AVX-512 (F, CD, VPOPCNTDQ; checked at run time) boards of 8 to 24 rows
-//! are searched on 32 subtrees at once in vector lanes ([`super::queens_lanes`]): 4.3 times
-//! the scalar search on the border units of 20 queens (`cargo bench -p cores --bench queens
-//! -- --every=200 20`), and the same counts (tested against it on every border unit of 10 to
-//! 12 queens and random boards of 8 to 24).
+//! with an estimated 10,000 nodes or more ([`LANES_FROM_NODES`]) are searched on 32 subtrees
+//! at once in vector lanes ([`super::queens_lanes`]): 4.2 times the scalar search on the
+//! border units of 20 queens (`cargo bench -p cores --bench queens -- --every=200 20`), with
+//! the same counts (tested against it on every border unit of 10 to 12 queens and random
+//! boards of 8 to 24).
 //!
 //! Counts equal the Dancing Links engine's on the same prefixes (tested here and in
 //! `grids::tests`); `nodes` counts the squares the search tries in every row but the last
