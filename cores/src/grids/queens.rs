@@ -68,11 +68,13 @@ pub fn count_queens_scalar(
     prefix: &[OptionId],
     stop: &AtomicBool,
 ) -> Result<Option<Completions>, QueensError> {
-    count_by(n, prefix, stop, search_scalar)
+    count_by(n, prefix, stop, |allowed, _, stop| {
+        search_scalar(allowed, stop)
+    })
 }
 
-/// The search over a board's row masks (see [`search`]).
-type Search = fn(&[u32], &AtomicBool) -> Option<(u64, u64)>;
+/// The search over a board's row masks and its estimated nodes (see [`search`]).
+type Search = fn(&[u32], f64, &AtomicBool) -> Option<(u64, u64)>;
 
 /// [`count_queens`] with the search `search`.
 fn count_by(
@@ -99,8 +101,9 @@ fn count_by(
         }
         placed.push((r, c));
     }
-    let allowed = row_masks(n, &oriented(n, &placed));
-    let Some((solutions, nodes)) = search(&allowed, stop) else {
+    let (image, estimate) = oriented(n, &placed);
+    let allowed = row_masks(n, &image);
+    let Some((solutions, nodes)) = search(&allowed, estimate, stop) else {
         return Ok(None);
     };
     Ok(Some(Completions {
@@ -135,42 +138,52 @@ fn row_masks(n: usize, placed: &[(usize, usize)]) -> Vec<u32> {
     allowed
 }
 
-/// A symmetry of the square: the image of square `(r, c)`, given n-1.
-type Orientation = fn(usize, (usize, usize)) -> (usize, usize);
+/// The image of square `(r, c)` under symmetry `g` (0..8) of the `n` x `n` square: the
+/// identity, the rotations by a quarter, a half and three quarters, then the mirror images
+/// left-right, upside down, and in the two diagonals.
+pub(super) fn square_image(g: usize, n: usize, (r, c): (usize, usize)) -> (usize, usize) {
+    let m = n - 1;
+    match g {
+        0 => (r, c),
+        1 => (c, m - r),
+        2 => (m - r, m - c),
+        3 => (m - c, r),
+        4 => (r, m - c),
+        5 => (m - r, c),
+        6 => (c, r),
+        _ => (m - c, m - r),
+    }
+}
 
-/// The images of a square `(r, c)` (with `m` = n-1) the search may run on: the board, upside
+/// The symmetries ([`square_image`]) whose images the search may run on: the board, upside
 /// down, and the two transposes (rows read as columns, from the left and from the right).
 /// The other four symmetries of the square mirror these left to right, which leaves the size
 /// of a top-down search unchanged.
-const ORIENTATIONS: [Orientation; 4] = [
-    |_, (r, c)| (r, c),
-    |m, (r, c)| (m - r, c),
-    |_, (r, c)| (c, r),
-    |m, (r, c)| (m - c, r),
-];
+const ORIENTATIONS: [usize; 4] = [0, 5, 6, 3];
 
 /// Random paths of [`estimate_nodes`] per orientation.
 const ESTIMATE_PATHS: u32 = 64;
 
 /// The image of `placed` under the orientation whose search is the smallest by
-/// [`estimate_nodes`] (the first on ties; `placed` itself when empty). A symmetry of the
+/// [`estimate_nodes`] (the first on ties; `placed` itself when empty), and that estimate
+/// (for [`search`], which needs it too). A symmetry of the
 /// square maps the placements that extend a prefix one to one onto those that extend its
 /// image, so every image has as many completions; their search trees differ (on the border
 /// units of `queens_units`, n = 12 to 14, the smallest of the four has 1.7 times fewer nodes
 /// than the image as given, and the estimate finds one within a few per cent of it).
-fn oriented(n: usize, placed: &[(usize, usize)]) -> Vec<(usize, usize)> {
+fn oriented(n: usize, placed: &[(usize, usize)]) -> (Vec<(usize, usize)>, f64) {
     if placed.is_empty() {
-        return Vec::new();
+        return (Vec::new(), estimate_nodes(&row_masks(n, &[])));
     }
     let mut best = (f64::INFINITY, placed.to_vec());
-    for map in ORIENTATIONS {
-        let image: Vec<(usize, usize)> = placed.iter().map(|&q| map(n - 1, q)).collect();
+    for g in ORIENTATIONS {
+        let image: Vec<(usize, usize)> = placed.iter().map(|&q| square_image(g, n, q)).collect();
         let nodes = estimate_nodes(&row_masks(n, &image));
         if nodes < best.0 {
             best = (nodes, image);
         }
     }
-    best.1
+    (best.1, best.0)
 }
 
 /// Knuth's estimate (1975) of the nodes of the top-down search over the row masks `allowed`
@@ -210,15 +223,15 @@ fn estimate_nodes(allowed: &[u32]) -> f64 {
 }
 
 /// The search of [`count_queens`] over the per-row masks `allowed` (one row per entry, at
-/// least one): `(solutions, nodes)`, `None` when `stop` was set. On 32 subtrees at once in
-/// AVX-512 lanes ([`super::queens_lanes`]) where the CPU has them and the board is in its
-/// range of sizes and large enough, else one square at a time ([`search_scalar`]); both
-/// count the same.
-fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
+/// least one) whose [`estimate_nodes`] is `estimate`: `(solutions, nodes)`, `None` when
+/// `stop` was set. On 32 subtrees at once in AVX-512 lanes ([`super::queens_lanes`]) where
+/// the CPU has them and the board is in its range of sizes and large enough, else one
+/// square at a time ([`search_scalar`]); both count the same.
+fn search(allowed: &[u32], estimate: f64, stop: &AtomicBool) -> Option<(u64, u64)> {
     #[cfg(target_arch = "x86_64")]
     if super::queens_lanes::ROWS.contains(&allowed.len())
         && super::queens_lanes::available()
-        && estimate_nodes(allowed) >= LANES_FROM_NODES
+        && estimate >= LANES_FROM_NODES
     {
         return super::queens_lanes::search(allowed, stop);
     }
@@ -228,9 +241,9 @@ fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
 /// Estimated nodes ([`estimate_nodes`]) from which [`search`] runs the lanes: on smaller
 /// boards their setup (the breadth-first rows, the queue) costs more than they save. On the
 /// border units of 13, 14, 15 and 16 queens (`cargo bench -p cores --bench queens`) the
-/// lanes ran at 0.39x, 0.57x, 1.20x and 2.34x the scalar search without this bound, 0.83x,
-/// 0.89x, 1.15x and 2.18x with it (50,000: 0.84x, 0.88x, 1.00x, 1.81x); units of 18 to 21
-/// queens all go to the lanes either way.
+/// lanes ran at 0.39x, 0.57x, 1.20x and 2.34x the scalar search without this bound, 1.00x,
+/// 1.01x, 1.29x and 2.29x with it (50,000: 0.84x, 0.88x, 1.00x, 1.81x, with the estimate
+/// then computed twice); units of 18 to 21 queens all go to the lanes either way.
 const LANES_FROM_NODES: f64 = 10_000.0;
 
 /// The search of [`count_queens`] one square at a time (see [`search`]). Compiled twice:
@@ -503,10 +516,12 @@ pub(super) mod tests {
                     p.iter().map(|&(r, c)| (r * n + c) as OptionId).collect();
                 let want = dlx(n, &options);
                 assert_eq!(count(n, &options), want, "n {n}, {p:?}");
-                for (g, map) in ORIENTATIONS.iter().enumerate() {
-                    let image: Vec<(usize, usize)> = p.iter().map(|&q| map(m, q)).collect();
+                for g in ORIENTATIONS {
+                    let image: Vec<(usize, usize)> =
+                        p.iter().map(|&q| square_image(g, n, q)).collect();
                     let stop = AtomicBool::new(false);
-                    let (got, _) = search(&row_masks(n, &image), &stop).unwrap();
+                    let allowed = row_masks(n, &image);
+                    let (got, _) = search(&allowed, estimate_nodes(&allowed), &stop).unwrap();
                     assert_eq!(u128::from(got), want, "n {n}, {p:?}, orientation {g}");
                 }
             }
@@ -576,9 +591,9 @@ pub(super) mod tests {
                         .iter()
                         .map(|&o| (o as usize / n, o as usize % n))
                         .collect();
-                    for map in ORIENTATIONS {
+                    for g in ORIENTATIONS {
                         let image: Vec<(usize, usize)> =
-                            placed.iter().map(|&q| map(n - 1, q)).collect();
+                            placed.iter().map(|&q| square_image(g, n, q)).collect();
                         both(&row_masks(n, &image), &format!("n {n}, {image:?}"));
                     }
                 }
@@ -601,12 +616,13 @@ pub(super) mod tests {
         // first), or transposed, never as given.
         let n = 12;
         let placed = [(11, 0), (10, 2), (9, 4)];
-        let image = oriented(n, &placed);
+        let (image, estimate) = oriented(n, &placed);
         assert_ne!(image, placed.to_vec());
         let est = |p: &[(usize, usize)]| estimate_nodes(&row_masks(n, p));
         assert!(est(&image) < est(&placed), "{image:?}");
+        assert_eq!(estimate, est(&image), "the image's own estimate");
         assert_eq!(est(&placed), est(&placed), "deterministic");
-        assert!(oriented(n, &[]).is_empty());
+        assert!(oriented(n, &[]).0.is_empty());
     }
 
     #[test]

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use super::queens::{QueensError, MAX_N};
+use super::queens::{square_image, QueensError, MAX_N};
 use crate::xcc::OptionId;
 
 /// One unit: a border placement and the size of its orbit.
@@ -88,27 +88,12 @@ pub fn border_placements(n: usize) -> Result<Vec<Vec<(usize, usize)>>, QueensErr
     Ok(out)
 }
 
-/// The image of square `(r, c)` under symmetry `g` (0..8) of the `n` x `n` square.
-fn image(g: usize, n: usize, (r, c): (usize, usize)) -> (usize, usize) {
-    let m = n - 1;
-    match g {
-        0 => (r, c),
-        1 => (c, m - r),
-        2 => (m - r, m - c),
-        3 => (m - c, r),
-        4 => (r, m - c),
-        5 => (m - r, c),
-        6 => (c, r),
-        _ => (m - c, m - r),
-    }
-}
-
 /// The options of `queens` mapped by symmetry `g`, increasing.
 fn image_options(g: usize, n: usize, queens: &[(usize, usize)]) -> Vec<OptionId> {
     let mut o: Vec<OptionId> = queens
         .iter()
         .map(|&q| {
-            let (r, c) = image(g, n, q);
+            let (r, c) = square_image(g, n, q);
             (r * n + c) as OptionId
         })
         .collect();
@@ -281,10 +266,10 @@ mod tests {
     fn images_are_the_eight_symmetries_of_the_square() {
         // A square off every axis has 8 distinct images, each an involution or a rotation.
         let n = 5;
-        let images: BTreeSet<(usize, usize)> = (0..8).map(|g| image(g, n, (0, 1))).collect();
+        let images: BTreeSet<(usize, usize)> = (0..8).map(|g| square_image(g, n, (0, 1))).collect();
         assert_eq!(images.len(), 8);
         for g in 0..8 {
-            let twice = image(g, n, image(g, n, (0, 1)));
+            let twice = square_image(g, n, square_image(g, n, (0, 1)));
             let rotation = matches!(g, 1 | 3);
             assert_eq!(twice == (0, 1), !rotation, "g = {g}");
         }
