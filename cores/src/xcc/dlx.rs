@@ -6,8 +6,8 @@
 //! field holding the item's list length; then a spacer, the nodes of option 0, a spacer, the
 //! nodes of option 1, ... A spacer's `top` is `-(option index)` (<= 0), its `up` points to the
 //! first node of the option before it and its `down` to the last node of the option after it.
-//! Active items form a circular list through `items[0]` (primary) and `items[N + 1]`
-//! (secondary).
+//! The active items are a bitmap (`super::active`), not Knuth's circular list: the same
+//! order, with the lengths read without a chain of dependent loads.
 //!
 //! The node fields live in separate arrays (`links` for `up`/`down`, `tops`, `colours`):
 //! the hot loops touch 8-byte links at random and read `tops` sequentially along an option,
@@ -34,6 +34,7 @@ use std::time::Instant;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::active::Active;
 use super::problem::{ItemId, OptionId, Problem};
 use super::search::{Branching, Choice, Flow, Limits, Outcome, PrefixError};
 use super::stats::{LevelStats, Stats};
@@ -65,13 +66,6 @@ struct Span {
     last: u32,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C)]
-struct Link {
-    prev: u32,
-    next: u32,
-}
-
 /// A solution visitor as the search loop sees it.
 type Visitor<'v> = &'v mut dyn FnMut(&[OptionId]) -> Flow;
 
@@ -88,8 +82,8 @@ pub struct Dlx<'p> {
     colours: Vec<i32>,
     /// Per node, the span of its option (option nodes only; zero elsewhere).
     spans: Vec<Span>,
-    /// Active items: `items[0]` heads the primary list, `items[N + 1]` the secondary one.
-    items: Vec<Link>,
+    /// The active items (headers `1..=N`).
+    active: Active,
     /// The first node index of each option (after its spacer).
     option_first: Vec<u32>,
     choice: Choice,
@@ -104,6 +98,8 @@ pub struct Dlx<'p> {
     /// Whether some option gives an item a colour; if not, the search runs the colour-blind
     /// instance of the dance (`COLOURS = false`), which skips the colour tests.
     coloured: bool,
+    /// The length shared by every option, or 0 if they differ (see `hide`).
+    uniform_len: u32,
     stats: Stats,
 }
 
@@ -116,22 +112,6 @@ impl<'p> Dlx<'p> {
     pub fn with_choice(problem: &'p Problem, choice: Choice) -> Self {
         let n = problem.num_items();
         let n1 = problem.num_primary();
-        let mut items = vec![Link::default(); n + 2];
-        // Primary list: 0 -> 1 -> ... -> n1 -> 0. Secondary: n+1 -> n1+1 -> ... -> n -> n+1.
-        let link_ring =
-            |items: &mut Vec<Link>, head: usize, members: std::ops::RangeInclusive<usize>| {
-                let mut prev = head;
-                for i in members {
-                    items[prev].next = i as u32;
-                    items[i].prev = prev as u32;
-                    prev = i;
-                }
-                items[prev].next = head as u32;
-                items[head].prev = prev as u32;
-            };
-        link_ring(&mut items, 0, 1..=n1);
-        link_ring(&mut items, n + 1, n1 + 1..=n);
-
         let total = n + 1 + problem.num_options() + 1 + problem.num_incidences();
         let mut nodes = Vec::with_capacity(total);
         nodes.push(Node::default());
@@ -196,7 +176,7 @@ impl<'p> Dlx<'p> {
             tops: nodes.iter().map(|n| n.top).collect(),
             colours: nodes.iter().map(|n| n.colour).collect(),
             spans,
-            items,
+            active: Active::new(n, n1),
             option_first,
             choice,
             rng: ChaCha8Rng::seed_from_u64(match choice {
@@ -208,6 +188,15 @@ impl<'p> Dlx<'p> {
             choice_node: vec![0; depth],
             choice_item: vec![0; depth],
             coloured: problem.options().any(|o| o.iter().any(|&(_, c)| c != 0)),
+            uniform_len: {
+                let mut lens = problem.options().map(|o| o.len() as u32);
+                let first = lens.next().unwrap_or(0);
+                if lens.all(|l| l == first) {
+                    first
+                } else {
+                    0
+                }
+            },
             stats: Stats {
                 profile: vec![LevelStats::default(); depth],
                 ..Stats::default()
@@ -304,20 +293,6 @@ impl<'p> Dlx<'p> {
         unsafe { *self.spans.get_unchecked(x as usize) }
     }
 
-    #[inline(always)]
-    fn it(&self, i: u32) -> &Link {
-        debug_assert!((i as usize) < self.items.len());
-        // SAFETY: item links are valid indices into `items` (module invariant).
-        unsafe { self.items.get_unchecked(i as usize) }
-    }
-
-    #[inline(always)]
-    fn it_mut(&mut self, i: u32) -> &mut Link {
-        debug_assert!((i as usize) < self.items.len());
-        // SAFETY: as in `it`.
-        unsafe { self.items.get_unchecked_mut(i as usize) }
-    }
-
     /// Removes the other nodes of `p`'s option from their item lists, counting the removals
     /// in `updates` (a local of the caller, so that it stays in a register).
     ///
@@ -325,31 +300,35 @@ impl<'p> Dlx<'p> {
     /// (then every `colour` is 0, purification never happens, and the colour tests below and
     /// in `commit` are always true); `search` picks the instance from `self.coloured`.
     #[inline(always)]
-    fn hide<const COLOURS: bool>(&mut self, p: u32, updates: &mut u64) {
+    fn hide<const COLOURS: bool, const LEN: u32>(&mut self, p: u32, updates: &mut u64) {
         // The other nodes of the option, cyclically to the right of `p`: a counted loop (its
-        // exit is predictable when options have equal lengths) with a branch-free wrap.
+        // exit is predictable when options have equal lengths, and it unrolls when `LEN`
+        // fixes that length) with a branch-free wrap.
         let Span { first, last } = self.span(p);
-        let mut q = p;
-        for _ in first..last {
-            q = if q == last { first } else { q + 1 };
+        for k in 1..Self::length::<LEN>(first, last) {
+            let q = Self::right::<LEN>(p, k, first, last);
             if !COLOURS || self.colour(q) >= 0 {
                 let UpDown { up, down } = self.link(q);
                 let top = self.top(q);
                 self.link_mut(up).down = down;
                 self.link_mut(down).up = up;
                 *self.top_mut(top as u32) -= 1;
-                *updates += 1;
+                if COLOURS {
+                    *updates += 1;
+                }
             }
+        }
+        if !COLOURS {
+            *updates += u64::from(last - first);
         }
     }
 
     /// Undoes `hide(p)`, visiting the nodes in the opposite order (cyclically to the left).
     #[inline(always)]
-    fn unhide<const COLOURS: bool>(&mut self, p: u32) {
+    fn unhide<const COLOURS: bool, const LEN: u32>(&mut self, p: u32) {
         let Span { first, last } = self.span(p);
-        let mut q = p;
-        for _ in first..last {
-            q = if q == first { last } else { q - 1 };
+        for k in 1..Self::length::<LEN>(first, last) {
+            let q = Self::left::<LEN>(p, k, first, last);
             if !COLOURS || self.colour(q) >= 0 {
                 let UpDown { up, down } = self.link(q);
                 let top = self.top(q);
@@ -360,32 +339,62 @@ impl<'p> Dlx<'p> {
         }
     }
 
+    /// The length of the option `first..=last`: `LEN` when the dance is specialised to
+    /// options of one length (then `last - first + 1 == LEN` for every option), else read.
+    #[inline(always)]
+    fn length<const LEN: u32>(first: u32, last: u32) -> u32 {
+        debug_assert!(LEN == 0 || last - first + 1 == LEN);
+        if LEN > 0 {
+            LEN
+        } else {
+            last - first + 1
+        }
+    }
+
+    /// The node `k` places cyclically to the right of `p` in its option `first..=last`
+    /// (`0 < k < length`).
+    #[inline(always)]
+    fn right<const LEN: u32>(p: u32, k: u32, first: u32, last: u32) -> u32 {
+        let q = p + k;
+        if q > last {
+            q - Self::length::<LEN>(first, last)
+        } else {
+            q
+        }
+    }
+
+    /// The node `k` places cyclically to the left of `p` in its option `first..=last`.
+    #[inline(always)]
+    fn left<const LEN: u32>(p: u32, k: u32, first: u32, last: u32) -> u32 {
+        if p < first + k {
+            p + Self::length::<LEN>(first, last) - k
+        } else {
+            p - k
+        }
+    }
+
     /// Covers item header `i`: hides every option in its list, then unlinks it.
     #[inline(always)]
-    fn cover<const COLOURS: bool>(&mut self, i: u32, updates: &mut u64) {
+    fn cover<const COLOURS: bool, const LEN: u32>(&mut self, i: u32, updates: &mut u64) {
         let mut p = self.down(i);
         while p != i {
             // `hide(p)` changes no link in item `i`'s list, so the next option can be
             // fetched first, overlapping its cache miss with this option's work.
             let next = self.down(p);
-            self.hide::<COLOURS>(p, updates);
+            self.hide::<COLOURS, LEN>(p, updates);
             p = next;
         }
-        let Link { prev, next } = *self.it(i);
-        self.it_mut(prev).next = next;
-        self.it_mut(next).prev = prev;
+        self.active.remove(i);
         *updates += 1;
     }
 
     #[inline(always)]
-    fn uncover<const COLOURS: bool>(&mut self, i: u32) {
-        let Link { prev, next } = *self.it(i);
-        self.it_mut(prev).next = i;
-        self.it_mut(next).prev = i;
+    fn uncover<const COLOURS: bool, const LEN: u32>(&mut self, i: u32) {
+        self.active.insert(i);
         let mut p = self.up(i);
         while p != i {
             let next = self.up(p);
-            self.unhide::<COLOURS>(p);
+            self.unhide::<COLOURS, LEN>(p);
             p = next;
         }
     }
@@ -399,49 +408,45 @@ impl<'p> Dlx<'p> {
             if self.colour(q) == c {
                 *self.colour_mut(q) = -1;
             } else {
-                self.hide::<true>(q, updates);
+                self.hide::<true, 0>(q, updates);
             }
             q = self.down(q);
         }
-        // An item purified to a colour leaves the active list like a covered one.
-        let Link { prev, next } = *self.it(i);
-        self.it_mut(prev).next = next;
-        self.it_mut(next).prev = prev;
+        // An item purified to a colour leaves the active items like a covered one.
+        self.active.remove(i);
         *updates += 1;
     }
 
     fn unpurify(&mut self, p: u32) {
         let c = self.colour(p);
         let i = self.top(p) as u32;
-        let Link { prev, next } = *self.it(i);
-        self.it_mut(prev).next = i;
-        self.it_mut(next).prev = i;
+        self.active.insert(i);
         let mut q = self.up(i);
         while q != i {
             if self.colour(q) < 0 {
                 *self.colour_mut(q) = c;
             } else {
-                self.unhide::<true>(q);
+                self.unhide::<true, 0>(q);
             }
             q = self.up(q);
         }
     }
 
     #[inline(always)]
-    fn commit<const COLOURS: bool>(&mut self, p: u32, updates: &mut u64) {
+    fn commit<const COLOURS: bool, const LEN: u32>(&mut self, p: u32, updates: &mut u64) {
         let colour = if COLOURS { self.colour(p) } else { 0 };
         if colour == 0 {
-            self.cover::<COLOURS>(self.top(p) as u32, updates);
+            self.cover::<COLOURS, LEN>(self.top(p) as u32, updates);
         } else if colour > 0 {
             self.purify(p, updates);
         }
     }
 
     #[inline(always)]
-    fn uncommit<const COLOURS: bool>(&mut self, p: u32) {
+    fn uncommit<const COLOURS: bool, const LEN: u32>(&mut self, p: u32) {
         let colour = if COLOURS { self.colour(p) } else { 0 };
         if colour == 0 {
-            self.uncover::<COLOURS>(self.top(p) as u32);
+            self.uncover::<COLOURS, LEN>(self.top(p) as u32);
         } else if colour > 0 {
             self.unpurify(p);
         }
@@ -449,66 +454,37 @@ impl<'p> Dlx<'p> {
 
     /// Commits the items of `x`'s option other than `x`'s own (already covered) item.
     #[inline(always)]
-    fn choose_rest<const COLOURS: bool>(&mut self, x: u32, updates: &mut u64) {
+    fn choose_rest<const COLOURS: bool, const LEN: u32>(&mut self, x: u32, updates: &mut u64) {
         // Cyclically to the right of `x`, as in `hide`.
         let Span { first, last } = self.span(x);
-        let mut p = x;
-        for _ in first..last {
-            p = if p == last { first } else { p + 1 };
-            self.commit::<COLOURS>(p, updates);
+        for k in 1..Self::length::<LEN>(first, last) {
+            let p = Self::right::<LEN>(x, k, first, last);
+            self.commit::<COLOURS, LEN>(p, updates);
         }
     }
 
     /// Undoes `choose_rest(x)`, cyclically to the left of `x`.
     #[inline(always)]
-    fn unchoose_rest<const COLOURS: bool>(&mut self, x: u32) {
+    fn unchoose_rest<const COLOURS: bool, const LEN: u32>(&mut self, x: u32) {
         let Span { first, last } = self.span(x);
-        let mut p = x;
-        for _ in first..last {
-            p = if p == first { last } else { p - 1 };
-            self.uncommit::<COLOURS>(p);
+        for k in 1..Self::length::<LEN>(first, last) {
+            let p = Self::left::<LEN>(x, k, first, last);
+            self.uncommit::<COLOURS, LEN>(p);
         }
     }
 
     /// The item to branch on, or 0 when no primary item is left (a solution).
     #[inline(always)]
     fn choose_item(&mut self) -> u32 {
-        let first = self.it(0).next;
-        if first == 0 {
-            return 0;
-        }
         match self.choice {
-            Choice::Mrv => {
-                let mut best = first;
-                let mut best_len = self.top(first);
-                let mut k = self.it(first).next;
-                while best_len > 0 && k != 0 {
-                    let len = self.top(k);
-                    if len < best_len {
-                        best = k;
-                        best_len = len;
-                    }
-                    k = self.it(k).next;
-                }
-                best
-            }
-            Choice::First => first,
-            Choice::Random(_) => {
-                let mut count = 0u32;
-                let mut k = first;
-                while k != 0 {
-                    count += 1;
-                    k = self.it(k).next;
-                }
-                let mut r = self.rng.random_range(0..count);
-                let mut k = first;
-                while r > 0 {
-                    k = self.it(k).next;
-                    r -= 1;
-                }
-                k
-            }
+            Choice::Mrv => self.active.shortest(&self.tops),
+            Choice::First => self.active.first(),
+            Choice::Random(_) => match self.active.count() {
+                0 => None,
+                count => self.active.nth(self.rng.random_range(0..count)),
+            },
         }
+        .unwrap_or(0)
     }
 
     fn option_of_node(&self, x: u32) -> OptionId {
@@ -550,7 +526,7 @@ impl<'p> Dlx<'p> {
             let len = self.problem.option(o).len() as u32;
             for p in first..first + len {
                 // Prefix updates are not search updates (see `stats`).
-                self.commit::<true>(p, &mut 0);
+                self.commit::<true, 0>(p, &mut 0);
             }
         }
         self.item_state = state;
@@ -640,14 +616,21 @@ impl<'p> Dlx<'p> {
     /// Algorithm X, iteratively (Knuth's steps X2-X8), counting into `self.stats`.
     fn search(&mut self, limits: &Limits, visit: Option<Visitor<'_>>, limit: u128) -> Outcome {
         if self.coloured {
-            self.search_in::<true>(limits, visit, limit)
+            self.search_in::<true, 0>(limits, visit, limit)
         } else {
-            self.search_in::<false>(limits, visit, limit)
+            // Options of one length get a dance unrolled to it.
+            match self.uniform_len {
+                3 => self.search_in::<false, 3>(limits, visit, limit),
+                4 => self.search_in::<false, 4>(limits, visit, limit),
+                5 => self.search_in::<false, 5>(limits, visit, limit),
+                6 => self.search_in::<false, 6>(limits, visit, limit),
+                _ => self.search_in::<false, 0>(limits, visit, limit),
+            }
         }
     }
 
     /// `search` with the dance's colour tests compiled in or out (see `hide`).
-    fn search_in<const COLOURS: bool>(
+    fn search_in<const COLOURS: bool, const LEN: u32>(
         &mut self,
         limits: &Limits,
         mut visit: Option<Visitor<'_>>,
@@ -700,11 +683,11 @@ impl<'p> Dlx<'p> {
                     }
                     self.stats.profile[level].backtracks += 1;
                     level -= 1;
-                    self.advance::<COLOURS>(level);
+                    self.advance::<COLOURS, LEN>(level);
                     continue;
                 }
                 let degree = self.top(i) as u64;
-                self.cover::<COLOURS>(i, &mut updates);
+                self.cover::<COLOURS, LEN>(i, &mut updates);
                 self.account_node(level, degree, &mut updates);
                 self.choice_item[level] = i;
                 self.choice_node[level] = self.down(i);
@@ -713,17 +696,17 @@ impl<'p> Dlx<'p> {
             let i = self.choice_item[level];
             let x = self.choice_node[level];
             if x == i {
-                self.uncover::<COLOURS>(i);
+                self.uncover::<COLOURS, LEN>(i);
                 if level == 0 {
                     break 'search Outcome::Complete;
                 }
                 self.stats.profile[level].backtracks += 1;
                 level -= 1;
-                self.advance::<COLOURS>(level);
+                self.advance::<COLOURS, LEN>(level);
                 enter = false;
                 continue;
             }
-            self.choose_rest::<COLOURS>(x, &mut updates);
+            self.choose_rest::<COLOURS, LEN>(x, &mut updates);
             level += 1;
             enter = true;
         };
@@ -748,9 +731,9 @@ impl<'p> Dlx<'p> {
 
     /// Undoes the option at `level` and moves to the next one in its item's list.
     #[inline(always)]
-    fn advance<const COLOURS: bool>(&mut self, level: usize) {
+    fn advance<const COLOURS: bool, const LEN: u32>(&mut self, level: usize) {
         let x = self.choice_node[level];
-        self.unchoose_rest::<COLOURS>(x);
+        self.unchoose_rest::<COLOURS, LEN>(x);
         self.choice_node[level] = self.down(x);
     }
 
@@ -781,8 +764,8 @@ impl<'p> Dlx<'p> {
             level -= 1;
             let x = self.choice_node[level];
             // The coloured instance undoes either kind of dance.
-            self.unchoose_rest::<true>(x);
-            self.uncover::<true>(self.choice_item[level]);
+            self.unchoose_rest::<true, 0>(x);
+            self.uncover::<true, 0>(self.choice_item[level]);
         }
     }
 
@@ -807,7 +790,7 @@ impl<'p> Dlx<'p> {
                 break;
             }
             let degree = self.top(i) as u32;
-            self.cover::<true>(i, &mut made);
+            self.cover::<true, 0>(i, &mut made);
             updates += weight * made as f64;
             made = 0;
             self.choice_item[level] = i;
@@ -821,7 +804,7 @@ impl<'p> Dlx<'p> {
                 x = self.down(x);
             }
             self.choice_node[level] = x;
-            self.choose_rest::<true>(x, &mut made);
+            self.choose_rest::<true, 0>(x, &mut made);
             weight *= degree as f64;
             level += 1;
         }
@@ -831,9 +814,9 @@ impl<'p> Dlx<'p> {
             let x = self.choice_node[level];
             let i = self.choice_item[level];
             if x != i {
-                self.unchoose_rest::<true>(x);
+                self.unchoose_rest::<true, 0>(x);
             }
-            self.uncover::<true>(i);
+            self.uncover::<true, 0>(i);
         }
         (nodes, updates, solutions)
     }
@@ -845,8 +828,8 @@ impl<'p> Dlx<'p> {
         for (x, l) in self.links.iter().enumerate() {
             (l.up, l.down, self.tops[x], self.colours[x]).hash(&mut h);
         }
-        for l in &self.items {
-            (l.prev, l.next).hash(&mut h);
+        for h_ in 1..=self.problem.num_items() as u32 {
+            self.active.contains(h_).hash(&mut h);
         }
         h.finish()
     }

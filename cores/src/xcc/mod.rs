@@ -2,6 +2,7 @@
 //! Algorithm X / DLX2, seed 000 sections 2.3-2.4), its instrumentation and the Monte Carlo
 //! tree-size estimator.
 
+mod active;
 pub mod dlx;
 pub mod dlx_format;
 pub mod estimate;
