@@ -355,48 +355,54 @@ impl<'p> Dlx<'p> {
     /// (`0 < k < length`).
     #[inline(always)]
     fn right<const LEN: u32>(p: u32, k: u32, first: u32, last: u32) -> u32 {
+        // Whether to wrap depends on `p`'s place in its option: as good as random, so a
+        // select rather than a branch.
         let q = p + k;
-        if q > last {
-            q - Self::length::<LEN>(first, last)
-        } else {
-            q
-        }
+        std::hint::select_unpredictable(q > last, q - Self::length::<LEN>(first, last), q)
     }
 
     /// The node `k` places cyclically to the left of `p` in its option `first..=last`.
     #[inline(always)]
     fn left<const LEN: u32>(p: u32, k: u32, first: u32, last: u32) -> u32 {
-        if p < first + k {
-            p + Self::length::<LEN>(first, last) - k
-        } else {
-            p - k
-        }
+        std::hint::select_unpredictable(
+            p < first + k,
+            p + Self::length::<LEN>(first, last) - k,
+            p - k,
+        )
     }
 
     /// Covers item header `i`: hides every option in its list, then unlinks it.
+    ///
+    /// The walk is counted by the list's length rather than ended at the header: the loop's
+    /// exit, mispredicted whenever the length changed, then depends on a counter and not on
+    /// a load, so the mispredict is found early and costs less.
     #[inline(always)]
     fn cover<const COLOURS: bool, const LEN: u32>(&mut self, i: u32, updates: &mut u64) {
         let mut p = self.down(i);
-        while p != i {
+        for _ in 0..self.top(i) {
             // `hide(p)` changes no link in item `i`'s list, so the next option can be
             // fetched first, overlapping its cache miss with this option's work.
             let next = self.down(p);
             self.hide::<COLOURS, LEN>(p, updates);
             p = next;
         }
+        debug_assert_eq!(p, i);
         self.active.remove(i);
         *updates += 1;
     }
 
+    /// Undoes `cover(i)`. Item `i`'s list and its length have not changed since: every option
+    /// of the list was hidden from the other items' lists, so no later cover reaches it.
     #[inline(always)]
     fn uncover<const COLOURS: bool, const LEN: u32>(&mut self, i: u32) {
         self.active.insert(i);
         let mut p = self.up(i);
-        while p != i {
+        for _ in 0..self.top(i) {
             let next = self.up(p);
             self.unhide::<COLOURS, LEN>(p);
             p = next;
         }
+        debug_assert_eq!(p, i);
     }
 
     /// Keeps only the options that give item `top(p)` the colour of `p`.
