@@ -1,6 +1,6 @@
 //! The bitboard queens core (`cores::grids::queens`) against the Dancing Links engine on
 //! the same boards, in one run: the core's search one square at a time ("scalar") and on 32
-//! subtrees at once in AVX-512 lanes ("lanes", what `count_queens` runs where the CPU has
+//! or 64 subtrees at once in AVX-512 lanes ("lanes", what `count_queens` runs where the CPU has
 //! them), solutions/s of each and the ratios of their times; then both on the border units
 //! of the same board (`cores::grids::queens_units`, the `queens-border` generator's units,
 //! one per symmetry class of the queens on the border). Between them, the lanes on the

@@ -18,6 +18,8 @@ pub mod groups;
 pub mod queens;
 #[cfg(target_arch = "x86_64")]
 mod queens_lanes;
+#[cfg(target_arch = "x86_64")]
+mod queens_lanes16;
 pub mod queens_units;
 pub mod rows;
 pub mod symmetry;

@@ -22,7 +22,9 @@
 //! at once in vector lanes ([`super::queens_lanes`]): 4.2 times the scalar search on the
 //! border units of 20 queens (`cargo bench -p cores --bench queens -- --every=200 20`), with
 //! the same counts (tested against it on every border unit of 10 to 12 queens and random
-//! boards of 8 to 24).
+//! boards of 8 to 24). Boards of at most 16 rows go to 16-bit lanes, 64 subtrees at once
+//! ([`super::queens_lanes16`], AVX-512 BW and BITALG too): 8.3 times the scalar search on
+//! the whole board of 16 queens.
 //!
 //! Counts equal the Dancing Links engine's on the same prefixes (tested here and in
 //! `grids::tests`); `nodes` counts the squares the search tries in every row but the last
@@ -224,8 +226,8 @@ fn estimate_nodes(allowed: &[u32]) -> f64 {
 
 /// The search of [`count_queens`] over the per-row masks `allowed` (one row per entry, at
 /// least one) whose [`estimate_nodes`] is `estimate`: `(solutions, nodes)`, `None` when
-/// `stop` was set. On 32 subtrees at once in AVX-512 lanes ([`super::queens_lanes`]) where
-/// the CPU has them and the board is in its range of sizes and large enough, else one
+/// `stop` was set. On 32 or 64 subtrees at once in AVX-512 lanes ([`super::queens_lanes`])
+/// where the CPU has them and the board is in its range of sizes and large enough, else one
 /// square at a time ([`search_scalar`]); both count the same.
 fn search(allowed: &[u32], estimate: f64, stop: &AtomicBool) -> Option<(u64, u64)> {
     #[cfg(target_arch = "x86_64")]
@@ -570,10 +572,22 @@ pub(super) mod tests {
                 return;
             }
             let stop = AtomicBool::new(false);
+            // Both widths of lanes: `search` runs the 16-bit lanes on boards they fit (where
+            // the CPU has them), `search_wide` always the 32-bit ones.
+            let narrow = super::super::queens_lanes16::available();
+            if !narrow {
+                eprintln!("this CPU has no AVX-512 BW/BITALG: the 16-bit lanes are not tested");
+            }
             let both = |allowed: &[u32], what: &str| {
                 let want = search_scalar(allowed, &stop).unwrap();
                 let got = queens_lanes::search(allowed, &stop).unwrap();
                 assert_eq!(got.0, want.0, "solutions, {what}");
+                let wide = queens_lanes::search_wide(allowed, &stop).unwrap();
+                assert_eq!(wide.0, want.0, "solutions in 32-bit lanes, {what}");
+                if narrow && allowed.len() <= 16 {
+                    // The two widths step the same tree.
+                    assert_eq!(got.1, wide.1, "nodes, {what}");
+                }
                 got
             };
             // Whole boards: A000170 (n = 8 .. 14) by both searches.
