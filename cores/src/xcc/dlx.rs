@@ -355,6 +355,9 @@ impl<'p> Dlx<'p> {
     /// (`0 < k < length`).
     #[inline(always)]
     fn right<const LEN: u32>(p: u32, k: u32, first: u32, last: u32) -> u32 {
+        if LEN.is_power_of_two() {
+            return first + ((p - first + k) & (LEN - 1));
+        }
         // Whether to wrap depends on `p`'s place in its option: as good as random, so a
         // select rather than a branch.
         let q = p + k;
@@ -364,6 +367,9 @@ impl<'p> Dlx<'p> {
     /// The node `k` places cyclically to the left of `p` in its option `first..=last`.
     #[inline(always)]
     fn left<const LEN: u32>(p: u32, k: u32, first: u32, last: u32) -> u32 {
+        if LEN.is_power_of_two() {
+            return first + ((p - first + LEN - k) & (LEN - 1));
+        }
         std::hint::select_unpredictable(
             p < first + k,
             p + Self::length::<LEN>(first, last) - k,
