@@ -20,9 +20,15 @@
 //!   its counts are not the seed's;
 //! - naked singles (a cell with one digit left) by bit-sliced counting over the nine digits,
 //!   and hidden singles in columns by folding the three rows of each band;
-//! - search: the first cell with two candidates (PS-1-2's pair domains), else the first
-//!   cell with the fewest; a choice (like a given) clears the digit from the cell's peers
-//!   at once (`PEERS`); states are copied (about 120 bytes), never undone.
+//! - triads (once the rules above are quiescent): each digit's bands-by-columns matrix of
+//!   a stack must be a permutation too, and every minirow and minicolumn holds exactly
+//!   three digits: three candidate digits are all there, three forced digits leave no room
+//!   for another (tdoku's triad clauses);
+//! - search: on triads, as tdoku does: the band or stack whose digits have the fewest
+//!   permutations left, in it the digit with the fewest (one child per permutation); a cell
+//!   only when every digit is fixed (the first cell with two candidates, else the first
+//!   with the fewest; a choice clears the digit from the cell's peers at once, `PEERS`);
+//!   states are copied (about 120 bytes), never undone.
 //!
 //! Invariant: a cleared bit is a value no solution extending the current branch can use,
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
@@ -32,6 +38,8 @@
 use super::SolveError;
 
 const ROW: u32 = 0x1FF;
+const TRIADS: bool = true;
+const TRIAD_BRANCH: bool = true;
 const BAND: u32 = 0x7FF_FFFF;
 /// Bit `c` of a 9-bit column set copied to the three rows of a band.
 const COLUMN_SPREAD: u32 = 1 | 1 << 9 | 1 << 18;
@@ -107,6 +115,135 @@ const POINTING: [u32; 512] = {
     t
 };
 
+/// For a 3x3 occupancy matrix (bit `3 * row + box`), the entries (same bits) that lie on
+/// some permutation of the matrix (`ALLOWED`) and on every one (`FORCED`); 0 when there is
+/// none.
+const PERMS3: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
+const fn perm_table(forced: bool) -> [u16; 512] {
+    let mut t = [0u16; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut any = 0u16;
+        let mut all = 0x1FFu16;
+        let mut found = false;
+        let mut p = 0;
+        while p < 6 {
+            let perm = PERMS3[p];
+            let mut m = 0u16;
+            let mut r = 0;
+            while r < 3 {
+                m |= 1 << (3 * r + perm[r]);
+                r += 1;
+            }
+            if s as u16 & m == m {
+                any |= m;
+                all &= m;
+                found = true;
+            }
+            p += 1;
+        }
+        t[s] = if !found {
+            0
+        } else if forced {
+            all
+        } else {
+            any
+        };
+        s += 1;
+    }
+    t
+}
+
+const ALLOWED: [u16; 512] = perm_table(false);
+const PERM_MASKS: [u16; 6] = {
+    let mut t = [0u16; 6];
+    let mut p = 0;
+    while p < 6 {
+        let mut r = 0;
+        while r < 3 {
+            t[p] |= 1 << (3 * r + PERMS3[p][r]);
+            r += 1;
+        }
+        p += 1;
+    }
+    t
+};
+const PERM_COUNT: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut p = 0;
+        while p < 6 {
+            if PERM_MASKS[p] & !(s as u16) == 0 {
+                t[s] += 1;
+            }
+            p += 1;
+        }
+        s += 1;
+    }
+    t
+};
+const FORCED: [u16; 512] = perm_table(true);
+
+/// For a set of entries of a 3x3 matrix (bit `3 * row + box`) known to be in the
+/// permutation, the entries this excludes: the rest of their rows and boxes.
+const EXCLUDED: [u16; 512] = {
+    let mut t = [0u16; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut m = 0u16;
+        let mut e = 0;
+        while e < 9 {
+            if s >> e & 1 != 0 {
+                let (r, k) = (e / 3, e % 3);
+                m |= (7 << (3 * r) | 0o111 << k) & !(1 << e);
+            }
+            e += 1;
+        }
+        t[s] = m;
+        s += 1;
+    }
+    t
+};
+
+/// For a set of triads of a band (bit `3 * row + box`), their cells (27-bit band word).
+const TRIAD_CELLS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut m = 0u32;
+        let mut e = 0;
+        while e < 9 {
+            if s >> e & 1 != 0 {
+                m |= 7 << (9 * (e / 3) + 3 * (e % 3));
+            }
+            e += 1;
+        }
+        t[s] = m;
+        s += 1;
+    }
+    t
+};
+
+/// The three 3-bit groups of a 9-bit column set moved to bits 0, 9, 18.
+const STACK_SPREAD: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut v = 0;
+    while v < 512 {
+        t[v] = (v & 7 | (v & 0o70) << 6 | (v & 0o700) << 12) as u32;
+        v += 1;
+    }
+    t
+};
+
 /// The two other bands of each band.
 const OTHER_BANDS: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
 
@@ -129,6 +266,14 @@ const PEERS: [[u32; 3]; 81] = {
     }
     t
 };
+
+/// Each digit's 3x3 matrices (bit `3 * row + box`): `h[3 * digit + band]` rows by boxes
+/// of a band, `v[3 * digit + stack]` bands by columns of a stack.
+#[derive(Default)]
+struct Matrices {
+    h: [u16; 27],
+    v: [u16; 27],
+}
 
 #[derive(Clone, Copy)]
 struct State {
@@ -326,8 +471,104 @@ impl State {
         Some(found)
     }
 
+    /// Triad reasoning: each digit's column-by-band matrix of a stack must be a
+    /// permutation; every minirow and minicolumn (triad) holds exactly three digits, so a
+    /// triad with three candidate digits has them all, and a triad with three forced digits
+    /// has no other. `Some(true)` if anything was cleared, `None` on a contradiction. The
+    /// digits' matrices are left in `m` (for the branching choice).
+    fn triads(&mut self, m: &mut Matrices) -> Option<bool> {
+        let mut cand = [0u64; 9];
+        let mut forced = [0u64; 9];
+        let (mut s0, mut s1, mut s2) = (0u64, 0u64, 0u64);
+        let (mut f0, mut f1, mut f2) = (0u64, 0u64, 0u64);
+        let mut stack_rule = 0u32;
+        for d in 0..9 {
+            let mut h = 0u64;
+            let mut hf = 0u64;
+            let mut v = 0u32;
+            for b in 0..3 {
+                let x = self.f[3 * d + b];
+                let idx = (SHRINK[(x & ROW) as usize]
+                    | SHRINK[(x >> 9 & ROW) as usize] << 3
+                    | SHRINK[(x >> 18) as usize] << 6) as u16;
+                m.h[3 * d + b] = idx;
+                h |= u64::from(idx) << (9 * b);
+                hf |= u64::from(FORCED[idx as usize]) << (9 * b);
+                v |= STACK_SPREAD[((x | x >> 9 | x >> 18) & ROW) as usize] << (3 * b);
+            }
+            // `v`: bit 9 * stack + 3 * band + column-in-stack, so each stack's matrix is a
+            // 9-bit field (band = row of the matrix, column = box).
+            let mut vf = 0u32;
+            for s in 0..3 {
+                let idx = (v >> (9 * s) & ROW) as u16;
+                m.v[3 * d + s] = idx;
+                vf |= u32::from(FORCED[idx as usize]) << (9 * s);
+                stack_rule |= u32::from(ALLOWED[idx as usize] != idx) << d;
+            }
+            let c = h | u64::from(v) << 32;
+            let f = hf | u64::from(vf) << 32;
+            cand[d] = c;
+            forced[d] = f;
+            // Saturating bit-sliced counters: s0, s1 the count's bits, s2 "four or more".
+            let k0 = s0 & c;
+            s0 ^= c;
+            s2 |= s1 & k0;
+            s1 ^= k0;
+            let k0 = f0 & f;
+            f0 ^= f;
+            f2 |= f1 & k0;
+            f1 ^= k0;
+        }
+        const VALID: u64 = (BAND as u64) | (BAND as u64) << 32;
+        let three = s0 & s1 & !s2;
+        if !s2 & !three & VALID != 0 || f2 != 0 {
+            return None;
+        }
+        let full = f0 & f1 & !f2;
+        let mut changed = false;
+        for d in 0..9 {
+            let gain = cand[d] & three & !forced[d];
+            let lose = cand[d] & full & !forced[d];
+            if gain | lose == 0 && stack_rule >> d & 1 == 0 {
+                continue;
+            }
+            changed = true;
+            let (vg, vl) = ((gain >> 32) as u32, (lose >> 32) as u32);
+            let mut allowed = 0u32;
+            for s in 0..3 {
+                let idx = m.v[3 * d + s];
+                let fixed = FORCED[idx as usize] | (vg >> (9 * s)) as u16 & 0x1FF;
+                let keep = idx & !EXCLUDED[fixed as usize] & !((vl >> (9 * s)) as u16 & 0x1FF);
+                let a = ALLOWED[keep as usize];
+                if a == 0 {
+                    return None;
+                }
+                allowed |= u32::from(a) << (9 * s);
+            }
+            for b in 0..3 {
+                let idx = m.h[3 * d + b];
+                let g = (gain >> (9 * b)) as u16 & 0x1FF;
+                let l = (lose >> (9 * b)) as u16 & 0x1FF;
+                let fixed = FORCED[idx as usize] | g;
+                let x = allowed >> (3 * b);
+                let cols = x & 7 | x >> 6 & 0o70 | x >> 12 & 0o700;
+                let keep = COMPLEX[(idx & !EXCLUDED[fixed as usize] & !l) as usize]
+                    & (cols * COLUMN_SPREAD);
+                let i = 3 * d + b;
+                let old = self.f[i];
+                let new = old & keep;
+                if new == 0 {
+                    return None;
+                }
+                self.f[i] = new;
+                self.dirty |= u32::from(new != old) << i;
+            }
+        }
+        Some(changed && self.dirty != 0)
+    }
+
     /// Propagation to quiescence; false on a contradiction.
-    fn propagate(&mut self) -> bool {
+    fn propagate(&mut self, m: &mut Matrices) -> bool {
         loop {
             if !self.settle() {
                 return false;
@@ -340,13 +581,60 @@ impl State {
             match self.column_singles() {
                 None => return false,
                 Some(true) => continue,
-                Some(false) => return true,
+                Some(false) => {}
             }
+            if TRIADS {
+                match self.triads(m) {
+                    None => return false,
+                    Some(true) => continue,
+                    Some(false) => return true,
+                }
+            }
+            return true;
         }
     }
 
     fn solved(&self) -> bool {
         self.unsolved == [0; 3]
+    }
+
+    /// A triad-level branching (as tdoku branches on band configurations): among the six
+    /// bands and stacks, the one whose digits have the fewest permutations left in all,
+    /// and in it a digit with the fewest (two or more). `None` when every digit is fixed.
+    /// `m` holds the matrices of the state (as `triads` left them).
+    fn choose_triad(m: &Matrices) -> Option<(usize, bool, usize, u16)> {
+        let mut best: Option<(u32, usize, bool, usize, u16)> = None;
+        for (vertical, t) in [(false, &m.h), (true, &m.v)] {
+            for b in 0..3 {
+                let mut total = 0;
+                let mut digit = (u32::MAX, 0, 0u16);
+                for d in 0..9 {
+                    let idx = t[3 * d + b];
+                    let n = u32::from(PERM_COUNT[idx as usize]);
+                    total += n;
+                    if n >= 2 && n < digit.0 {
+                        digit = (n, d, idx);
+                    }
+                }
+                if total > 9 && best.is_none_or(|x| total < x.0) {
+                    best = Some((total, digit.1, vertical, b, digit.2));
+                }
+            }
+        }
+        best.map(|(_, d, v, b, idx)| (d, v, b, idx))
+    }
+
+    /// Restricts digit `d` in band (or stack) `b` to the permutation `m` of its matrix.
+    fn restrict(&mut self, d: usize, vertical: bool, b: usize, m: u16) {
+        if vertical {
+            for band in 0..3 {
+                let j = m >> (3 * band) & 7;
+                let others = (7 & !u32::from(j)) << (3 * b);
+                self.clear(3 * d + band, others * COLUMN_SPREAD);
+            }
+        } else {
+            self.clear(3 * d + b, !TRIAD_CELLS[m as usize]);
+        }
     }
 
     /// The branching cell (band, bit): the first with two candidates, else the first with
@@ -405,6 +693,7 @@ pub struct Count {
 
 struct Searcher {
     limit: usize,
+    m: Matrices,
     count: Count,
     second: Option<[u8; 81]>,
 }
@@ -424,6 +713,28 @@ impl Searcher {
             return self.count.solutions < self.limit;
         }
         self.count.guesses += 1;
+        if TRIAD_BRANCH {
+            if let Some((d, vertical, b, idx)) = State::choose_triad(&self.m) {
+                let mut perms = PERM_MASKS
+                    .iter()
+                    .copied()
+                    .filter(|&m| m & !idx == 0)
+                    .peekable();
+                while let Some(m) = perms.next() {
+                    if perms.peek().is_none() {
+                        // The last permutation may use the state itself.
+                        state.restrict(d, vertical, b, m);
+                        return !state.propagate(&mut self.m) || self.search(state);
+                    }
+                    let mut child = *state;
+                    child.restrict(d, vertical, b, m);
+                    if child.propagate(&mut self.m) && !self.search(&mut child) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+        }
         let (b, x) = state.choose();
         let cell = 27 * b + x as usize;
         let mut digits: u32 = (0..9).fold(0, |m, d| m | (state.f[3 * d + b] >> x & 1) << d);
@@ -432,10 +743,12 @@ impl Searcher {
             digits &= digits - 1;
             if digits == 0 {
                 // The last digit may use the state itself: nothing else needs it.
-                return !(state.place(d, cell) && state.propagate() && !self.search(state));
+                return !(state.place(d, cell)
+                    && state.propagate(&mut self.m)
+                    && !self.search(state));
             }
             let mut child = *state;
-            if child.place(d, cell) && child.propagate() && !self.search(&mut child) {
+            if child.place(d, cell) && child.propagate(&mut self.m) && !self.search(&mut child) {
                 return false;
             }
         }
@@ -446,6 +759,7 @@ impl Searcher {
 fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
     let mut s = Searcher {
         limit,
+        m: Matrices::default(),
         count: Count {
             solutions: 0,
             first: [0; 81],
@@ -455,7 +769,7 @@ fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
     };
     let mut state = State::new();
     let ok = state.place_givens(givens);
-    if limit > 0 && ok && state.propagate() {
+    if limit > 0 && ok && state.propagate(&mut s.m) {
         s.search(&mut state);
     }
     (s.count, s.second)
@@ -516,7 +830,8 @@ mod tests {
                     assert!(one.place(usize::from(v) - 1, cell));
                 }
             }
-            assert!(bulk.propagate() && one.propagate());
+            let mut m = Matrices::default();
+            assert!(bulk.propagate(&mut m) && one.propagate(&mut m));
             assert_eq!((bulk.f, bulk.unsolved), (one.f, one.unsolved), "{line}");
         }
         // Two 1s in row 1: refused, as `place` refuses the second.
@@ -525,6 +840,97 @@ mod tests {
         clash[5] = 1;
         assert!(!State::new().place_givens(&clash));
         assert_eq!(count(&clash, 2).solutions, 0);
+    }
+
+    /// Puzzles derived from the test collections: each puzzle, the puzzle with its last
+    /// one, two, four givens removed (most have several solutions), and the puzzle with a
+    /// wrong digit added in the first empty cell where it clashes with no given (most have
+    /// none).
+    pub(crate) fn derived_puzzles() -> Vec<[u8; 81]> {
+        let text = [
+            include_str!("../../test_data/sudoku/royle_17clue_first20.txt"),
+            include_str!("../../test_data/sudoku/forum_hardest_1106_first10.txt"),
+            include_str!("../../test_data/sudoku/magictour_top1465_first10.txt"),
+            include_str!("../../test_data/sudoku/serg_benchmark_first10.txt"),
+        ];
+        let mut out = Vec::new();
+        for line in text.iter().flat_map(|t| t.lines()) {
+            let g: [u8; 81] = std::array::from_fn(|i| match line.as_bytes()[i] {
+                c @ b'1'..=b'9' => c - b'0',
+                _ => 0,
+            });
+            out.push(g);
+            let given: Vec<usize> = (0..81).filter(|&i| g[i] != 0).collect();
+            for k in [1, 2, 4] {
+                let mut h = g;
+                for &i in given.iter().rev().take(k) {
+                    h[i] = 0;
+                }
+                out.push(h);
+            }
+            let solution = count(&g, 1).first;
+            'wrong: for i in (0..81).filter(|&i| g[i] == 0) {
+                for v in 1..=9u8 {
+                    let clash = (0..81).any(|j| g[j] == v && PEERS[i][j / 27] >> (j % 27) & 1 != 0);
+                    if v != solution[i] && !clash {
+                        let mut h = g;
+                        h[i] = v;
+                        out.push(h);
+                        break 'wrong;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn is_solution_of(grid: &[u8; 81], givens: &[u8; 81]) -> bool {
+        let fits = (0..81).all(|i| givens[i] == 0 || givens[i] == grid[i]);
+        let distinct = (0..81).all(|i| {
+            (1..=9).contains(&grid[i])
+                && (0..81)
+                    .all(|j| j == i || PEERS[i][j / 27] >> (j % 27) & 1 == 0 || grid[j] != grid[i])
+        });
+        fits && distinct
+    }
+
+    #[test]
+    fn counts_agree_with_the_exact_cover_solver() {
+        let (mut unique, mut multiple, mut none) = (0, 0, 0);
+        for g in derived_puzzles() {
+            let line: String = g
+                .iter()
+                .map(|&v| if v == 0 { '.' } else { char::from(b'0' + v) })
+                .collect();
+            let p = crate::sudoku::tests::puzzle(&line);
+            let want = crate::sudoku::dlx::solutions(&p, 5).unwrap();
+            for limit in [1, 2, 5] {
+                let c = count(&g, limit);
+                assert_eq!(c.solutions, want.len().min(limit), "{line} limit {limit}");
+                if c.solutions > 0 {
+                    assert!(is_solution_of(&c.first, &g), "{line}");
+                }
+            }
+            let found = solutions(&g, 2).unwrap();
+            assert_eq!(found.len(), want.len().min(2), "{line}");
+            for f in &found {
+                assert!(want.contains(f) || want.len() == 5, "{line}");
+                assert!(is_solution_of(f.as_slice().try_into().unwrap(), &g));
+            }
+            if found.len() == 2 {
+                assert_ne!(found[0], found[1]);
+            }
+            match want.len() {
+                0 => none += 1,
+                1 => unique += 1,
+                _ => multiple += 1,
+            }
+        }
+        // The derived set covers the three outcomes.
+        assert!(
+            unique >= 30 && multiple >= 30 && none >= 10,
+            "{unique} {multiple} {none}"
+        );
     }
 
     #[test]
