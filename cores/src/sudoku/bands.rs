@@ -435,18 +435,22 @@ impl State {
             self.f[i] = v;
             // Every row is non-empty now; a row with one bit places the digit. After the
             // triad table, that cell's box is already closed to the other rows.
-            let (r0, r1, r2) = (v & ROW, v >> 9 & ROW, v >> 18);
-            let single = if r0 & (r0 - 1) == 0 { r0 } else { 0 }
-                | if r1 & (r1 - 1) == 0 { r1 << 9 } else { 0 }
-                | if r2 & (r2 - 1) == 0 { r2 << 18 } else { 0 };
+            let single = SINGLE[(v & ROW) as usize]
+                | SINGLE[(v >> 9 & ROW) as usize] << 9
+                | SINGLE[(v >> 18) as usize] << 18;
             let new = single & self.unsolved[b];
             if new != 0 {
                 self.unsolved[b] &= !new;
+                // Every digit of the band loses the cells, then this word gets them back.
+                let mut changed = 0;
                 for e in 0..9 {
-                    if e != d {
-                        self.clear(3 * e + b, new);
-                    }
+                    let j = 3 * e + b;
+                    let old = self.f[j];
+                    self.f[j] = old & !new;
+                    changed |= u32::from(old & new != 0) << (3 * e);
                 }
+                self.f[i] = v;
+                self.dirty |= (changed << b) & !(1 << i);
             }
             // A box of this band where the digit is left in one column claims that column:
             // the other bands lose it (this also clears the column of a placed cell).
@@ -488,47 +492,6 @@ impl State {
                         return None;
                     }
                 }
-            }
-        }
-        Some(found)
-    }
-
-    /// Places every hidden single of a column; `Some(true)` if any, `None` when a column has
-    /// lost a digit altogether.
-    fn column_singles(&mut self) -> Option<bool> {
-        let mut found = false;
-        for d in 0..9 {
-            let mut once = 0;
-            let mut twice = 0;
-            let mut placed = 0;
-            let mut fold = [0u32; 3];
-            for (b, slot) in fold.iter_mut().enumerate() {
-                let x = self.f[3 * d + b];
-                let (r0, r1, r2) = (x & ROW, x >> 9 & ROW, x >> 18);
-                let o = r0 | r1 | r2;
-                twice |= (r0 & r1) | (r0 & r2) | (r1 & r2) | (once & o);
-                once |= o;
-                let p = x & !self.unsolved[b];
-                placed |= (p | p >> 9 | p >> 18) & ROW;
-                *slot = o;
-            }
-            if once != ROW {
-                return None;
-            }
-            let mut todo = once & !twice & !placed;
-            while todo != 0 {
-                let c = todo.trailing_zeros();
-                todo &= todo - 1;
-                let b = (0..3).find(|&b| fold[b] >> c & 1 != 0)?;
-                // An earlier placement in this pass may have taken the last candidate.
-                let m = self.f[3 * d + b] & (COLUMN_SPREAD << c);
-                if m == 0 {
-                    return None;
-                }
-                if !self.place(d, 27 * b + m.trailing_zeros() as usize) {
-                    return None;
-                }
-                found = true;
             }
         }
         Some(found)
@@ -652,11 +615,6 @@ impl State {
                 return false;
             }
             match self.naked_singles() {
-                None => return false,
-                Some(true) => continue,
-                Some(false) => {}
-            }
-            match self.column_singles() {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => {}
