@@ -639,25 +639,32 @@ impl State {
     /// and in it a digit with the fewest (two or more). `None` when every digit is fixed.
     /// `m` holds the matrices of the state (as `triads` left them).
     fn choose_triad(m: &Matrices) -> Option<(usize, bool, usize, u16)> {
-        let mut best: Option<(u32, usize, bool, usize, u16)> = None;
-        for (vertical, t) in [(false, &m.h), (true, &m.v)] {
+        // The totals first, then the digit in the chosen band or stack only.
+        let mut best = (u32::MAX, 0);
+        for (k, t) in [&m.h, &m.v].into_iter().enumerate() {
             for b in 0..3 {
-                let mut total = 0;
-                let mut digit = (u32::MAX, 0, 0u16);
-                for d in 0..9 {
-                    let idx = t[3 * d + b];
-                    let n = u32::from(PERM_COUNT[idx as usize]);
-                    total += n;
-                    if n >= 2 && n < digit.0 {
-                        digit = (n, d, idx);
-                    }
-                }
-                if total > 9 && best.is_none_or(|x| total < x.0) {
-                    best = Some((total, digit.1, vertical, b, digit.2));
+                let total: u32 = (0..9)
+                    .map(|d| u32::from(PERM_COUNT[t[3 * d + b] as usize]))
+                    .sum();
+                if total > 9 && total < best.0 {
+                    best = (total, 3 * k + b);
                 }
             }
         }
-        best.map(|(_, d, v, b, idx)| (d, v, b, idx))
+        if best.0 == u32::MAX {
+            return None;
+        }
+        let (vertical, b) = (best.1 >= 3, best.1 % 3);
+        let t = if vertical { &m.v } else { &m.h };
+        let mut digit = (u8::MAX, 0, 0u16);
+        for d in 0..9 {
+            let idx = t[3 * d + b];
+            let n = PERM_COUNT[idx as usize];
+            if n >= 2 && n < digit.0 {
+                digit = (n, d, idx);
+            }
+        }
+        Some((digit.1, vertical, b, digit.2))
     }
 
     /// Restricts digit `d` in band (or stack) `b` to the permutation `m` of its matrix.
