@@ -1,45 +1,57 @@
-//! PS-1-2 done bit-parallel for plain 9x9 puzzles: the fast path of `Solver::Ps12`.
+//! PS-1-2 done bit-parallel for plain 9x9 puzzles, with triad reasoning and triad branching:
+//! the fast path of `Solver::Ps12`.
 //!
-//! The domains are kept transposed, as the seed's `reduce` step transposes them (seed 000
-//! section 1.2, "Data representation"): for each digit and each band of three rows, a 27-bit
-//! word of the cells that may still hold it (bit `9 * (row % 3) + column`). The seed's rules
-//! become word operations:
+//! The domains are kept transposed, as the seed's `reduce` step transposes them (seed 000,
+//! "Combinatorial explorations in Su-Doku", section 1.2, "Data representation"): for each
+//! digit and each band of three rows, a 27-bit word of the cells that may still hold it
+//! (bit `9 * (row % 3) + column`, word `f[3 * digit + band]`). The rules, as word operations:
 //! - hidden singles in rows: a row of a word with one bit left places the digit there; the
 //!   placement clears that cell for the other eight digits (propagation of the singleton);
 //! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
 //!   (each row and each box of the band holds the digit once); entries in no permutation are
 //!   cleared (`COMPLEX`, a 512-entry table: Régin's rule of seed 000 section 1.5 on a 3x3
-//!   value graph). This yields box hidden singles and the box and in-band column part of
-//!   propagation, and also the box-line ("locked candidates") eliminations that PS-1-2 does
-//!   not make;
+//!   value graph). This yields box hidden singles, the box and in-band column part of
+//!   propagation, and the box-line ("locked candidates") eliminations PS-1-2 does not make;
 //! - columns across bands: a box in which the digit is left in one column claims that
-//!   column, which the other two bands lose (`POINTING`; for a placed cell this is the
-//!   column part of propagation, otherwise again a locked-candidates rule beyond PS-1-2). With
-//!   these two additions the kernel searches less than [`super::ps12`] (1.16 guesses per
-//!   17-clue puzzle with the uniqueness check, against 2.21 without the column claims) and
-//!   its counts are not the seed's;
-//! - naked singles (a cell with one digit left) by bit-sliced counting over the nine digits,
-//!   and hidden singles in columns by folding the three rows of each band;
-//! - triads (once the rules above are quiescent): each digit's bands-by-columns matrix of
-//!   a stack must be a permutation too, and every minirow and minicolumn holds exactly
-//!   three digits: three candidate digits are all there, three forced digits leave no room
-//!   for another (tdoku's triad clauses);
-//! - search: on triads, as tdoku does: the band or stack whose digits have the fewest
-//!   permutations left, in it the digit with the fewest (one child per permutation); a cell
-//!   only when every digit is fixed (the first cell with two candidates, else the first
-//!   with the fewest; a choice clears the digit from the cell's peers at once, `PEERS`);
-//!   states are copied (about 120 bytes), never undone.
+//!   column, which the other two bands lose (`POINTING`);
+//! - naked singles (a cell with one digit left) by bit-sliced counting over the nine digits;
+//! - triads, once the rules above are quiescent (`State::triads`): each digit's
+//!   bands-by-columns matrix of a stack must be a permutation too (`ALLOWED`, `FORCED`),
+//!   and every minirow and minicolumn holds exactly three digits, so a triad with three
+//!   candidate digits has them all (the rest of their row or column and box lose them) and
+//!   a triad with three forced digits has no other. These are tdoku's triad clauses
+//!   (t-dillon/tdoku, "DPLL triad" solver), here counted bit-sliced over the nine digits.
+//!   They make the column hidden singles of the previous version redundant (same guess
+//!   counts without them), so those are gone;
+//! - search, as tdoku branches: among the three bands and three stacks, the one whose
+//!   digits have the fewest permutations left in all, and in it the digit with the fewest
+//!   (two or more); one child per permutation (`State::restrict`). A cell is chosen only if
+//!   every digit is fixed and the grid is not placed yet. States are copied (124 bytes),
+//!   never undone.
+//!
+//! Propagation of the givens runs in sweeps over the 27 words with constant indices and a
+//! copy of each word as last examined (JCZSolve's "changed bands" loop); below a branching,
+//! where few words change, a dirty mask picks the words to examine instead.
+//!
+//! Guesses (branching nodes) per puzzle with the uniqueness check: 0.58 on
+//! royle_17clue_49151, 8.84 on magictour_top1465, 109.7 on forum_hardest_1106_375 (tdoku:
+//! 0.59, 8.94, 110.4; this kernel before the triads: 1.16, 19.9, 290.6). Measured with
+//! `cargo bench -p cores --bench sudoku -- --quick` (one thread, puzzles/s, count up to two,
+//! tdoku through `TDOKU_BENCH`) on an idle 2-core Zen 4 VM: 17-clue 432k (the `sudoku`
+//! crate 460k, tdoku 294k), top1465 103k (crate 94k, tdoku 107k), forum hardest 10.7k
+//! (crate 8.9k, tdoku 12.2k); figures on a shared machine vary, compare ratios of one run.
 //!
 //! Invariant: a cleared bit is a value no solution extending the current branch can use,
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
-//! cells are all placed is a valid grid. The idea of digit-band words with a triad table is
-//! the one of JCZSolve and of the `sudoku` crate; this code is written from the rules above.
+//! cells are all placed is a valid grid. Sources of the ideas: seed 000 / "Combinatorial
+//! explorations in Su-Doku" (PS-1-2, the transposed domains, Régin's rule); JCZSolve and its
+//! port, the `sudoku` crate (digit-band words, the triad table, sweeps over changed words);
+//! tdoku (triad clauses, branching on band configurations). The code is written from the
+//! rules above, not taken from either program.
 
 use super::SolveError;
 
 const ROW: u32 = 0x1FF;
-const TRIADS: bool = true;
-const TRIAD_BRANCH: bool = true;
 const BAND: u32 = 0x7FF_FFFF;
 /// Bit `c` of a 9-bit column set copied to the three rows of a band.
 const COLUMN_SPREAD: u32 = 1 | 1 << 9 | 1 << 18;
@@ -619,14 +631,11 @@ impl State {
                 Some(true) => continue,
                 Some(false) => {}
             }
-            if TRIADS {
-                match self.triads(m) {
-                    None => return false,
-                    Some(true) => continue,
-                    Some(false) => return true,
-                }
+            match self.triads(m) {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => return true,
             }
-            return true;
         }
     }
 
@@ -756,27 +765,25 @@ impl Searcher {
             return self.count.solutions < self.limit;
         }
         self.count.guesses += 1;
-        if TRIAD_BRANCH {
-            if let Some((d, vertical, b, idx)) = State::choose_triad(&self.m) {
-                let mut perms = PERM_MASKS
-                    .iter()
-                    .copied()
-                    .filter(|&m| m & !idx == 0)
-                    .peekable();
-                while let Some(m) = perms.next() {
-                    if perms.peek().is_none() {
-                        // The last permutation may use the state itself.
-                        state.restrict(d, vertical, b, m);
-                        return !state.propagate(&mut self.m) || self.search(state);
-                    }
-                    let mut child = *state;
-                    child.restrict(d, vertical, b, m);
-                    if child.propagate(&mut self.m) && !self.search(&mut child) {
-                        return false;
-                    }
+        if let Some((d, vertical, b, idx)) = State::choose_triad(&self.m) {
+            let mut perms = PERM_MASKS
+                .iter()
+                .copied()
+                .filter(|&m| m & !idx == 0)
+                .peekable();
+            while let Some(m) = perms.next() {
+                if perms.peek().is_none() {
+                    // The last permutation may use the state itself.
+                    state.restrict(d, vertical, b, m);
+                    return !state.propagate(&mut self.m) || self.search(state);
                 }
-                return true;
+                let mut child = *state;
+                child.restrict(d, vertical, b, m);
+                if child.propagate(&mut self.m) && !self.search(&mut child) {
+                    return false;
+                }
             }
+            return true;
         }
         let (b, x) = state.choose();
         let cell = 27 * b + x as usize;
