@@ -2,8 +2,9 @@
 //!
 //! - [`ps12`]: PS-1-2 (seed 000 sections 1.2-1.3): bit-set domains, propagation of
 //!   singletons, hidden singles per group, binary search on pair domains, with the seed's
-//!   trace table; [`bands`] is the same search done bit-parallel on digit bands for plain 9x9
-//!   puzzles (the fast path of [`Solver::Ps12`]).
+//!   trace table; [`bands`] does PS-1-2's rules bit-parallel on digit bands for plain 9x9
+//!   puzzles, with tdoku-style triad reasoning and branching on top (the fast path of
+//!   [`Solver::Ps12`]; its search, and so its guess counts, are not the seed's).
 //! - [`dlx`]: the exact-cover engine (`crate::xcc`, seed 000 section 2.3), givens as prefix.
 //! - [`sat`]: the naive and extended CNF encodings (seed 000 section 1.4) as DIMACS text,
 //!   solved in-process by CaDiCaL.
