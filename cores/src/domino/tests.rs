@@ -300,9 +300,10 @@ fn placements_of(rows: &[(u32, u32, u32, Orientation, bool)]) -> Vec<Placement> 
         .collect()
 }
 
-/// Optima pinned for the public-suite instances that native leaves open at 20 s: every tile
-/// of b03-h1 (24) and of b04-h2 (22) fits, so the tile count is the optimum; these
-/// placements came from CaDiCaL on the `sat` formula and pass the verifier.
+/// Optima pinned for public-suite instances that native found hard at 20 s: every tile of
+/// b03-h1 (24, still open at 20 s) and of b04-h2 (22, proven since the probe's restarts) fits,
+/// so the tile count is the optimum; these placements came from CaDiCaL on the `sat` formula
+/// and pass the verifier.
 #[test]
 fn every_tile_of_b03_h1_and_of_b04_h2_fits() {
     use Orientation::{H, V};
