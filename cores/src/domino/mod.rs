@@ -6,8 +6,10 @@
 //! picture; `brute` a plain exhaustive reference for tests; `judge` the check of what runs
 //! claim (the run record itself is `crate::bench::record`, shared by every family); `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
-//! search (`rds`) and the tile-order search (`cover`), and improves its incumbent by
-//! large-neighbourhood search (`improve`); `table` is the cell search's transposition table.
+//! search (`rds`) and the tile-order search (`cover`), restarts the cell search's probe in
+//! random tile orders, improves its incumbent by large-neighbourhood search (`improve`) and, on
+//! small boards where every tile may fit, asks CaDiCaL (`sat`); `table` is the cell search's
+//! transposition table.
 
 pub mod brute;
 mod cover;
@@ -19,8 +21,6 @@ pub mod judge;
 mod model;
 pub mod native;
 mod rds;
-// Not wired into `native` yet: at 20 s its turns cost more than they won (see sat.rs).
-#[cfg(test)]
 mod sat;
 pub mod svg;
 mod table;

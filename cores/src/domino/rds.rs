@@ -51,6 +51,9 @@ pub(super) struct CellSearch<'m, 'a> {
     key: Vec<u8>,
     /// The largest legal partial placement seen.
     pub(super) solution: Vec<Placed>,
+    /// The `(type, variant)` pairs in the order tried: all of them, and by first code.
+    all: Vec<(u16, u8)>,
+    by_first: Vec<Vec<(u16, u8)>>,
 }
 
 impl<'m, 'a> CellSearch<'m, 'a> {
@@ -83,6 +86,17 @@ impl<'m, 'a> CellSearch<'m, 'a> {
             table: Table::new(2 + 2 * model.n + 1 + model.types.len(), TABLE_CAPACITY),
             key: Vec::new(),
             solution: Vec::new(),
+            all: model.all.clone(),
+            by_first: model.by_first.clone(),
+        }
+    }
+
+    /// Shuffles the order in which tiles are tried at a cell, for a restart of the probe.
+    pub(super) fn shuffle(&mut self, rng: &mut impl rand::Rng) {
+        use rand::seq::SliceRandom;
+        self.all.shuffle(rng);
+        for list in &mut self.by_first {
+            list.shuffle(rng);
         }
     }
 
@@ -145,13 +159,10 @@ impl<'m, 'a> CellSearch<'m, 'a> {
     /// Level `p`: a tile starts at `p` and `target` tiles fit in suffix `p`?
     fn start_at(&mut self, p: usize, target: u32) -> Result<bool, Halt> {
         self.clock.tick()?;
-        let m = self.model;
-        let list = match self.required(p) {
-            Required::Any => &m.all[..],
-            Required::Value(v) => &m.by_first[v as usize][..],
-            Required::Dead => return Ok(false),
-        };
-        for &(ty, variant) in list {
+        let required = self.required(p);
+        let mut i = 0;
+        while let Some((ty, variant)) = self.option(required, i) {
+            i += 1;
             for vertical in [false, true] {
                 if self.try_tile(p, ty, variant, vertical, target - 1)? {
                     return Ok(true);
@@ -195,12 +206,10 @@ impl<'m, 'a> CellSearch<'m, 'a> {
             }
         }
 
-        let list = match self.required(j) {
-            Required::Any => &m.all[..],
-            Required::Value(v) => &m.by_first[v as usize][..],
-            Required::Dead => &[][..],
-        };
-        for &(ty, variant) in list {
+        let required = self.required(j);
+        let mut i = 0;
+        while let Some((ty, variant)) = self.option(required, i) {
+            i += 1;
             for vertical in [false, true] {
                 if self.try_tile(j, ty, variant, vertical, need - 1)? {
                     return Ok(true);
@@ -241,6 +250,15 @@ impl<'m, 'a> CellSearch<'m, 'a> {
         let found = self.dfs(j + 1, need);
         self.unplace();
         found
+    }
+
+    /// The `i`-th `(type, variant)` to try at a cell that requires `required`.
+    fn option(&self, required: Required, i: usize) -> Option<(u16, u8)> {
+        match required {
+            Required::Any => self.all.get(i).copied(),
+            Required::Value(v) => self.by_first[v as usize].get(i).copied(),
+            Required::Dead => None,
+        }
     }
 
     /// The value a tile covering free cell `j` must show there, from the valued cells above
@@ -438,6 +456,7 @@ impl<'m, 'a> CellSearch<'m, 'a> {
 }
 
 /// What a free cell's decided neighbours demand of a tile covering it.
+#[derive(Clone, Copy)]
 enum Required {
     Any,
     Value(u8),

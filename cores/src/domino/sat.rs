@@ -19,11 +19,15 @@
 //! contacts or few empty cells on the border and side by side. It turns the seed's tight
 //! boards (every tile or all but one on the board) from hours of search into seconds.
 //!
-//! Status: measured, not yet a turn of `native` (so built for tests only). Alone, CaDiCaL
+//! Status: a turn of `native` on boards of at most 81 cells once the question is whether
+//! every tile fits (see native.rs). Alone, CaDiCaL
 //! refutes 12 tiles on b04-m1 in about 14 s of CPU (the cell search needs 145 s), and with the
 //! Debian CaDiCaL 1.5.3 binary on the same formula it placed every tile of b04-h2 (32 s) and
-//! of b03-h1 (27 to 141 s): those two are open by a missing placement, not by the bound. As
-//! turns of `native` with `turn / 16` conflicts it starved the other searches at 20 s.
+//! of b03-h1 (27 to 141 s): those two are open by a missing placement, not by the bound (the
+//! crate's CaDiCaL placed b04-h2 in 28 s of CPU). As turns of `native` on every board, with
+//! `turn / 16` conflicts, it starved the other searches at 20 s; on 10 x 10 boards the probe's
+//! restarts are the better placement search. Breaking the square's symmetry (one tile on a
+//! canonical spot) did not speed the refutation of b04-m1 (13.1 s to 12.9 s of CPU).
 //!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
