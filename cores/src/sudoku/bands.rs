@@ -430,28 +430,36 @@ impl State {
     }
 
     /// Examines dirty words until none is left; false on a contradiction.
+    ///
+    /// The words are taken in rounds: a round examines the words dirty at its start, so
+    /// the loop's course does not wait on the words' values and the examinations of one
+    /// round can overlap. A word made dirty in a round is examined later in that round if
+    /// it comes later, else in the next one.
     #[inline(always)]
     fn settle(&mut self) -> bool {
-        while self.dirty != 0 {
-            let i = self.dirty.trailing_zeros() as usize;
-            self.dirty &= self.dirty - 1;
-            let (d, b) = (i / 3, i % 3);
-            let mut v = self.f[i];
-            let shrink = SHRINK[(v & ROW) as usize]
-                | SHRINK[(v >> 9 & ROW) as usize] << 3
-                | SHRINK[(v >> 18) as usize] << 6;
-            v &= COMPLEX[shrink as usize];
-            if v == 0 {
-                return false;
-            }
-            self.f[i] = v;
-            // Every row is non-empty now; a row with one bit places the digit. After the
-            // triad table, that cell's box is already closed to the other rows.
-            let single = SINGLE[(v & ROW) as usize]
-                | SINGLE[(v >> 9 & ROW) as usize] << 9
-                | SINGLE[(v >> 18) as usize] << 18;
-            let new = single & self.unsolved[b];
-            if new != 0 {
+        let mut dirty = self.dirty;
+        while dirty != 0 {
+            let mut todo = dirty;
+            while todo != 0 {
+                let i = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                dirty &= !(1 << i);
+                let (d, b) = (i / 3, i % 3);
+                let mut v = self.f[i];
+                let shrink = SHRINK[(v & ROW) as usize]
+                    | SHRINK[(v >> 9 & ROW) as usize] << 3
+                    | SHRINK[(v >> 18) as usize] << 6;
+                v &= COMPLEX[shrink as usize];
+                if v == 0 {
+                    self.dirty = 0;
+                    return false;
+                }
+                // Every row is non-empty now; a row with one bit places the digit. After
+                // the triad table, that cell's box is already closed to the other rows.
+                let single = SINGLE[(v & ROW) as usize]
+                    | SINGLE[(v >> 9 & ROW) as usize] << 9
+                    | SINGLE[(v >> 18) as usize] << 18;
+                let new = single & self.unsolved[b];
                 self.unsolved[b] &= !new;
                 // Every digit of the band loses the cells, then this word gets them back.
                 let mut changed = 0;
@@ -462,17 +470,21 @@ impl State {
                     changed |= u32::from(old & new != 0) << (3 * e);
                 }
                 self.f[i] = v;
-                self.dirty |= (changed << b) & !(1 << i);
-            }
-            // A box of this band where the digit is left in one column claims that column:
-            // the other bands lose it (this also clears the column of a placed cell).
-            let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
-            if spread != 0 {
+                dirty |= (changed << b) & !(1 << i);
+                // A box of this band where the digit is left in one column claims that
+                // column: the other bands lose it (this also clears the column of a placed
+                // cell).
+                let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
                 let (o1, o2) = OTHER_BANDS[b];
-                self.clear(3 * d + o1, spread);
-                self.clear(3 * d + o2, spread);
+                for o in [o1, o2] {
+                    let j = 3 * d + o;
+                    let old = self.f[j];
+                    self.f[j] = old & !spread;
+                    dirty |= u32::from(old & spread != 0) << j;
+                }
             }
         }
+        self.dirty = 0;
         true
     }
 
