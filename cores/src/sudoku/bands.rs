@@ -29,9 +29,11 @@
 //!   every digit is fixed and the grid is not placed yet. States are copied (124 bytes),
 //!   never undone.
 //!
-//! Propagation of the givens runs in sweeps over the 27 words with constant indices and a
-//! copy of each word as last examined (JCZSolve's "changed bands" loop); below a branching,
-//! where few words change, a dirty mask picks the words to examine instead.
+//! A dirty mask of the 27 words picks the words to examine, in rounds: each round examines
+//! the words dirty at its start, with no test on a word's result, so the loop's course never
+//! waits on the table lookups and the examinations of a round overlap in the processor.
+//! (Sweeps over all words, as JCZSolve's "changed bands" loop makes them, were used for the
+//! givens before and are slower now.)
 //!
 //! Guesses (branching nodes) per puzzle with the uniqueness check: 0.58 on
 //! royle_17clue_49151, 8.84 on magictour_top1465, 109.7 on forum_hardest_1106_375 (tdoku:
@@ -45,7 +47,7 @@
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
 //! cells are all placed is a valid grid. Sources of the ideas: seed 000 / "Combinatorial
 //! explorations in Su-Doku" (PS-1-2, the transposed domains, Régin's rule); JCZSolve and its
-//! port, the `sudoku` crate (digit-band words, the triad table, sweeps over changed words);
+//! port, the `sudoku` crate (digit-band words, the triad table);
 //! tdoku (triad clauses, branching on band configurations). The code is written from the
 //! rules above, not taken from either program.
 
@@ -380,55 +382,6 @@ impl State {
         true
     }
 
-    /// Examines word `I` if it differs from `prev[I]`, its value when last examined:
-    /// [`State::settle`]'s rules for one word, with constant indices and without the dirty
-    /// marks. The word is left 0 on a contradiction. True if it was examined.
-    #[inline(always)]
-    fn update<const I: usize>(&mut self, prev: &mut [u32; 27]) -> bool {
-        let mut v = self.f[I];
-        if v == prev[I] {
-            return false;
-        }
-        let (d, b) = (I / 3, I % 3);
-        let shrink = SHRINK[(v & ROW) as usize]
-            | SHRINK[(v >> 9 & ROW) as usize] << 3
-            | SHRINK[(v >> 18) as usize] << 6;
-        v &= COMPLEX[shrink as usize];
-        let single = SINGLE[(v & ROW) as usize]
-            | SINGLE[(v >> 9 & ROW) as usize] << 9
-            | SINGLE[(v >> 18) as usize] << 18;
-        let new = single & self.unsolved[b];
-        self.unsolved[b] &= !new;
-        for e in 0..9 {
-            if e != d {
-                self.f[3 * e + b] &= !new;
-            }
-        }
-        self.f[I] = v;
-        prev[I] = v;
-        let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
-        let (o1, o2) = OTHER_BANDS[b];
-        self.f[3 * d + o1] &= !spread;
-        self.f[3 * d + o2] &= !spread;
-        true
-    }
-
-    /// [`State::settle`] by sweeps over all 27 words (as JCZSolve does) until a sweep
-    /// finds every word as it last left it: cheaper than the dirty marks when most words
-    /// change (the givens' propagation), dearer below a branching. Leaves no word dirty.
-    #[inline(always)]
-    fn settle_sweep(&mut self, prev: &mut [u32; 27]) -> bool {
-        macro_rules! sweep {
-            ($($i:literal)*) => {
-                false $(| self.update::<$i>(prev))*
-            };
-        }
-        while sweep!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26) {}
-        self.dirty = 0;
-        // A word left 0 stays 0 and equal to its last look.
-        self.f.iter().all(|&x| x != 0)
-    }
-
     /// Examines dirty words until none is left; false on a contradiction.
     ///
     /// The words are taken in rounds: a round examines the words dirty at its start, so
@@ -617,25 +570,10 @@ impl State {
         Some(changed && self.dirty != 0)
     }
 
-    /// Propagation of the givens to quiescence (by sweeps); false on a contradiction.
-    fn propagate_givens(&mut self, m: &mut Matrices) -> bool {
-        let mut prev = [u32::MAX; 27];
-        self.propagate_with(m, |s| s.settle_sweep(&mut prev))
-    }
-
     /// Propagation to quiescence; false on a contradiction.
     fn propagate(&mut self, m: &mut Matrices) -> bool {
-        self.propagate_with(m, State::settle)
-    }
-
-    #[inline(always)]
-    fn propagate_with(
-        &mut self,
-        m: &mut Matrices,
-        mut settle: impl FnMut(&mut State) -> bool,
-    ) -> bool {
         loop {
-            if !settle(self) {
+            if !self.settle() {
                 return false;
             }
             match self.naked_singles() {
@@ -831,7 +769,7 @@ fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
     };
     let mut state = State::new();
     let ok = state.place_givens(givens);
-    if limit > 0 && ok && state.propagate_givens(&mut s.m) {
+    if limit > 0 && ok && state.propagate(&mut s.m) {
         s.search(&mut state);
     }
     (s.count, s.second)
@@ -893,12 +831,8 @@ mod tests {
                 }
             }
             let mut m = Matrices::default();
-            let mut swept = bulk;
             assert!(bulk.propagate(&mut m) && one.propagate(&mut m));
             assert_eq!((bulk.f, bulk.unsolved), (one.f, one.unsolved), "{line}");
-            // The sweeps reach the same fixpoint as the dirty marks.
-            assert!(swept.propagate_givens(&mut m));
-            assert_eq!((swept.f, swept.unsolved), (one.f, one.unsolved), "{line}");
         }
         // Two 1s in row 1: refused, as `place` refuses the second.
         let mut clash = [0u8; 81];
