@@ -4,7 +4,7 @@
 //! The domains are kept transposed, as the seed's `reduce` step transposes them (seed 000,
 //! "Combinatorial explorations in Su-Doku", section 1.2, "Data representation"): for each
 //! digit and each band of three rows, a 27-bit word of the cells that may still hold it
-//! (bit `9 * (row % 3) + column`, word `f[3 * digit + band]`). The rules, as word operations:
+//! (bit `9 * (row % 3) + column`, word `f[9 * band + digit]`). The rules, as word operations:
 //! - hidden singles in rows: a row of a word with one bit left places the digit there; the
 //!   placement clears that cell for the other eight digits (propagation of the singleton);
 //! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
@@ -271,6 +271,12 @@ const SINGLE: [u32; 512] = {
     t
 };
 
+/// The index of the word of digit `d` in band `b`: a band's nine words lie side by side.
+#[inline(always)]
+const fn w(d: usize, b: usize) -> usize {
+    9 * b + d
+}
+
 /// The two other bands of each band.
 const OTHER_BANDS: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
 
@@ -304,7 +310,7 @@ struct Matrices {
 
 #[derive(Clone, Copy)]
 struct State {
-    /// `f[3 * digit + band]`: cells of the band that may hold the digit.
+    /// `f[w(digit, band)]`: cells of the band that may hold the digit.
     f: [u32; 27],
     /// Cells of each band not yet placed.
     unsolved: [u32; 3],
@@ -334,15 +340,15 @@ impl State {
     #[inline]
     fn place(&mut self, d: usize, cell: usize) -> bool {
         let (b, bit) = (cell / 27, 1 << (cell % 27));
-        if self.f[3 * d + b] & bit == 0 {
+        if self.f[w(d, b)] & bit == 0 {
             return false;
         }
         for (k, &peers) in PEERS[cell].iter().enumerate() {
-            self.clear(3 * d + k, peers);
+            self.clear(w(d, k), peers);
         }
         for e in 0..9 {
             if e != d {
-                self.clear(3 * e + b, bit);
+                self.clear(w(e, b), bit);
             }
         }
         self.unsolved[b] &= !bit;
@@ -374,7 +380,7 @@ impl State {
                 if at[d][b] & peers[d][b] != 0 {
                     return false;
                 }
-                self.f[3 * d + b] = BAND & !peers[d][b] & (!given | at[d][b]);
+                self.f[w(d, b)] = BAND & !peers[d][b] & (!given | at[d][b]);
             }
             self.unsolved[b] = BAND & !given;
         }
@@ -397,7 +403,7 @@ impl State {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
                 dirty &= !(1 << i);
-                let (d, b) = (i / 3, i % 3);
+                let (d, b) = (i % 9, i / 9);
                 let mut v = self.f[i];
                 let shrink = SHRINK[(v & ROW) as usize]
                     | SHRINK[(v >> 9 & ROW) as usize] << 3
@@ -416,21 +422,21 @@ impl State {
                 self.unsolved[b] &= !new;
                 // Every digit of the band loses the cells, then this word gets them back.
                 let mut changed = 0;
-                for e in 0..9 {
-                    let j = 3 * e + b;
-                    let old = self.f[j];
-                    self.f[j] = old & !new;
-                    changed |= u32::from(old & new != 0) << (3 * e);
+                let band: &mut [u32; 9] = (&mut self.f[9 * b..9 * b + 9]).try_into().unwrap();
+                for (e, x) in band.iter_mut().enumerate() {
+                    let old = *x;
+                    *x = old & !new;
+                    changed |= u32::from(old & new != 0) << e;
                 }
                 self.f[i] = v;
-                dirty |= (changed << b) & !(1 << i);
+                dirty |= (changed << (9 * b)) & !(1 << i);
                 // A box of this band where the digit is left in one column claims that
                 // column: the other bands lose it (this also clears the column of a placed
                 // cell).
                 let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
                 let (o1, o2) = OTHER_BANDS[b];
                 for o in [o1, o2] {
-                    let j = 3 * d + o;
+                    let j = w(d, o);
                     let old = self.f[j];
                     self.f[j] = old & !spread;
                     dirty |= u32::from(old & spread != 0) << j;
@@ -447,7 +453,7 @@ impl State {
         for b in 0..3 {
             let (mut one, mut two) = (0u32, 0u32);
             for d in 0..9 {
-                let x = self.f[3 * d + b];
+                let x = self.f[w(d, b)];
                 two |= one & x;
                 one |= x;
             }
@@ -460,7 +466,7 @@ impl State {
             }
             found = true;
             for d in 0..9 {
-                let mut m = self.f[3 * d + b] & singles;
+                let mut m = self.f[w(d, b)] & singles;
                 while m != 0 {
                     let x = m.trailing_zeros();
                     m &= m - 1;
@@ -490,7 +496,7 @@ impl State {
             let mut hf = 0u64;
             let mut v = 0u32;
             for b in 0..3 {
-                let x = self.f[3 * d + b];
+                let x = self.f[w(d, b)];
                 let idx = (SHRINK[(x & ROW) as usize]
                     | SHRINK[(x >> 9 & ROW) as usize] << 3
                     | SHRINK[(x >> 18) as usize] << 6) as u16;
@@ -557,7 +563,7 @@ impl State {
                 let cols = x & 7 | x >> 6 & 0o70 | x >> 12 & 0o700;
                 let keep = COMPLEX[(idx & !EXCLUDED[fixed as usize] & !l) as usize]
                     & (cols * COLUMN_SPREAD);
-                let i = 3 * d + b;
+                let i = w(d, b);
                 let old = self.f[i];
                 let new = old & keep;
                 if new == 0 {
@@ -632,10 +638,10 @@ impl State {
             for band in 0..3 {
                 let j = m >> (3 * band) & 7;
                 let others = (7 & !u32::from(j)) << (3 * b);
-                self.clear(3 * d + band, others * COLUMN_SPREAD);
+                self.clear(w(d, band), others * COLUMN_SPREAD);
             }
         } else {
-            self.clear(3 * d + b, !TRIAD_CELLS[m as usize]);
+            self.clear(w(d, b), !TRIAD_CELLS[m as usize]);
         }
     }
 
@@ -645,7 +651,7 @@ impl State {
         for b in 0..3 {
             let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
             for d in 0..9 {
-                let x = self.f[3 * d + b];
+                let x = self.f[w(d, b)];
                 three |= two & x;
                 two |= one & x;
                 one |= x;
@@ -661,7 +667,7 @@ impl State {
             while u != 0 {
                 let x = u.trailing_zeros();
                 u &= u - 1;
-                let n = (0..9).filter(|&d| self.f[3 * d + b] >> x & 1 != 0).count() as u32;
+                let n = (0..9).filter(|&d| self.f[w(d, b)] >> x & 1 != 0).count() as u32;
                 if n < best.2 {
                     best = (b, x, n);
                 }
@@ -673,7 +679,7 @@ impl State {
     fn grid(&self, out: &mut [u8; 81]) {
         for d in 0..9 {
             for b in 0..3 {
-                let mut x = self.f[3 * d + b];
+                let mut x = self.f[w(d, b)];
                 while x != 0 {
                     let k = x.trailing_zeros() as usize;
                     x &= x - 1;
@@ -737,7 +743,7 @@ impl Searcher {
         }
         let (b, x) = state.choose();
         let cell = 27 * b + x as usize;
-        let mut digits: u32 = (0..9).fold(0, |m, d| m | (state.f[3 * d + b] >> x & 1) << d);
+        let mut digits: u32 = (0..9).fold(0, |m, d| m | (state.f[w(d, b)] >> x & 1) << d);
         while digits != 0 {
             let d = digits.trailing_zeros() as usize;
             digits &= digits - 1;
