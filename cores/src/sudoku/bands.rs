@@ -323,9 +323,6 @@ fn band_clear<const SIMD: bool>(band: &mut [u32; 9], new: u32) -> u32 {
     changed
 }
 
-/// The two other bands of each band.
-const OTHER_BANDS: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
-
 /// For each cell, its peers (same row, column or box; not the cell) in each band.
 const PEERS: [[u32; 3]; 81] = {
     let mut t = [[0u32; 3]; 81];
@@ -449,7 +446,7 @@ impl State {
                 let i = todo.trailing_zeros() as usize;
                 todo &= todo - 1;
                 dirty &= !(1 << i);
-                let (d, b) = (i % 9, i / 9);
+                let b = i / 9;
                 let mut v = self.f[i];
                 let shrink = SHRINK[(v & ROW) as usize]
                     | SHRINK[(v >> 9 & ROW) as usize] << 3
@@ -475,9 +472,10 @@ impl State {
                 // column: the other bands lose it (this also clears the column of a placed
                 // cell).
                 let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
-                let (o1, o2) = OTHER_BANDS[b];
-                for o in [o1, o2] {
-                    let j = w(d, o);
+                // The same digit's words in the other two bands.
+                let j1 = if i >= 18 { i - 18 } else { i + 9 };
+                let j2 = if i >= 9 { i - 9 } else { i + 18 };
+                for j in [j1, j2] {
                     let old = self.f[j];
                     self.f[j] = old & !spread;
                     dirty |= u32::from(old & spread != 0) << j;
