@@ -402,23 +402,32 @@ impl State {
     /// the peers of its givens, each given cell the other digits. False on two givens that
     /// clash or a value above 9. Every word is then dirty.
     fn place_givens(&mut self, givens: &[u8; 81]) -> bool {
+        if givens.iter().any(|&v| v > 9) {
+            return false;
+        }
         let mut peers = [[0u32; 3]; 9];
         let mut at = [[0u32; 3]; 9];
-        for (cell, &v) in givens.iter().enumerate() {
-            if v == 0 {
-                continue;
+        let mut given = [0u32; 3];
+        // The given cells of each band as a mask first (no branch per cell), then a loop
+        // over the givens only.
+        for (b, (mask, cells)) in given.iter_mut().zip(givens.chunks_exact(27)).enumerate() {
+            *mask = cells
+                .iter()
+                .enumerate()
+                .fold(0, |m, (k, &v)| m | u32::from(v != 0) << k);
+            let mut left = *mask;
+            while left != 0 {
+                let k = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let cell = 27 * b + k;
+                let d = usize::from(cells[k]) - 1;
+                for (o, p) in PEERS[cell].iter().enumerate() {
+                    peers[d][o] |= p;
+                }
+                at[d][b] |= 1 << k;
             }
-            if v > 9 {
-                return false;
-            }
-            let d = usize::from(v) - 1;
-            for (k, p) in PEERS[cell].iter().enumerate() {
-                peers[d][k] |= p;
-            }
-            at[d][cell / 27] |= 1 << (cell % 27);
         }
-        for b in 0..3 {
-            let given = (0..9).fold(0, |m, d| m | at[d][b]);
+        for (b, &given) in given.iter().enumerate() {
             for d in 0..9 {
                 if at[d][b] & peers[d][b] != 0 {
                     return false;
