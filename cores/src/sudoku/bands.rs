@@ -323,6 +323,18 @@ fn band_clear<const SIMD: bool>(band: &mut [u32; 9], new: u32) -> u32 {
     changed
 }
 
+/// For a band word, its rows-by-boxes matrix (bit `3 * row + box`: the row has the digit
+/// in the box), as `SHRINK` gives it row by row, by two multiplications: one gathers each
+/// row's three box bits (spaced by 3) side by side, the other the three rows (no two
+/// partial products overlap, so nothing carries).
+#[inline(always)]
+fn triads_of(v: u32) -> u32 {
+    const BOX_LOW: u32 = 0o111_111_111;
+    let t = (v | v >> 1 | v >> 2) & BOX_LOW;
+    let rows = ((t * 0b10101) >> 4) & (7 | 7 << 9 | 7 << 18);
+    (rows * (1 | 1 << 6 | 1 << 12)) >> 12 & 0x1FF
+}
+
 /// For each cell, its peers (same row, column or box; not the cell) in each band.
 const PEERS: [[u32; 3]; 81] = {
     let mut t = [[0u32; 3]; 81];
@@ -539,19 +551,24 @@ impl State {
         let (mut s0, mut s1, mut s2) = (0u64, 0u64, 0u64);
         let (mut f0, mut f1, mut f2) = (0u64, 0u64, 0u64);
         let mut stack_rule = 0u32;
+        // Every word's rows-by-boxes matrix and columns first, in one loop the compiler
+        // vectorises.
+        let mut matrix = [0u32; 27];
+        let mut columns = [0u32; 27];
+        for ((m, c), &x) in matrix.iter_mut().zip(&mut columns).zip(&self.f) {
+            *m = triads_of(x);
+            *c = (x | x >> 9 | x >> 18) & ROW;
+        }
         for d in 0..9 {
             let mut h = 0u64;
             let mut hf = 0u64;
             let mut v = 0u32;
             for b in 0..3 {
-                let x = self.f[w(d, b)];
-                let idx = (SHRINK[(x & ROW) as usize]
-                    | SHRINK[(x >> 9 & ROW) as usize] << 3
-                    | SHRINK[(x >> 18) as usize] << 6) as u16;
+                let idx = (matrix[w(d, b)] & 0x1FF) as u16;
                 m.h[3 * d + b] = idx;
                 h |= u64::from(idx) << (9 * b);
                 hf |= u64::from(FORCED[idx as usize]) << (9 * b);
-                v |= STACK_SPREAD[((x | x >> 9 | x >> 18) & ROW) as usize] << (3 * b);
+                v |= STACK_SPREAD[(columns[w(d, b)] & ROW) as usize] << (3 * b);
             }
             // `v`: bit 9 * stack + 3 * band + column-in-stack, so each stack's matrix is a
             // 9-bit field (band = row of the matrix, column = box).
@@ -1044,6 +1061,16 @@ mod tests {
             }
         }
         assert!(unique >= 30 && multiple >= 30 && none >= 10);
+    }
+
+    #[test]
+    fn the_arithmetic_matrix_matches_the_table() {
+        for v in (0..1u32 << 27).step_by(997).chain([BAND, 0, 1, 1 << 26]) {
+            let shrink = SHRINK[(v & ROW) as usize]
+                | SHRINK[(v >> 9 & ROW) as usize] << 3
+                | SHRINK[(v >> 18) as usize] << 6;
+            assert_eq!(triads_of(v), shrink, "{v:#x}");
+        }
     }
 
     #[test]
