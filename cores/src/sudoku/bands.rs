@@ -4,7 +4,10 @@
 //! The domains are kept transposed, as the seed's `reduce` step transposes them (seed 000,
 //! "Combinatorial explorations in Su-Doku", section 1.2, "Data representation"): for each
 //! digit and each band of three rows, a 27-bit word of the cells that may still hold it
-//! (bit `9 * (row % 3) + column`, word `f[9 * band + digit]`). The rules, as word operations:
+//! (bit `9 * (row % 3) + column`, word `f[9 * band + digit]`: a band's nine words side by
+//! side, so a placement's clear of a cell for the other digits is one pass over nine
+//! adjacent words, two SSE2 operations and a movemask on x86_64 (`band_clear`, the portable
+//! loop kept and tested against it)). The rules, as word operations:
 //! - hidden singles in rows: a row of a word with one bit left places the digit there; the
 //!   placement clears that cell for the other eight digits (propagation of the singleton);
 //! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
@@ -30,18 +33,23 @@
 //!   never undone.
 //!
 //! A dirty mask of the 27 words picks the words to examine, in rounds: each round examines
-//! the words dirty at its start, with no test on a word's result, so the loop's course never
-//! waits on the table lookups and the examinations of a round overlap in the processor.
-//! (Sweeps over all words, as JCZSolve's "changed bands" loop makes them, were used for the
-//! givens before and are slower now.)
+//! the words dirty at its start, in band order, with no test on a word's result, so the
+//! loop's course never waits on the table lookups and the examinations of a round overlap
+//! in the processor. The givens propagate the same way. (Sweeps over all words, as
+//! JCZSolve's "changed bands" loop makes them, were used for the givens before and are
+//! slower now. Measured slower too: a test on new singles before the band's clear; an
+//! order of the dirty bits alternating bands or digits; caching each word's matrix for
+//! `triads` during the examinations, an extra store per examination; the clear as AVX-512
+//! masked loads and stores; rows' singles and matrices by arithmetic in the examinations.)
 //!
 //! Guesses (branching nodes) per puzzle with the uniqueness check: 0.58 on
 //! royle_17clue_49151, 8.84 on magictour_top1465, 109.7 on forum_hardest_1106_375 (tdoku:
 //! 0.59, 8.94, 110.4; this kernel before the triads: 1.16, 19.9, 290.6). Measured with
 //! `cargo bench -p cores --bench sudoku -- --quick` (one thread, puzzles/s, count up to two,
-//! tdoku through `TDOKU_BENCH`) on an idle 2-core Zen 4 VM: 17-clue 432k (the `sudoku`
-//! crate 460k, tdoku 294k), top1465 103k (crate 94k, tdoku 107k), forum hardest 10.7k
-//! (crate 8.9k, tdoku 12.2k); figures on a shared machine vary, compare ratios of one run.
+//! tdoku through `TDOKU_BENCH`) in one run on a 2-core Zen 4 VM shared with other work
+//! (load about 2.4): 17-clue 535k (the `sudoku` crate 456k, tdoku 287k), top1465 145k
+//! (crate 93k, tdoku 106k), forum hardest 14.8k (crate 8.8k, tdoku 12.1k); figures on a
+//! shared machine vary by tens of percent between runs, compare ratios of one run.
 //!
 //! Invariant: a cleared bit is a value no solution extending the current branch can use,
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
