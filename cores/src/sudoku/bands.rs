@@ -4,7 +4,10 @@
 //! The domains are kept transposed, as the seed's `reduce` step transposes them (seed 000,
 //! "Combinatorial explorations in Su-Doku", section 1.2, "Data representation"): for each
 //! digit and each band of three rows, a 27-bit word of the cells that may still hold it
-//! (bit `9 * (row % 3) + column`, word `f[3 * digit + band]`). The rules, as word operations:
+//! (bit `9 * (row % 3) + column`, word `f[9 * band + digit]`: a band's nine words side by
+//! side, so a placement's clear of a cell for the other digits is one pass over nine
+//! adjacent words, two SSE2 operations and a movemask on x86_64 (`band_clear`, the portable
+//! loop kept and tested against it)). The rules, as word operations:
 //! - hidden singles in rows: a row of a word with one bit left places the digit there; the
 //!   placement clears that cell for the other eight digits (propagation of the singleton);
 //! - boxes: per word, the 3x3 "row r has the digit in box k" matrix must be a permutation
@@ -29,23 +32,30 @@
 //!   every digit is fixed and the grid is not placed yet. States are copied (124 bytes),
 //!   never undone.
 //!
-//! Propagation of the givens runs in sweeps over the 27 words with constant indices and a
-//! copy of each word as last examined (JCZSolve's "changed bands" loop); below a branching,
-//! where few words change, a dirty mask picks the words to examine instead.
+//! A dirty mask of the 27 words picks the words to examine, in rounds: each round examines
+//! the words dirty at its start, in band order, with no test on a word's result, so the
+//! loop's course never waits on the table lookups and the examinations of a round overlap
+//! in the processor. The givens propagate the same way. (Sweeps over all words, as
+//! JCZSolve's "changed bands" loop makes them, were used for the givens before and are
+//! slower now. Measured slower too: a test on new singles before the band's clear; an
+//! order of the dirty bits alternating bands or digits; caching each word's matrix for
+//! `triads` during the examinations, an extra store per examination; the clear as AVX-512
+//! masked loads and stores; rows' singles and matrices by arithmetic in the examinations.)
 //!
 //! Guesses (branching nodes) per puzzle with the uniqueness check: 0.58 on
 //! royle_17clue_49151, 8.84 on magictour_top1465, 109.7 on forum_hardest_1106_375 (tdoku:
 //! 0.59, 8.94, 110.4; this kernel before the triads: 1.16, 19.9, 290.6). Measured with
 //! `cargo bench -p cores --bench sudoku -- --quick` (one thread, puzzles/s, count up to two,
-//! tdoku through `TDOKU_BENCH`) on an idle 2-core Zen 4 VM: 17-clue 432k (the `sudoku`
-//! crate 460k, tdoku 294k), top1465 103k (crate 94k, tdoku 107k), forum hardest 10.7k
-//! (crate 8.9k, tdoku 12.2k); figures on a shared machine vary, compare ratios of one run.
+//! tdoku through `TDOKU_BENCH`) in one run on a 2-core Zen 4 VM shared with other work
+//! (load about 2.4): 17-clue 535k (the `sudoku` crate 456k, tdoku 287k), top1465 145k
+//! (crate 93k, tdoku 106k), forum hardest 14.8k (crate 8.8k, tdoku 12.1k); figures on a
+//! shared machine vary by tens of percent between runs, compare ratios of one run.
 //!
 //! Invariant: a cleared bit is a value no solution extending the current branch can use,
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
 //! cells are all placed is a valid grid. Sources of the ideas: seed 000 / "Combinatorial
 //! explorations in Su-Doku" (PS-1-2, the transposed domains, Régin's rule); JCZSolve and its
-//! port, the `sudoku` crate (digit-band words, the triad table, sweeps over changed words);
+//! port, the `sudoku` crate (digit-band words, the triad table);
 //! tdoku (triad clauses, branching on band configurations). The code is written from the
 //! rules above, not taken from either program.
 
@@ -269,8 +279,69 @@ const SINGLE: [u32; 512] = {
     t
 };
 
-/// The two other bands of each band.
-const OTHER_BANDS: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
+/// The index of the word of digit `d` in band `b`: a band's nine words lie side by side.
+#[inline(always)]
+const fn w(d: usize, b: usize) -> usize {
+    9 * b + d
+}
+
+/// Whether [`band_clear`] takes its SSE2 form: always on x86_64, whose targets include
+/// SSE2 (so the test is decided when compiling).
+#[inline(always)]
+fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::is_x86_feature_detected!("sse2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The nine words of a band lose the cells `new`; returns the words that lost one (bit
+/// per digit). `SIMD`: with SSE2 (only if [`simd_available`]), two 4-word operations and
+/// a movemask instead of nine tests and shifts.
+#[inline(always)]
+fn band_clear<const SIMD: bool>(band: &mut [u32; 9], new: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if SIMD {
+        use std::arch::x86_64::*;
+        let (lo, hi) = band.split_at_mut(4);
+        // SAFETY: SSE2 is part of every x86_64 target (and `SIMD` is set only when
+        // `simd_available` says so); `lo` has 4 words and `hi` at least 4, so each 16-byte
+        // unaligned load and store stays within them.
+        let kept = unsafe {
+            let n = _mm_set1_epi32(new as i32);
+            let a = _mm_loadu_si128(lo.as_ptr().cast());
+            let b = _mm_loadu_si128(hi.as_ptr().cast());
+            _mm_storeu_si128(lo.as_mut_ptr().cast(), _mm_andnot_si128(n, a));
+            _mm_storeu_si128(hi.as_mut_ptr().cast(), _mm_andnot_si128(n, b));
+            let z = _mm_setzero_si128();
+            let kept_a = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(a, n), z));
+            let kept_b = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(b, n), z));
+            _mm_movemask_ps(kept_a) as u32 | (_mm_movemask_ps(kept_b) as u32) << 4
+        };
+        let last = band[8];
+        band[8] = last & !new;
+        return (!kept & 0xFF) | u32::from(last & new != 0) << 8;
+    }
+    let mut changed = 0;
+    for (e, x) in band.iter_mut().enumerate() {
+        let old = *x;
+        *x = old & !new;
+        changed |= u32::from(old & new != 0) << e;
+    }
+    changed
+}
+
+/// For a band word, its rows-by-boxes matrix (bit `3 * row + box`: the row has the digit
+/// in the box), as `SHRINK` gives it row by row, by two multiplications: one gathers each
+/// row's three box bits (spaced by 3) side by side, the other the three rows (no two
+/// partial products overlap, so nothing carries).
+#[inline(always)]
+fn triads_of(v: u32) -> u32 {
+    const BOX_LOW: u32 = 0o111_111_111;
+    let t = (v | v >> 1 | v >> 2) & BOX_LOW;
+    let rows = ((t * 0b10101) >> 4) & (7 | 7 << 9 | 7 << 18);
+    (rows * (1 | 1 << 6 | 1 << 12)) >> 12 & 0x1FF
+}
 
 /// For each cell, its peers (same row, column or box; not the cell) in each band.
 const PEERS: [[u32; 3]; 81] = {
@@ -302,7 +373,7 @@ struct Matrices {
 
 #[derive(Clone, Copy)]
 struct State {
-    /// `f[3 * digit + band]`: cells of the band that may hold the digit.
+    /// `f[w(digit, band)]`: cells of the band that may hold the digit.
     f: [u32; 27],
     /// Cells of each band not yet placed.
     unsolved: [u32; 3],
@@ -332,15 +403,15 @@ impl State {
     #[inline]
     fn place(&mut self, d: usize, cell: usize) -> bool {
         let (b, bit) = (cell / 27, 1 << (cell % 27));
-        if self.f[3 * d + b] & bit == 0 {
+        if self.f[w(d, b)] & bit == 0 {
             return false;
         }
         for (k, &peers) in PEERS[cell].iter().enumerate() {
-            self.clear(3 * d + k, peers);
+            self.clear(w(d, k), peers);
         }
         for e in 0..9 {
             if e != d {
-                self.clear(3 * e + b, bit);
+                self.clear(w(e, b), bit);
             }
         }
         self.unsolved[b] &= !bit;
@@ -351,28 +422,37 @@ impl State {
     /// the peers of its givens, each given cell the other digits. False on two givens that
     /// clash or a value above 9. Every word is then dirty.
     fn place_givens(&mut self, givens: &[u8; 81]) -> bool {
+        if givens.iter().any(|&v| v > 9) {
+            return false;
+        }
         let mut peers = [[0u32; 3]; 9];
         let mut at = [[0u32; 3]; 9];
-        for (cell, &v) in givens.iter().enumerate() {
-            if v == 0 {
-                continue;
+        let mut given = [0u32; 3];
+        // The given cells of each band as a mask first (no branch per cell), then a loop
+        // over the givens only.
+        for (b, (mask, cells)) in given.iter_mut().zip(givens.chunks_exact(27)).enumerate() {
+            *mask = cells
+                .iter()
+                .enumerate()
+                .fold(0, |m, (k, &v)| m | u32::from(v != 0) << k);
+            let mut left = *mask;
+            while left != 0 {
+                let k = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let cell = 27 * b + k;
+                let d = usize::from(cells[k]) - 1;
+                for (o, p) in PEERS[cell].iter().enumerate() {
+                    peers[d][o] |= p;
+                }
+                at[d][b] |= 1 << k;
             }
-            if v > 9 {
-                return false;
-            }
-            let d = usize::from(v) - 1;
-            for (k, p) in PEERS[cell].iter().enumerate() {
-                peers[d][k] |= p;
-            }
-            at[d][cell / 27] |= 1 << (cell % 27);
         }
-        for b in 0..3 {
-            let given = (0..9).fold(0, |m, d| m | at[d][b]);
+        for (b, &given) in given.iter().enumerate() {
             for d in 0..9 {
                 if at[d][b] & peers[d][b] != 0 {
                     return false;
                 }
-                self.f[3 * d + b] = BAND & !peers[d][b] & (!given | at[d][b]);
+                self.f[w(d, b)] = BAND & !peers[d][b] & (!given | at[d][b]);
             }
             self.unsolved[b] = BAND & !given;
         }
@@ -380,99 +460,58 @@ impl State {
         true
     }
 
-    /// Examines word `I` if it differs from `prev[I]`, its value when last examined:
-    /// [`State::settle`]'s rules for one word, with constant indices and without the dirty
-    /// marks. The word is left 0 on a contradiction. True if it was examined.
-    #[inline(always)]
-    fn update<const I: usize>(&mut self, prev: &mut [u32; 27]) -> bool {
-        let mut v = self.f[I];
-        if v == prev[I] {
-            return false;
-        }
-        let (d, b) = (I / 3, I % 3);
-        let shrink = SHRINK[(v & ROW) as usize]
-            | SHRINK[(v >> 9 & ROW) as usize] << 3
-            | SHRINK[(v >> 18) as usize] << 6;
-        v &= COMPLEX[shrink as usize];
-        let single = SINGLE[(v & ROW) as usize]
-            | SINGLE[(v >> 9 & ROW) as usize] << 9
-            | SINGLE[(v >> 18) as usize] << 18;
-        let new = single & self.unsolved[b];
-        self.unsolved[b] &= !new;
-        for e in 0..9 {
-            if e != d {
-                self.f[3 * e + b] &= !new;
-            }
-        }
-        self.f[I] = v;
-        prev[I] = v;
-        let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
-        let (o1, o2) = OTHER_BANDS[b];
-        self.f[3 * d + o1] &= !spread;
-        self.f[3 * d + o2] &= !spread;
-        true
-    }
-
-    /// [`State::settle`] by sweeps over all 27 words (as JCZSolve does) until a sweep
-    /// finds every word as it last left it: cheaper than the dirty marks when most words
-    /// change (the givens' propagation), dearer below a branching. Leaves no word dirty.
-    #[inline(always)]
-    fn settle_sweep(&mut self, prev: &mut [u32; 27]) -> bool {
-        macro_rules! sweep {
-            ($($i:literal)*) => {
-                false $(| self.update::<$i>(prev))*
-            };
-        }
-        while sweep!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26) {}
-        self.dirty = 0;
-        // A word left 0 stays 0 and equal to its last look.
-        self.f.iter().all(|&x| x != 0)
-    }
-
     /// Examines dirty words until none is left; false on a contradiction.
+    ///
+    /// The words are taken in rounds: a round examines the words dirty at its start, so
+    /// the loop's course does not wait on the words' values and the examinations of one
+    /// round can overlap. A word made dirty in a round is examined later in that round if
+    /// it comes later, else in the next one.
     #[inline(always)]
-    fn settle(&mut self) -> bool {
-        while self.dirty != 0 {
-            let i = self.dirty.trailing_zeros() as usize;
-            self.dirty &= self.dirty - 1;
-            let (d, b) = (i / 3, i % 3);
-            let mut v = self.f[i];
-            let shrink = SHRINK[(v & ROW) as usize]
-                | SHRINK[(v >> 9 & ROW) as usize] << 3
-                | SHRINK[(v >> 18) as usize] << 6;
-            v &= COMPLEX[shrink as usize];
-            if v == 0 {
-                return false;
-            }
-            self.f[i] = v;
-            // Every row is non-empty now; a row with one bit places the digit. After the
-            // triad table, that cell's box is already closed to the other rows.
-            let single = SINGLE[(v & ROW) as usize]
-                | SINGLE[(v >> 9 & ROW) as usize] << 9
-                | SINGLE[(v >> 18) as usize] << 18;
-            let new = single & self.unsolved[b];
-            if new != 0 {
+    fn settle<const SIMD: bool>(&mut self) -> bool {
+        let mut dirty = self.dirty;
+        while dirty != 0 {
+            let mut todo = dirty;
+            while todo != 0 {
+                let i = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                dirty &= !(1 << i);
+                let b = i / 9;
+                let mut v = self.f[i];
+                let shrink = SHRINK[(v & ROW) as usize]
+                    | SHRINK[(v >> 9 & ROW) as usize] << 3
+                    | SHRINK[(v >> 18) as usize] << 6;
+                v &= COMPLEX[shrink as usize];
+                if v == 0 {
+                    self.dirty = 0;
+                    return false;
+                }
+                // Every row is non-empty now; a row with one bit places the digit. After
+                // the triad table, that cell's box is already closed to the other rows.
+                let single = SINGLE[(v & ROW) as usize]
+                    | SINGLE[(v >> 9 & ROW) as usize] << 9
+                    | SINGLE[(v >> 18) as usize] << 18;
+                let new = single & self.unsolved[b];
                 self.unsolved[b] &= !new;
                 // Every digit of the band loses the cells, then this word gets them back.
-                let mut changed = 0;
-                for e in 0..9 {
-                    let j = 3 * e + b;
-                    let old = self.f[j];
-                    self.f[j] = old & !new;
-                    changed |= u32::from(old & new != 0) << (3 * e);
-                }
+                let band: &mut [u32; 9] = (&mut self.f[9 * b..9 * b + 9]).try_into().unwrap();
+                let changed = band_clear::<SIMD>(band, new);
                 self.f[i] = v;
-                self.dirty |= (changed << b) & !(1 << i);
-            }
-            // A box of this band where the digit is left in one column claims that column:
-            // the other bands lose it (this also clears the column of a placed cell).
-            let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
-            if spread != 0 {
-                let (o1, o2) = OTHER_BANDS[b];
-                self.clear(3 * d + o1, spread);
-                self.clear(3 * d + o2, spread);
+                dirty |= (changed << (9 * b)) & !(1 << i);
+                // A box of this band where the digit is left in one column claims that
+                // column: the other bands lose it (this also clears the column of a placed
+                // cell).
+                let spread = POINTING[((v | v >> 9 | v >> 18) & ROW) as usize] * COLUMN_SPREAD;
+                // The same digit's words in the other two bands.
+                let j1 = if i >= 18 { i - 18 } else { i + 9 };
+                let j2 = if i >= 9 { i - 9 } else { i + 18 };
+                for j in [j1, j2] {
+                    let old = self.f[j];
+                    self.f[j] = old & !spread;
+                    dirty |= u32::from(old & spread != 0) << j;
+                }
             }
         }
+        self.dirty = 0;
         true
     }
 
@@ -482,7 +521,7 @@ impl State {
         for b in 0..3 {
             let (mut one, mut two) = (0u32, 0u32);
             for d in 0..9 {
-                let x = self.f[3 * d + b];
+                let x = self.f[w(d, b)];
                 two |= one & x;
                 one |= x;
             }
@@ -495,7 +534,7 @@ impl State {
             }
             found = true;
             for d in 0..9 {
-                let mut m = self.f[3 * d + b] & singles;
+                let mut m = self.f[w(d, b)] & singles;
                 while m != 0 {
                     let x = m.trailing_zeros();
                     m &= m - 1;
@@ -520,19 +559,24 @@ impl State {
         let (mut s0, mut s1, mut s2) = (0u64, 0u64, 0u64);
         let (mut f0, mut f1, mut f2) = (0u64, 0u64, 0u64);
         let mut stack_rule = 0u32;
+        // Every word's rows-by-boxes matrix and columns first, in one loop the compiler
+        // vectorises.
+        let mut matrix = [0u32; 27];
+        let mut columns = [0u32; 27];
+        for ((m, c), &x) in matrix.iter_mut().zip(&mut columns).zip(&self.f) {
+            *m = triads_of(x);
+            *c = (x | x >> 9 | x >> 18) & ROW;
+        }
         for d in 0..9 {
             let mut h = 0u64;
             let mut hf = 0u64;
             let mut v = 0u32;
             for b in 0..3 {
-                let x = self.f[3 * d + b];
-                let idx = (SHRINK[(x & ROW) as usize]
-                    | SHRINK[(x >> 9 & ROW) as usize] << 3
-                    | SHRINK[(x >> 18) as usize] << 6) as u16;
+                let idx = (matrix[w(d, b)] & 0x1FF) as u16;
                 m.h[3 * d + b] = idx;
                 h |= u64::from(idx) << (9 * b);
                 hf |= u64::from(FORCED[idx as usize]) << (9 * b);
-                v |= STACK_SPREAD[((x | x >> 9 | x >> 18) & ROW) as usize] << (3 * b);
+                v |= STACK_SPREAD[(columns[w(d, b)] & ROW) as usize] << (3 * b);
             }
             // `v`: bit 9 * stack + 3 * band + column-in-stack, so each stack's matrix is a
             // 9-bit field (band = row of the matrix, column = box).
@@ -592,7 +636,7 @@ impl State {
                 let cols = x & 7 | x >> 6 & 0o70 | x >> 12 & 0o700;
                 let keep = COMPLEX[(idx & !EXCLUDED[fixed as usize] & !l) as usize]
                     & (cols * COLUMN_SPREAD);
-                let i = 3 * d + b;
+                let i = w(d, b);
                 let old = self.f[i];
                 let new = old & keep;
                 if new == 0 {
@@ -605,25 +649,10 @@ impl State {
         Some(changed && self.dirty != 0)
     }
 
-    /// Propagation of the givens to quiescence (by sweeps); false on a contradiction.
-    fn propagate_givens(&mut self, m: &mut Matrices) -> bool {
-        let mut prev = [u32::MAX; 27];
-        self.propagate_with(m, |s| s.settle_sweep(&mut prev))
-    }
-
     /// Propagation to quiescence; false on a contradiction.
-    fn propagate(&mut self, m: &mut Matrices) -> bool {
-        self.propagate_with(m, State::settle)
-    }
-
-    #[inline(always)]
-    fn propagate_with(
-        &mut self,
-        m: &mut Matrices,
-        mut settle: impl FnMut(&mut State) -> bool,
-    ) -> bool {
+    fn propagate<const SIMD: bool>(&mut self, m: &mut Matrices) -> bool {
         loop {
-            if !settle(self) {
+            if !self.settle::<SIMD>() {
                 return false;
             }
             match self.naked_singles() {
@@ -682,10 +711,10 @@ impl State {
             for band in 0..3 {
                 let j = m >> (3 * band) & 7;
                 let others = (7 & !u32::from(j)) << (3 * b);
-                self.clear(3 * d + band, others * COLUMN_SPREAD);
+                self.clear(w(d, band), others * COLUMN_SPREAD);
             }
         } else {
-            self.clear(3 * d + b, !TRIAD_CELLS[m as usize]);
+            self.clear(w(d, b), !TRIAD_CELLS[m as usize]);
         }
     }
 
@@ -695,7 +724,7 @@ impl State {
         for b in 0..3 {
             let (mut one, mut two, mut three) = (0u32, 0u32, 0u32);
             for d in 0..9 {
-                let x = self.f[3 * d + b];
+                let x = self.f[w(d, b)];
                 three |= two & x;
                 two |= one & x;
                 one |= x;
@@ -711,7 +740,7 @@ impl State {
             while u != 0 {
                 let x = u.trailing_zeros();
                 u &= u - 1;
-                let n = (0..9).filter(|&d| self.f[3 * d + b] >> x & 1 != 0).count() as u32;
+                let n = (0..9).filter(|&d| self.f[w(d, b)] >> x & 1 != 0).count() as u32;
                 if n < best.2 {
                     best = (b, x, n);
                 }
@@ -723,7 +752,7 @@ impl State {
     fn grid(&self, out: &mut [u8; 81]) {
         for d in 0..9 {
             for b in 0..3 {
-                let mut x = self.f[3 * d + b];
+                let mut x = self.f[w(d, b)];
                 while x != 0 {
                     let k = x.trailing_zeros() as usize;
                     x &= x - 1;
@@ -752,7 +781,7 @@ struct Searcher {
 
 impl Searcher {
     /// Depth-first search below a propagated state; false once the limit is reached.
-    fn search(&mut self, state: &mut State) -> bool {
+    fn search<const SIMD: bool>(&mut self, state: &mut State) -> bool {
         if state.solved() {
             let mut g = [0u8; 81];
             state.grid(&mut g);
@@ -775,11 +804,11 @@ impl Searcher {
                 if perms.peek().is_none() {
                     // The last permutation may use the state itself.
                     state.restrict(d, vertical, b, m);
-                    return !state.propagate(&mut self.m) || self.search(state);
+                    return !state.propagate::<SIMD>(&mut self.m) || self.search::<SIMD>(state);
                 }
                 let mut child = *state;
                 child.restrict(d, vertical, b, m);
-                if child.propagate(&mut self.m) && !self.search(&mut child) {
+                if child.propagate::<SIMD>(&mut self.m) && !self.search::<SIMD>(&mut child) {
                     return false;
                 }
             }
@@ -787,18 +816,21 @@ impl Searcher {
         }
         let (b, x) = state.choose();
         let cell = 27 * b + x as usize;
-        let mut digits: u32 = (0..9).fold(0, |m, d| m | (state.f[3 * d + b] >> x & 1) << d);
+        let mut digits: u32 = (0..9).fold(0, |m, d| m | (state.f[w(d, b)] >> x & 1) << d);
         while digits != 0 {
             let d = digits.trailing_zeros() as usize;
             digits &= digits - 1;
             if digits == 0 {
                 // The last digit may use the state itself: nothing else needs it.
                 return !(state.place(d, cell)
-                    && state.propagate(&mut self.m)
-                    && !self.search(state));
+                    && state.propagate::<SIMD>(&mut self.m)
+                    && !self.search::<SIMD>(state));
             }
             let mut child = *state;
-            if child.place(d, cell) && child.propagate(&mut self.m) && !self.search(&mut child) {
+            if child.place(d, cell)
+                && child.propagate::<SIMD>(&mut self.m)
+                && !self.search::<SIMD>(&mut child)
+            {
                 return false;
             }
         }
@@ -807,6 +839,17 @@ impl Searcher {
 }
 
 fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
+    if simd_available() {
+        run_with::<true>(givens, limit)
+    } else {
+        run_with::<false>(givens, limit)
+    }
+}
+
+/// [`run`], with the SIMD form of [`band_clear`] if `SIMD` (which needs
+/// [`simd_available`]).
+fn run_with<const SIMD: bool>(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
+    assert!(!SIMD || simd_available(), "SSE2 is not available");
     let mut s = Searcher {
         limit,
         m: Matrices::default(),
@@ -819,8 +862,8 @@ fn run(givens: &[u8; 81], limit: usize) -> (Count, Option<[u8; 81]>) {
     };
     let mut state = State::new();
     let ok = state.place_givens(givens);
-    if limit > 0 && ok && state.propagate_givens(&mut s.m) {
-        s.search(&mut state);
+    if limit > 0 && ok && state.propagate::<SIMD>(&mut s.m) {
+        s.search::<SIMD>(&mut state);
     }
     (s.count, s.second)
 }
@@ -881,12 +924,8 @@ mod tests {
                 }
             }
             let mut m = Matrices::default();
-            let mut swept = bulk;
-            assert!(bulk.propagate(&mut m) && one.propagate(&mut m));
+            assert!(bulk.propagate::<false>(&mut m) && one.propagate::<false>(&mut m));
             assert_eq!((bulk.f, bulk.unsolved), (one.f, one.unsolved), "{line}");
-            // The sweeps reach the same fixpoint as the dirty marks.
-            assert!(swept.propagate_givens(&mut m));
-            assert_eq!((swept.f, swept.unsolved), (one.f, one.unsolved), "{line}");
         }
         // Two 1s in row 1: refused, as `place` refuses the second.
         let mut clash = [0u8; 81];
@@ -985,6 +1024,61 @@ mod tests {
             unique >= 30 && multiple >= 30 && none >= 10,
             "{unique} {multiple} {none}"
         );
+    }
+
+    #[test]
+    fn the_simd_and_portable_clears_agree() {
+        if !simd_available() {
+            return;
+        }
+        // The band clear on its own, on pseudo-random words.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32 & BAND
+        };
+        for _ in 0..2000 {
+            let band: [u32; 9] = std::array::from_fn(|_| next());
+            let new = next() & next() & next();
+            let (mut a, mut b) = (band, band);
+            assert_eq!(
+                band_clear::<true>(&mut a, new),
+                band_clear::<false>(&mut b, new)
+            );
+            assert_eq!(a, b);
+        }
+        // The whole search, on unique, multi-solution and no-solution puzzles.
+        let (mut unique, mut multiple, mut none) = (0, 0, 0);
+        for g in derived_puzzles() {
+            for limit in [1, 2, 5] {
+                let (p, ps) = run_with::<false>(&g, limit);
+                let (s, ss) = run_with::<true>(&g, limit);
+                assert_eq!(
+                    (p.solutions, p.first, p.guesses, ps),
+                    (s.solutions, s.first, s.guesses, ss)
+                );
+                if limit == 5 {
+                    match p.solutions {
+                        0 => none += 1,
+                        1 => unique += 1,
+                        _ => multiple += 1,
+                    }
+                }
+            }
+        }
+        assert!(unique >= 30 && multiple >= 30 && none >= 10);
+    }
+
+    #[test]
+    fn the_arithmetic_matrix_matches_the_table() {
+        for v in (0..1u32 << 27).step_by(997).chain([BAND, 0, 1, 1 << 26]) {
+            let shrink = SHRINK[(v & ROW) as usize]
+                | SHRINK[(v >> 9 & ROW) as usize] << 3
+                | SHRINK[(v >> 18) as usize] << 6;
+            assert_eq!(triads_of(v), shrink, "{v:#x}");
+        }
     }
 
     #[test]
