@@ -7,9 +7,9 @@
 //! claim (the run record itself is `crate::bench::record`, shared by every family); `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
 //! search (`rds`) and the tile-order search (`cover`), restarts the cell search's probe in
-//! random tile orders, improves its incumbent by large-neighbourhood search (`improve`) and, on
-//! small boards where every tile may fit, asks CaDiCaL (`sat`); `table` is the cell search's
-//! transposition table.
+//! random tile orders and, where every tile may fit, the tile search's cell-order fill,
+//! improves its incumbent by large-neighbourhood search (`improve`) and, on small boards where
+//! every tile may fit, asks CaDiCaL (`sat`); `table` is the cell search's transposition table.
 
 pub mod brute;
 mod cover;

@@ -17,17 +17,26 @@
 //! `ct - eb - ee = I - 4n^2 + 10T` with `I = 2n(n - 1)` edges inside the board. So
 //! `ct + (I - ee) + (covered border sides) >= 2I + 4n - 4n^2 + 10k`: many tiles need many
 //! contacts or few empty cells on the border and side by side. It turns the seed's tight
-//! boards (every tile or all but one on the board) from hours of search into seconds.
+//! boards (every tile or all but one on the board) from hours of search into seconds. A second
+//! count ([`Variant::cover_count`]: at least `3k` cells are covered, at most `n^2 - 3k` not)
+//! cut the refutation of 12 tiles on b04-m1 from 18.3 s to 5.1 s of CPU, and to 3.2 s with
+//! CaDiCaL's "unsat" configuration ([`Variant::NATIVE`]).
 //!
 //! Status: a turn of `native` on boards of at most 81 cells once the question is whether
-//! every tile fits (see native.rs). Alone, CaDiCaL
-//! refutes 12 tiles on b04-m1 in about 14 s of CPU (the cell search needs 145 s), and with the
+//! every tile fits (see native.rs). Alone, CaDiCaL (before the cover count)
+//! refuted 12 tiles on b04-m1 in about 14 s of CPU (the cell search needs 145 s), and with the
 //! Debian CaDiCaL 1.5.3 binary on the same formula it placed every tile of b04-h2 (32 s) and
 //! of b03-h1 (27 to 141 s): those two are open by a missing placement, not by the bound (the
 //! crate's CaDiCaL placed b04-h2 in 28 s of CPU). As turns of `native` on every board, with
 //! `turn / 16` conflicts, it starved the other searches at 20 s; on 10 x 10 boards the probe's
 //! restarts are the better placement search. Breaking the square's symmetry (one tile on a
-//! canonical spot) did not speed the refutation of b04-m1 (13.1 s to 12.9 s of CPU).
+//! canonical spot) did not speed the refutation of b04-m1 (13.1 s to 12.9 s of CPU). Placing
+//! every tile of b03-h1 with the crate's CaDiCaL: default configuration, not within 50 s of
+//! CPU; with the cover count, not within 34 s; "sat" configuration, not within 44 s; "sat" with
+//! the cover count, 24 s once and not within 41 s with two other variable numberings
+//! ([`Variant::shuffle`]). Large-neighbourhood repair of native's 23-tile placement by
+//! CaDiCaL under assumptions (the tiles meeting a random 6 x 6 window freed, the others kept,
+//! 2 000 conflicts a move) found nothing in 3 830 moves (27 s of CPU).
 //!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
@@ -192,9 +201,34 @@ pub(super) struct FitQuery {
     spots: Vec<(i32, Placed)>,
 }
 
+/// How to build and configure one CaDiCaL instance of the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Variant {
+    /// CaDiCaL's configuration: "default", "sat", "unsat" or "plain".
+    pub(super) config: &'static str,
+    /// Also state that at least `3k` cells are covered.
+    pub(super) cover_count: bool,
+    /// Renumber the variables and reorder the clauses by this seed (0: as built).
+    pub(super) shuffle: u64,
+}
+
+impl Variant {
+    /// What `native` asks: the covered-cell count stated, CaDiCaL tuned for refutations.
+    pub(super) const NATIVE: Variant = Variant {
+        config: "unsat",
+        cover_count: true,
+        shuffle: 0,
+    };
+}
+
 impl FitQuery {
-    /// The formula "at least `k` tiles fit" for `model` (`k` at least 1).
+    /// The formula "at least `k` tiles fit" for `model` (`k` at least 1), as `native` asks it.
     pub(super) fn new(model: &Model, k: u32, limits: &SolveLimits) -> Self {
+        Self::with(model, k, limits, Variant::NATIVE)
+    }
+
+    /// As `new`, built and configured as `variant` says.
+    pub(super) fn with(model: &Model, k: u32, limits: &SolveLimits, variant: Variant) -> Self {
         let n = model.n;
         let cells = model.cells;
         let mut f = Cnf {
@@ -383,6 +417,11 @@ impl FitQuery {
         } else {
             f.at_most(&unused, spare - missing);
         }
+        if variant.cover_count {
+            let empties = cells.saturating_sub(3 * k as usize);
+            let uncovered: Vec<i32> = cov.iter().map(|&c| -c).collect();
+            f.at_most(&uncovered, empties);
+        }
         let side = n as i64;
         let need = 2 * edges + border - 4 * side * side + 10 * i64::from(k);
         if need > count_lits.len() as i64 {
@@ -392,7 +431,32 @@ impl FitQuery {
             f.at_most(&negated, count_lits.len() - need as usize);
         }
 
-        let mut solver: cadical::Solver<Poll> = cadical::Solver::new();
+        let mut solver: cadical::Solver<Poll> =
+            cadical::Solver::with_config(variant.config).unwrap_or_default();
+        if variant.shuffle != 0 {
+            use rand::seq::SliceRandom;
+            use rand::SeedableRng;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(variant.shuffle);
+            let mut perm: Vec<i32> = (1..=f.vars).collect();
+            perm.shuffle(&mut rng);
+            let map = |l: i32| {
+                let v = perm[(l.unsigned_abs() - 1) as usize];
+                if l < 0 {
+                    -v
+                } else {
+                    v
+                }
+            };
+            for c in &mut f.clauses {
+                for l in c.iter_mut() {
+                    *l = map(*l);
+                }
+            }
+            f.clauses.shuffle(&mut rng);
+            for (x, _) in &mut spots {
+                *x = map(*x);
+            }
+        }
         for c in f.clauses {
             solver.add_clause(c);
         }

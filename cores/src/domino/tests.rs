@@ -46,7 +46,8 @@ fn native_optimum_equals_brute_force_optimum_on_small_instances() {
 }
 
 /// Each search on its own, run to the end, against brute force: the Russian-doll cell search
-/// (without the probe) and the tile-order search (targets from the top down).
+/// (without the probe), the tile-order search (targets from the top down) and the tile
+/// search's cell-order fill.
 #[test]
 fn each_search_alone_finds_the_brute_force_optimum() {
     use super::cover::TileSearch;
@@ -73,6 +74,13 @@ fn each_search_alone_finds_the_brute_force_optimum() {
         assert_eq!(tiles.solution.len() as u32, optimum, "{inst:?}");
         let placement = super::native::placements(&model, &tiles.solution);
         verify(&inst, &placement).unwrap_or_else(|v| panic!("tiles {inst:?}: {v}"));
+        // The cell-order fill, in a shuffled spot order: `optimum` fits, one more does not.
+        tiles.shuffle_cells(&mut rng);
+        assert_eq!(tiles.fill(optimum).ok(), Some(true), "fill {inst:?}");
+        assert_eq!(tiles.solution.len() as u32, optimum, "{inst:?}");
+        let placement = super::native::placements(&model, &tiles.solution);
+        verify(&inst, &placement).unwrap_or_else(|v| panic!("fill {inst:?}: {v}"));
+        assert_eq!(tiles.fill(optimum + 1).ok(), Some(false), "fill {inst:?}");
     }
 }
 
@@ -301,7 +309,8 @@ fn placements_of(rows: &[(u32, u32, u32, Orientation, bool)]) -> Vec<Placement> 
 }
 
 /// Optima pinned for public-suite instances that native found hard at 20 s: every tile of
-/// b03-h1 (24, still open at 20 s) and of b04-h2 (22, proven since the probe's restarts) fits,
+/// b03-h1 (24, proven since the fill's restarts) and of b04-h2 (22, proven since the probe's
+/// restarts) fits,
 /// so the tile count is the optimum; these placements came from CaDiCaL on the `sat` formula
 /// and pass the verifier.
 #[test]
@@ -436,7 +445,20 @@ fn bench_sat_question() {
             };
             let model = Model::new(&inst).expect("few values");
             let k = k.unwrap_or(model.tiles);
-            let answer = FitQuery::new(&model, k, &limits).solve(None);
+            let variant = super::sat::Variant {
+                config: match std::env::var("DOMINO_CONFIG").as_deref() {
+                    Ok("sat") => "sat",
+                    Ok("unsat") => "unsat",
+                    Ok("plain") => "plain",
+                    _ => "default",
+                },
+                cover_count: std::env::var("DOMINO_COVER").is_ok(),
+                shuffle: std::env::var("DOMINO_SHUFFLE")
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0),
+            };
+            let answer = FitQuery::with(&model, k, &limits, variant).solve(None);
             let shown = match &answer {
                 super::sat::Answer::Fits(f) => {
                     verify(&inst, &super::native::placements(&model, f)).unwrap();
@@ -563,7 +585,8 @@ fn dancing_links_agrees_on_whether_every_tile_fits() {
 
 /// The native optimiser on freshly generated medium and hard boards (release build, by hand):
 /// `DOMINO_GEN_SEED=777 DOMINO_BATCHES=5 DOMINO_SECS=20 cargo test --release -p cores --lib
-/// domino::tests::bench_generated -- --ignored --nocapture`.
+/// domino::tests::bench_generated -- --ignored --nocapture`; `DOMINO_FILTER=b09-m3` restricts
+/// it to matching ids.
 #[test]
 #[ignore]
 fn bench_generated() {
@@ -583,6 +606,9 @@ fn bench_generated() {
         .into_iter()
         .flatten()
         .filter(|i| i.difficulty != Difficulty::Easy)
+        .filter(|i| {
+            i.id.contains(&std::env::var("DOMINO_FILTER").unwrap_or_default())
+        })
     {
         let (start, cpu) = (Instant::now(), thread_cpu_seconds());
         let limits = SolveLimits {
@@ -611,4 +637,68 @@ fn bench_generated() {
         cpu_total += c;
     }
     println!("generated: proven {proven}/{count}, total {wall:.1}s, {cpu_total:.1}s cpu");
+}
+
+/// The tile search's cell-order fill with restarts on public instances (release build, by
+/// hand): `DOMINO_FILTER=b03-h1 DOMINO_RESTART=20000 cargo test --release -p cores --lib
+/// domino::tests::bench_fill -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_fill() {
+    use super::cover::TileSearch;
+    use super::model::{Halt, Model};
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let id = std::env::var("DOMINO_FILTER").unwrap_or_else(|_| "b03-h1".into());
+    let inst = public_instance(&id);
+    let model = Model::new(&inst).unwrap();
+    let (t0, cpu) = (Instant::now(), thread_cpu_seconds());
+    let limits = SolveLimits {
+        deadline: Some(t0 + Duration::from_secs(env("DOMINO_SECS", 20))),
+        stop: None,
+    };
+    let mut search = TileSearch::new(&model, &limits).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(env("DOMINO_SEED", 1));
+    let budget = env("DOMINO_RESTART", 20_000);
+    let k = env("DOMINO_K", u64::from(model.tiles)) as u32;
+    let mut restarts = 0;
+    loop {
+        if restarts > 0 {
+            search.shuffle_cells(&mut rng);
+        }
+        restarts += 1;
+        search.clock.allow(budget);
+        match search.fill(k) {
+            Ok(true) => {
+                verify(&inst, &super::native::placements(&model, &search.solution)).unwrap();
+                println!(
+                    "fits ({} tiles) after {restarts} restarts",
+                    search.solution.len()
+                );
+                break;
+            }
+            Ok(false) => {
+                println!("does not fit");
+                break;
+            }
+            Err(Halt::Budget) => {}
+            Err(Halt::Limit) => {
+                println!(
+                    "limit after {restarts} restarts, largest {}",
+                    search.largest.len()
+                );
+                break;
+            }
+        }
+    }
+    println!(
+        "{:.2}s wall {:.2}s cpu, {} nodes",
+        t0.elapsed().as_secs_f64(),
+        thread_cpu_seconds() - cpu,
+        search.clock.nodes
+    );
 }
