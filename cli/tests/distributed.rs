@@ -1172,7 +1172,12 @@ fn a_resplit_dlx_job_recounts_from_its_ledger_alone() {
                 "2",
                 "--json",
             ])
-            .args(["--unit-node-limit", "100000", "--unit-node-budget", "400000"])
+            .args([
+                "--unit-node-limit",
+                "100000",
+                "--unit-node-budget",
+                "400000",
+            ])
             .arg("--db")
             .arg(&first),
         0,
