@@ -334,13 +334,14 @@ fn band_clear<const SIMD: bool>(band: &mut [u32; 9], new: u32) -> u32 {
 /// For a band word, its rows-by-boxes matrix (bit `3 * row + box`: the row has the digit
 /// in the box), as `SHRINK` gives it row by row, by two multiplications: one gathers each
 /// row's three box bits (spaced by 3) side by side, the other the three rows (no two
-/// partial products overlap, so nothing carries).
+/// partial products overlap, so nothing carries). The second product runs past bit 31; the
+/// bits kept (12 to 20) do not depend on those lost, so the products wrap.
 #[inline(always)]
 fn triads_of(v: u32) -> u32 {
     const BOX_LOW: u32 = 0o111_111_111;
     let t = (v | v >> 1 | v >> 2) & BOX_LOW;
-    let rows = ((t * 0b10101) >> 4) & (7 | 7 << 9 | 7 << 18);
-    (rows * (1 | 1 << 6 | 1 << 12)) >> 12 & 0x1FF
+    let rows = (t.wrapping_mul(0b10101) >> 4) & (7 | 7 << 9 | 7 << 18);
+    rows.wrapping_mul(1 | 1 << 6 | 1 << 12) >> 12 & 0x1FF
 }
 
 /// For each cell, its peers (same row, column or box; not the cell) in each band.
