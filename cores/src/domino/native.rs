@@ -33,7 +33,9 @@
 //! `Variant::NATIVE`) and gets half a turn's count of nodes as conflicts per turn, most of the
 //! time from then on: it refutes every tile of b04-m1 (7 x 7, 12 tiles) in about 5 s (3 s of
 //! CaDiCaL alone), where the native searches need 145 s.
-//! Its placements are checked with `verify` before they are returned. Once the turns are long (the instance is hard), each turn also spends a share on
+//! Its placements are checked with `verify` before they are returned.
+//!
+//! Once the turns are long (the instance is hard), each turn also spends a share on
 //! improving the incumbent by large-neighbourhood moves (`improve`), so that a run stopped by
 //! its deadline returns a good placement, not only a good bound. Every pruning rule is a proven
 //! bound, so `Optimal` is a proof; `bound` is always a proven upper bound and `placement`
