@@ -46,10 +46,11 @@
 //! royle_17clue_49151, 8.84 on magictour_top1465, 109.7 on forum_hardest_1106_375 (tdoku:
 //! 0.59, 8.94, 110.4; this kernel before the triads: 1.16, 19.9, 290.6). Measured with
 //! `cargo bench -p cores --bench sudoku -- --quick` (one thread, puzzles/s, count up to two,
-//! tdoku through `TDOKU_BENCH`) in one run on a 2-core Zen 4 VM shared with other work
-//! (load about 2.4): 17-clue 535k (the `sudoku` crate 456k, tdoku 287k), top1465 145k
-//! (crate 93k, tdoku 106k), forum hardest 14.8k (crate 8.8k, tdoku 12.1k); figures on a
-//! shared machine vary by tens of percent between runs, compare ratios of one run.
+//! tdoku through `TDOKU_BENCH`; mean passes over about 1.5 s, as tdoku's program averages)
+//! in one run on the idle 2-core Zen 4 VM: 17-clue 513k (the `sudoku` crate 416k, tdoku
+//! 287k), top1465 134k (crate 88k, tdoku 105k), forum hardest 12.8k (crate 7.3k, tdoku
+//! 12.0k; three more runs of that file: 13.8k, 12.6k, 14.0k against tdoku's 12.1k). Figures
+//! vary by a tenth or more between runs on this VM; compare ratios of one run.
 //!
 //! Invariant: a cleared bit is a value no solution extending the current branch can use,
 //! and a cell is marked placed only after every peer lost its digit, so a state whose 81
