@@ -226,10 +226,7 @@ fn bench_public_suite() {
         )
         .into()
     });
-    let secs: f64 = std::env::var("DOMINO_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20.0);
+    let secs: f64 = env_or("DOMINO_SECS", 20.0);
     let filter = std::env::var("DOMINO_FILTER").unwrap_or_default();
     let mut rows: Vec<(Difficulty, bool, f64)> = Vec::new();
     for b in 1..=10 {
@@ -278,6 +275,15 @@ fn bench_public_suite() {
             times.iter().sum::<f64>()
         );
     }
+}
+
+/// The environment variable `name` parsed, or `default` when unset or unparsable (the
+/// knobs of the benchmarks run by hand).
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// A public-suite instance by id.
@@ -428,10 +434,7 @@ fn bench_sat_question() {
     );
     let filter = std::env::var("DOMINO_FILTER").unwrap_or_default();
     let k: Option<u32> = std::env::var("DOMINO_K").ok().and_then(|s| s.parse().ok());
-    let secs: f64 = std::env::var("DOMINO_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(60.0);
+    let secs: f64 = env_or("DOMINO_SECS", 60.0);
     for b in 1..=10 {
         let text = std::fs::read_to_string(format!("{dir}/batch{b:02}.txt")).unwrap();
         for inst in parse_batch(&text).unwrap() {
@@ -590,16 +593,10 @@ fn dancing_links_agrees_on_whether_every_tile_fits() {
 #[test]
 #[ignore]
 fn bench_generated() {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
     let (seed, batches, secs) = (
-        env("DOMINO_GEN_SEED", 777),
-        env("DOMINO_BATCHES", 5),
-        env("DOMINO_SECS", 20),
+        env_or("DOMINO_GEN_SEED", 777u64),
+        env_or("DOMINO_BATCHES", 5u64),
+        env_or("DOMINO_SECS", 20u64),
     );
     let (mut proven, mut count, mut wall, mut cpu_total) = (0, 0, 0.0, 0.0);
     for inst in generate(seed, batches as usize, 10)
@@ -647,24 +644,18 @@ fn bench_generated() {
 fn bench_fill() {
     use super::cover::TileSearch;
     use super::model::{Halt, Model};
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
     let id = std::env::var("DOMINO_FILTER").unwrap_or_else(|_| "b03-h1".into());
     let inst = public_instance(&id);
     let model = Model::new(&inst).unwrap();
     let (t0, cpu) = (Instant::now(), thread_cpu_seconds());
     let limits = SolveLimits {
-        deadline: Some(t0 + Duration::from_secs(env("DOMINO_SECS", 20))),
+        deadline: Some(t0 + Duration::from_secs(env_or("DOMINO_SECS", 20u64))),
         stop: None,
     };
     let mut search = TileSearch::new(&model, &limits).unwrap();
-    let mut rng = ChaCha8Rng::seed_from_u64(env("DOMINO_SEED", 1));
-    let budget = env("DOMINO_RESTART", 20_000);
-    let k = env("DOMINO_K", u64::from(model.tiles)) as u32;
+    let mut rng = ChaCha8Rng::seed_from_u64(env_or("DOMINO_SEED", 1u64));
+    let budget = env_or("DOMINO_RESTART", 20_000u64);
+    let k = env_or("DOMINO_K", u64::from(model.tiles)) as u32;
     let mut restarts = 0;
     loop {
         if restarts > 0 {
