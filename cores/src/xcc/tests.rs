@@ -213,6 +213,58 @@ fn engine_matches_brute_force_on_random_problems() {
     }
 }
 
+/// Options of one power-of-two length get the aligned layout (their nodes at multiples of
+/// the length, `p ^ k` for the others) and, at length 4, the unrolled colour-blind dance:
+/// random problems of that shape against brute force, lengths 2 (layout only), 4 and 8.
+#[test]
+fn options_of_one_power_of_two_length_count_as_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    for len in [2usize, 4, 8] {
+        for case in 0..60 {
+            let np = rng.random_range(1..7);
+            let ns = rng.random_range(len.saturating_sub(np)..len + 3);
+            let mut b = ProblemBuilder::new();
+            let mut items: Vec<_> = (0..np)
+                .map(|i| b.primary(&format!("p{i}")).unwrap())
+                .collect();
+            for i in 0..ns {
+                items.push(b.secondary(&format!("s{i}")).unwrap());
+            }
+            for _ in 0..rng.random_range(1..16) {
+                // `len` distinct items, a primary one first.
+                let mut opt = vec![items[rng.random_range(0..np)]];
+                while opt.len() < len {
+                    let i = items[rng.random_range(0..items.len())];
+                    if !opt.contains(&i) {
+                        opt.push(i);
+                    }
+                }
+                b.option(&opt).unwrap();
+            }
+            let p = b.build().unwrap();
+            let want = brute_count(&p);
+            let mut dlx = Dlx::new(&p);
+            let before = dlx.links_fingerprint();
+            assert_eq!(dlx.count(), want, "length {len}, case {case}");
+            assert_eq!(dlx.links_fingerprint(), before, "links restored");
+            let mut found = 0;
+            dlx.run(&Limits::default(), |s| {
+                let mut used = vec![0; p.num_items()];
+                for &o in s {
+                    for &(i, _) in p.option(o) {
+                        used[i as usize] += 1;
+                    }
+                }
+                assert!(used.iter().all(|&u| u <= 1));
+                assert!(used[..p.num_primary()].iter().all(|&u| u == 1));
+                found += 1;
+                Flow::Continue
+            });
+            assert_eq!(found, want);
+        }
+    }
+}
+
 #[test]
 fn stopped_searches_hand_back_exactly_the_unexplored_subtrees() {
     // Run every unit with a tiny node budget and queue what it hands back: the counts add up
