@@ -21,13 +21,15 @@
 //! option of equal length, so the loop exit is predictable (measured by `cargo bench -p cores
 //! --bench dlx`). The spacers stay, as in Knuth's layout, but the search no longer reads them.
 //!
-//! One exception to Knuth's layout: when every option has the same length `L` and `L` is a
-//! power of two (queens: row, column and two diagonals), the options sit back to back at
-//! multiples of `L`, the first one after padding, with no spacer between them. The other
-//! nodes of `p`'s option are then `p ^ k` for `0 < k < L`, found without reading its span:
-//! the span's load was on the critical path of every hide and unhide, and dropping it made
-//! queens 14 20% faster (0.458 s to 0.366 s, best of 5, alternating runs), with the same
-//! nodes and updates.
+//! One exception to Knuth's layout: when every option has the same length `L` (queens: row,
+//! column and two diagonals; Langford: three items; pentominoes: the piece and five cells),
+//! each option starts at a multiple of `P`, `L` rounded up to a power of two, padded to it
+//! (no spacer between options when `L = P`). The other nodes of `p`'s option are then found
+//! from `p` alone, `p ^ k` when `L = P` and from `p`'s place `p & (P - 1)` otherwise,
+//! without reading its span: that load was on the critical path of every hide and unhide.
+//! Dropping it (best of 5, alternating runs, release) took queens 14 from 0.458 s to 0.366 s,
+//! Langford 12 from 0.202 s to 0.187 s and the pentominoes from 0.744 s to 0.63 s, with the
+//! same nodes and updates.
 //!
 //! Invariants: every `up`, `down`, `prev` and `next` value is a valid index into its array
 //! (set at construction and only ever copied from other links), every span lies inside the
@@ -140,9 +142,10 @@ impl<'p> Dlx<'p> {
                 0
             }
         };
-        // Options of one length that is a power of two sit at multiples of it, back to back
-        // (see `right`).
-        let aligned = uniform_len >= 2 && uniform_len.is_power_of_two();
+        // Options of one length sit at multiples of that length rounded up to a power of two,
+        // padded to it (see `right`).
+        let aligned = uniform_len >= 2;
+        let slot = uniform_len.next_power_of_two() as usize;
         let mut option_first = Vec::with_capacity(problem.num_options());
         let mut spans = Vec::with_capacity(total);
         // First spacer (and, for aligned options, the padding up to the first option).
@@ -153,11 +156,11 @@ impl<'p> Dlx<'p> {
             top: 0,
             colour: 0,
         });
-        while aligned && !nodes.len().is_multiple_of(uniform_len as usize) {
-            spacer = nodes.len();
-            nodes.push(Node::default());
-        }
         for (o, opt) in problem.options().enumerate() {
+            while aligned && !nodes.len().is_multiple_of(slot) {
+                spacer = nodes.len();
+                nodes.push(Node::default());
+            }
             let first = nodes.len() as u32;
             option_first.push(first);
             for &(item, colour) in opt {
@@ -385,6 +388,12 @@ impl<'p> Dlx<'p> {
         // Whether to wrap depends on `p`'s place in its option: as good as random, so a
         // select rather than a branch.
         let q = p + k;
+        if LEN > 0 {
+            // Aligned to `LEN.next_power_of_two()`: the place is in `p`'s low bits.
+            debug_assert!(first.is_multiple_of(LEN.next_power_of_two()));
+            let place = p & (LEN.next_power_of_two() - 1);
+            return std::hint::select_unpredictable(place + k >= LEN, q - LEN, q);
+        }
         std::hint::select_unpredictable(q > last, q - Self::length::<LEN>(first, last), q)
     }
 
@@ -394,6 +403,11 @@ impl<'p> Dlx<'p> {
         if LEN.is_power_of_two() {
             debug_assert!(first.is_multiple_of(LEN) && last - first + 1 == LEN);
             return p ^ (LEN - k);
+        }
+        if LEN > 0 {
+            debug_assert!(first.is_multiple_of(LEN.next_power_of_two()));
+            let place = p & (LEN.next_power_of_two() - 1);
+            return std::hint::select_unpredictable(place < k, p + LEN - k, p - k);
         }
         std::hint::select_unpredictable(
             p < first + k,
