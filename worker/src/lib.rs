@@ -14,6 +14,7 @@ pub mod backoff;
 pub mod bench;
 pub mod cputime;
 pub mod outbox;
+pub mod panic;
 mod session;
 pub mod unit;
 

@@ -31,7 +31,6 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,7 +43,7 @@ use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
-use crate::bench::{failed, RunLimits, RunRecord};
+use crate::bench::{failed, run_caught, Family, RunLimits, RunRecord};
 use crate::outbox::Outbox;
 use crate::unit::{run_core_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
@@ -495,24 +494,23 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         );
         let token = unit.lease_token.clone();
         self.tasks.spawn_blocking(move || {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                // A run that cannot start is an `error` record, not a released unit: it
-                // would fail the same way on every worker.
-                let record = match family(&task.family) {
-                    Ok(family) => crate::bench::run_task(
+            // A run that cannot start, or that panics, is an `error` record, not a released
+            // unit: it would fail the same way on every worker.
+            let (id, config) = (&task.instance_id, &task.config);
+            let record = match family(&task.family) {
+                Ok(family) => run_caught(family, id, config, &limits, || {
+                    crate::bench::run_task(
                         family,
-                        &task.instance_id,
+                        id,
                         &task.instance_json,
-                        &task.config,
+                        config,
                         &limits,
                         &models,
-                    ),
-                    Err(why) => failed(&task.instance_id, &task.config, &limits, why),
-                };
-                Ok(Done::Bench(Box::new(record)))
-            }))
-            .unwrap_or_else(|_| Err("the benchmark run panicked".to_string()));
-            (token, result)
+                    )
+                }),
+                Err(why) => failed(Family::default(), id, config, &limits, why),
+            };
+            (token, Ok(Done::Bench(Box::new(record))))
         });
         self.running.insert(
             unit.lease_token,
@@ -559,7 +557,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let token = unit.lease_token.clone();
         let flag = stop.clone();
         self.tasks.spawn_blocking(move || {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(|| match core {
+            let result = crate::panic::catch(|| match core {
                 CoreSpec::Dlx => run_unit(&problem, &work, flag)
                     .map(Done::Count)
                     .map_err(|e| format!("bad prefix: {e}")),
@@ -567,8 +565,8 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 core => run_core_unit(core, &problem, &work.prefix, &flag)
                     .map(|run| run.map_or(Done::Stopped, Done::Count))
                     .map_err(|e| format!("core {} cannot count the prefix: {e}", core.text())),
-            }))
-            .unwrap_or_else(|_| Err("the search panicked".to_string()));
+            })
+            .unwrap_or_else(|m| Err(format!("the search panicked: {m}")));
             (token, result)
         });
         self.running.insert(
