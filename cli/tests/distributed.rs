@@ -525,6 +525,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
             header: h(),
             worker_id: me,
             lease_tokens: vec![b.lease_token.clone()],
+            failure: String::new(),
         })
         .await
         .unwrap();

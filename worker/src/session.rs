@@ -28,6 +28,9 @@
 //!   run, its memory and CPUs; the coordinator routes benchmark units accordingly.
 //! - A counting job's units are counted with the core its `GetJob` names (DLX unless it says
 //!   `COUNT_CORE_SUDOKU_BANDS`), and each report names the core that counted it.
+//! - A run that fails is never handed back as if unrun: a counting unit whose count fails (an
+//!   error or a panic) is released as failed, with why (the coordinator holds a unit that
+//!   fails too often); a benchmark run that panics is an `error` record, reported like any.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
@@ -606,8 +609,10 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 return;
             }
             Err(e) => {
-                warn!("unit {}: {e}; releasing it", unit.unit_id);
-                self.release(vec![token]).await;
+                // It would likely fail again anywhere: handed back as failed, so that the
+                // coordinator stops leasing it once it has failed too often.
+                warn!("unit {}: {e}; handing it back as failed", unit.unit_id);
+                self.hand_back(vec![token], e).await;
                 return;
             }
         };
@@ -853,18 +858,28 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         }
     }
 
-    /// Hands leases back (best effort: if the coordinator is away they expire instead).
+    /// Hands leases back unrun or unfinished, to be leased again (a drain, no free thread, a
+    /// job that could not be loaded: nothing says the unit itself is at fault).
     async fn release(&mut self, tokens: Vec<String>) {
+        self.hand_back(tokens, String::new()).await;
+    }
+
+    /// Hands leases back, as failed runs when `failure` (why they failed) is not empty (best
+    /// effort: if the coordinator is away they expire instead).
+    async fn hand_back(&mut self, tokens: Vec<String>, failure: String) {
         let n = tokens.len() as u64;
         for t in &tokens {
             self.outbox.ack(t);
         }
+        let failed = !failure.is_empty();
         let req = pb::ReleaseRequest {
             header: header(),
             worker_id: self.worker_id,
             lease_tokens: tokens,
+            failure,
         };
         match self.client.release(req).await {
+            Ok(_) if failed => self.summary.failed += n,
             Ok(_) => self.summary.released += n,
             Err(status) => debug!("release failed ({status}); the leases will expire"),
         }
