@@ -16,6 +16,8 @@ use crate::Error;
 
 /// The address `dancehall coordinator` listens on when not told otherwise: loopback only.
 pub const DEFAULT_LISTEN_ADDR: &str = "127.0.0.1:7321";
+/// A unit whose runs failed on workers this many times is held (never leased again).
+pub const DEFAULT_FAILURES_LIMIT: u32 = 3;
 
 /// The environment variable [`load_token`] reads when no token file is given.
 pub const TOKEN_ENV: &str = "DANCEHALL_TOKEN";
@@ -115,7 +117,7 @@ impl Config {
             lease_duration: Duration::from_secs(60),
             heartbeat_interval: Duration::from_secs(15),
             attempts_alarm: 5,
-            failures_limit: 3,
+            failures_limit: DEFAULT_FAILURES_LIMIT,
             max_units_per_lease: 64,
             retry_after: Duration::from_millis(500),
             partition: PartitionDefaults::default(),

@@ -62,7 +62,7 @@ impl Default for SchedulerConfig {
         SchedulerConfig {
             lease_duration_ms: 60_000,
             attempts_alarm: 5,
-            failures_limit: 3,
+            failures_limit: crate::config::DEFAULT_FAILURES_LIMIT,
             max_units_per_lease: 64,
             retry_after_ms: 1_000,
         }
