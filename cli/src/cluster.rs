@@ -211,14 +211,9 @@ impl LocalCluster {
                 let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-3);
                 bar.set_message(format!("{solutions} solutions, {} nodes/s", si(rate)));
             }
-            // Done means every unit counted and every audit re-run compared (a cancelled job's
-            // audits never run).
-            let settled = |i: &pb::JobInfo| match i.state() {
-                pb::JobState::Running => false,
-                pb::JobState::Done => i.audits_done >= i.audits_total,
-                _ => true,
-            };
-            if infos.len() == ids.len() && infos.iter().all(settled) {
+            // Every unit counted and every audit re-run compared (a cancelled job's audits
+            // never run), or nothing left but units held after failing.
+            if infos.len() == ids.len() && infos.iter().all(remote::settled) {
                 bar.finish_and_clear();
                 return Ok(infos);
             }

@@ -237,8 +237,58 @@ pub fn state_name(state: pb::JobState) -> &'static str {
     }
 }
 
+/// Whether a job has settled, so that waiting on it is over: done with every audit compared
+/// or held, cancelled, or running with nothing left to run: every unfinished unit is held
+/// (its runs failed on workers as often as the coordinator allows; none leased, none
+/// leasable), so the job will not finish by itself. Its alarms say why.
+pub fn settled(info: &pb::JobInfo) -> bool {
+    match info.state() {
+        pb::JobState::Running => {
+            info.units_held > 0 && info.units_leased == 0 && info.units_queued == info.units_held
+        }
+        pb::JobState::Done => info.audits_done + info.audits_held >= info.audits_total,
+        _ => true,
+    }
+}
+
 /// The symmetry factor when it is not 1.
 pub fn factor(info: &pb::JobInfo) -> Option<&str> {
     let f = info.symmetry_factor.as_str();
     (!f.is_empty() && f != "1").then_some(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(state: pb::JobState, leased: u64, queued: u64, held: u64) -> pb::JobInfo {
+        let mut i = pb::JobInfo {
+            units_leased: leased,
+            units_queued: queued,
+            units_held: held,
+            ..Default::default()
+        };
+        i.set_state(state);
+        i
+    }
+
+    #[test]
+    fn a_running_job_has_settled_when_its_only_open_units_are_held() {
+        use pb::JobState::{Cancelled, Done, Running};
+        assert!(settled(&info(Running, 0, 1, 1)));
+        assert!(settled(&info(Running, 0, 3, 3)));
+        // Work left to lease or running: wait on.
+        assert!(!settled(&info(Running, 0, 2, 1)));
+        assert!(!settled(&info(Running, 1, 1, 1)));
+        assert!(!settled(&info(Running, 0, 0, 0)));
+        assert!(!settled(&info(Running, 2, 0, 0)));
+        assert!(settled(&info(Cancelled, 0, 0, 0)));
+        // A done job waits for its audits, unless they are held.
+        let mut done = info(Done, 0, 0, 0);
+        done.audits_total = 3;
+        done.audits_done = 2;
+        assert!(!settled(&done));
+        done.audits_held = 1;
+        assert!(settled(&done));
+    }
 }

@@ -433,22 +433,8 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
         .build()
         .unwrap();
     let (verdicts, mismatch_verdict) = rt.block_on(async {
-        let channel = client::connect(&coord.url, None).await.unwrap();
-        let mut w = client::worker(channel, "report-token").unwrap();
+        let (mut w, me) = protocol_worker(&coord.url, "report-token").await;
         let h = || client::header();
-        let me = w
-            .register(pb::RegisterRequest {
-                header: h(),
-                host: "test".into(),
-                name: "test".into(),
-                threads: 1,
-                software_version: "test".into(),
-                capabilities: None,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
         let units = w
             .exchange(pb::ExchangeRequest {
                 header: h(),
@@ -525,6 +511,7 @@ fn a_repeated_or_late_report_is_not_counted_twice() {
             header: h(),
             worker_id: me,
             lease_tokens: vec![b.lease_token.clone()],
+            failure: String::new(),
         })
         .await
         .unwrap();
@@ -1391,5 +1378,121 @@ fn a_remote_coordinator_without_tls_warns_that_the_token_travels_in_clear() {
                 && l.contains("clear text")
         ),
         "{seen:?}"
+    );
+}
+
+/// Regression: a unit whose run failed on every worker was released and leased again at once,
+/// forever, and `dancehall run` never ended. No production code fails a counting unit on
+/// purpose (the coordinator refuses every prefix a core cannot count at submission), so this
+/// test's own worker, speaking the real protocol, fails one unit three times on a standalone
+/// coordinator; `run` then resumes the job on the same database with its own workers, which
+/// count the other units, and ends non-zero with the held unit said first.
+#[test]
+fn run_ends_with_the_problem_when_a_unit_is_held_after_failing() {
+    use proto::client;
+    use proto::v1 as pb;
+
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "held-token");
+    let db = dir.path().join("held.db");
+    let coord = start_coordinator(&db, &token, 0, 30);
+    let spec = queens_spec(dir.path(), 6, 1_000_000);
+    let job = submit(&coord.url, &token, &spec);
+    let why = "bad prefix: this test's worker cannot count it";
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let held = rt.block_on(async {
+        let (mut w, me) = protocol_worker(&coord.url, "held-token").await;
+        let mut held = None;
+        for _ in 0..3 {
+            let unit = w
+                .exchange(pb::ExchangeRequest {
+                    header: client::header(),
+                    worker_id: me,
+                    lease_max_units: 1,
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .units
+                .remove(0);
+            assert_eq!(*held.get_or_insert(unit.unit_id), unit.unit_id);
+            let released = w
+                .release(pb::ReleaseRequest {
+                    header: client::header(),
+                    worker_id: me,
+                    lease_tokens: vec![unit.lease_token],
+                    failure: why.into(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .released;
+            assert_eq!(released, 1);
+        }
+        held.unwrap()
+    });
+    let st = status(&coord.url, &token, job).unwrap();
+    assert_eq!(
+        (st["units_held"].as_u64(), st["state"].as_str()),
+        (Some(1), Some("running"))
+    );
+    drop(coord);
+
+    // Bounded: before the fix this waited forever.
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut run = Proc(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(&db)
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(std::fs::File::create(&err).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let status = wait_until("run to end", || run.exited());
+    let (out, err) = (
+        std::fs::read_to_string(out).unwrap(),
+        std::fs::read_to_string(err).unwrap(),
+    );
+    assert_eq!(status.code(), Some(1), "stdout: {out}\nstderr: {err}");
+    let alarm = format!("unit {held} failed 3 times ({why}); held, the count is incomplete");
+    let lines: Vec<&str> = err.lines().collect();
+    let said = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
+    let held_at = said(&format!("HELD job {job} (queens-6): {alarm}")).expect(&err);
+    let problem_at = said(&format!(
+        "PROBLEM job {job} (queens-6): alarm failed on unit {held}: {alarm}"
+    ))
+    .expect(&err);
+    assert!(held_at < problem_at, "{err}");
+    assert!(
+        err.contains(&format!("PROBLEM job {job} (queens-6): running")),
+        "{err}"
+    );
+    // The verdict first; never a partial count shown as the count.
+    assert!(
+        out.starts_with("PROBLEMS (2): the results may be wrong\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("solutions: incomplete (5 of 6 units counted, 1 held after failing"),
+        "{out}"
+    );
+    // The job's other units were counted by run's workers; the held one never ran.
+    let states = db_rows(
+        &db,
+        &format!("SELECT state, failures, COUNT(*) FROM units WHERE job_id = {job} GROUP BY state, failures ORDER BY state"),
+    );
+    assert_eq!(
+        states,
+        vec![
+            vec!["done".to_string(), "0".into(), "5".into()],
+            vec!["queued".to_string(), "3".into(), "1".into()],
+        ]
     );
 }

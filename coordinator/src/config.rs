@@ -16,6 +16,8 @@ use crate::Error;
 
 /// The address `dancehall coordinator` listens on when not told otherwise: loopback only.
 pub const DEFAULT_LISTEN_ADDR: &str = "127.0.0.1:7321";
+/// A unit whose runs failed on workers this many times is held (never leased again).
+pub const DEFAULT_FAILURES_LIMIT: u32 = 3;
 
 /// The environment variable [`load_token`] reads when no token file is given.
 pub const TOKEN_ENV: &str = "DANCEHALL_TOKEN";
@@ -91,6 +93,9 @@ pub struct Config {
     pub heartbeat_interval: Duration,
     /// Raise an alarm when a unit is leased this many times (0: never).
     pub attempts_alarm: u32,
+    /// Hold a unit, never leasing it again, once its runs failed on workers this many times
+    /// (0: never hold).
+    pub failures_limit: u32,
     /// Cap on units per Lease call.
     pub max_units_per_lease: u32,
     /// Suggested wait for a worker that got no unit.
@@ -102,7 +107,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Defaults: `results/dancehall.db`, no TLS, 60 s leases, 15 s heartbeats.
+    /// Defaults: `results/dancehall.db`, no TLS, 60 s leases, 15 s heartbeats, a unit held
+    /// after 3 failed runs.
     pub fn new(token: impl Into<String>) -> Self {
         Config {
             db_path: PathBuf::from(crate::store::DEFAULT_DB_PATH),
@@ -111,6 +117,7 @@ impl Config {
             lease_duration: Duration::from_secs(60),
             heartbeat_interval: Duration::from_secs(15),
             attempts_alarm: 5,
+            failures_limit: DEFAULT_FAILURES_LIMIT,
             max_units_per_lease: 64,
             retry_after: Duration::from_millis(500),
             partition: PartitionDefaults::default(),

@@ -240,8 +240,19 @@ pub struct Unit {
     pub state: UnitState,
     /// Leases granted so far.
     pub attempts: u32,
+    /// Leases that ended with a failed run (released by their worker with a failure; an
+    /// expired lease is not one). At the scheduler's `failures_limit` the unit is held.
+    pub failures: u32,
     pub lease: Option<Lease>,
     pub created_at: Millis,
+}
+
+impl Unit {
+    /// Whether its runs failed `failures_limit` times (0: no limit); such a unit, queued, is
+    /// held: never leased again.
+    pub fn failed_out(&self, failures_limit: u32) -> bool {
+        failures_limit > 0 && self.failures >= failures_limit
+    }
 }
 
 /// What a worker measured on a unit (or what the partitioner counted directly).
@@ -302,7 +313,7 @@ pub struct Alarm {
     pub id: u64,
     pub job: JobId,
     pub unit: Option<UnitId>,
-    /// `mismatch`, `audit-mismatch`, `rejected`, `attempts`.
+    /// `mismatch`, `audit-mismatch`, `rejected`, `attempts`, `failed`.
     pub kind: String,
     pub message: String,
     pub raised_at: Millis,

@@ -14,6 +14,7 @@ pub mod backoff;
 pub mod bench;
 pub mod cputime;
 pub mod outbox;
+pub mod panic;
 mod session;
 pub mod unit;
 
@@ -52,6 +53,9 @@ pub struct Summary {
     pub rejected: u64,
     /// Units handed back without a result.
     pub released: u64,
+    /// Units whose run failed here (an error or a panic of the count), handed back as failed:
+    /// the coordinator counts the failure and holds a unit that keeps failing.
+    pub failed: u64,
     /// Units dropped because the coordinator said their lease was gone.
     pub abandoned: u64,
     /// Results still unacknowledged when the worker gave up at shutdown.

@@ -28,10 +28,12 @@
 //!   run, its memory and CPUs; the coordinator routes benchmark units accordingly.
 //! - A counting job's units are counted with the core its `GetJob` names (DLX unless it says
 //!   `COUNT_CORE_SUDOKU_BANDS`), and each report names the core that counted it.
+//! - A run that fails is never handed back as if unrun: a counting unit whose count fails (an
+//!   error or a panic) is released as failed, with why (the coordinator holds a unit that
+//!   fails too often); a benchmark run that panics is an `error` record, reported like any.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,7 +46,7 @@ use tokio::time::{sleep_until, Instant};
 use tracing::{debug, info, warn};
 
 use crate::backoff::Backoff;
-use crate::bench::{failed, RunLimits, RunRecord};
+use crate::bench::{failed, run_caught, Family, RunLimits, RunRecord};
 use crate::outbox::Outbox;
 use crate::unit::{run_core_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
@@ -495,24 +497,23 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         );
         let token = unit.lease_token.clone();
         self.tasks.spawn_blocking(move || {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                // A run that cannot start is an `error` record, not a released unit: it
-                // would fail the same way on every worker.
-                let record = match family(&task.family) {
-                    Ok(family) => crate::bench::run_task(
+            // A run that cannot start, or that panics, is an `error` record, not a released
+            // unit: it would fail the same way on every worker.
+            let (id, config) = (&task.instance_id, &task.config);
+            let record = match family(&task.family) {
+                Ok(family) => run_caught(family, id, config, &limits, || {
+                    crate::bench::run_task(
                         family,
-                        &task.instance_id,
+                        id,
                         &task.instance_json,
-                        &task.config,
+                        config,
                         &limits,
                         &models,
-                    ),
-                    Err(why) => failed(&task.instance_id, &task.config, &limits, why),
-                };
-                Ok(Done::Bench(Box::new(record)))
-            }))
-            .unwrap_or_else(|_| Err("the benchmark run panicked".to_string()));
-            (token, result)
+                    )
+                }),
+                Err(why) => failed(Family::default(), id, config, &limits, why),
+            };
+            (token, Ok(Done::Bench(Box::new(record))))
         });
         self.running.insert(
             unit.lease_token,
@@ -559,7 +560,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let token = unit.lease_token.clone();
         let flag = stop.clone();
         self.tasks.spawn_blocking(move || {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(|| match core {
+            let result = crate::panic::catch(|| match core {
                 CoreSpec::Dlx => run_unit(&problem, &work, flag)
                     .map(Done::Count)
                     .map_err(|e| format!("bad prefix: {e}")),
@@ -567,8 +568,8 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 core => run_core_unit(core, &problem, &work.prefix, &flag)
                     .map(|run| run.map_or(Done::Stopped, Done::Count))
                     .map_err(|e| format!("core {} cannot count the prefix: {e}", core.text())),
-            }))
-            .unwrap_or_else(|_| Err("the search panicked".to_string()));
+            })
+            .unwrap_or_else(|m| Err(format!("the search panicked: {m}")));
             (token, result)
         });
         self.running.insert(
@@ -608,8 +609,10 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                 return;
             }
             Err(e) => {
-                warn!("unit {}: {e}; releasing it", unit.unit_id);
-                self.release(vec![token]).await;
+                // It would likely fail again anywhere: handed back as failed, so that the
+                // coordinator stops leasing it once it has failed too often.
+                warn!("unit {}: {e}; handing it back as failed", unit.unit_id);
+                self.hand_back(vec![token], e).await;
                 return;
             }
         };
@@ -855,18 +858,28 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         }
     }
 
-    /// Hands leases back (best effort: if the coordinator is away they expire instead).
+    /// Hands leases back unrun or unfinished, to be leased again (a drain, no free thread, a
+    /// job that could not be loaded: nothing says the unit itself is at fault).
     async fn release(&mut self, tokens: Vec<String>) {
+        self.hand_back(tokens, String::new()).await;
+    }
+
+    /// Hands leases back, as failed runs when `failure` (why they failed) is not empty (best
+    /// effort: if the coordinator is away they expire instead).
+    async fn hand_back(&mut self, tokens: Vec<String>, failure: String) {
         let n = tokens.len() as u64;
         for t in &tokens {
             self.outbox.ack(t);
         }
+        let failed = !failure.is_empty();
         let req = pb::ReleaseRequest {
             header: header(),
             worker_id: self.worker_id,
             lease_tokens: tokens,
+            failure,
         };
         match self.client.release(req).await {
+            Ok(_) if failed => self.summary.failed += n,
             Ok(_) => self.summary.released += n,
             Err(status) => debug!("release failed ({status}); the leases will expire"),
         }

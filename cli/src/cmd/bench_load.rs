@@ -241,7 +241,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
                 .into_inner()
                 .job
                 .context("a job")?;
-            if info.state() != pb::JobState::Running {
+            if crate::remote::settled(&info) {
                 break info;
             }
         };

@@ -37,6 +37,11 @@ pub struct CoordinatorArgs {
     /// kernel's backlog until one closes.
     #[arg(long, value_name = "N", default_value_t = coordinator::server::ConnLimits::default().max_connections)]
     pub max_connections: usize,
+    /// Hold a unit, never leasing it again, once its runs failed on workers this many times
+    /// (an alarm `failed` names it; 0: never hold). A held unit stays queued: restarted with a
+    /// higher limit, the coordinator leases it again.
+    #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_FAILURES_LIMIT)]
+    pub failures_limit: u32,
 }
 
 pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
@@ -60,6 +65,7 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
         return Err(user_error("--max-connections must be at least 1"));
     }
     config.connections.max_connections = args.max_connections;
+    config.failures_limit = args.failures_limit;
     config.tls = match (args.tls_cert, args.tls_key) {
         (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
         _ => None,

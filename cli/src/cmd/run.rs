@@ -152,6 +152,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let runtime = crate::runtime::multi_thread()?;
     let (counted, benched) = runtime.block_on(run_jobs(&args, workers, &spec))?;
+    // A job left with units held after failing ended the wait unfinished: said first.
+    for i in counted.iter().chain(&benched) {
+        if i.units_held + i.audits_held > 0 {
+            for a in i.alarms.iter().filter(|a| a.kind == "failed") {
+                eprintln!("HELD job {} ({}): {}", i.job_id, i.name, a.message);
+            }
+        }
+    }
     let ids: Vec<u64> = counted.iter().chain(&benched).map(|i| i.job_id).collect();
     let full = runtime.block_on(report_mod::load(&args.db, &ids))?;
     let mut problems = full.problems();
@@ -293,6 +301,9 @@ fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
     v["name"] = job.name.clone().into();
     v["job"] = info.job_id.into();
     v["units"] = info.units_total.into();
+    if info.units_held > 0 {
+        v["units_held"] = info.units_held.into();
+    }
     if let Some(e) = job.expected_total {
         v["expected_total"] = e.to_string().into();
     }
@@ -385,6 +396,19 @@ fn report(
                 out,
                 "{}\nsolutions: overflow ({what} exceeds 2^128 - 1)",
                 job.label
+            )?,
+            // Never a partial sum shown as if it were the count.
+            None if i.state() != pb::JobState::Done => writeln!(
+                out,
+                "{}\nsolutions: incomplete ({} of {} units counted{}; the job is {})",
+                job.label,
+                i.units_done,
+                i.units_total,
+                match i.units_held {
+                    0 => String::new(),
+                    n => format!(", {n} held after failing"),
+                },
+                state_name(i.state())
             )?,
             None => writeln!(out, "{}", count_report(job, i).human())?,
         }

@@ -180,6 +180,14 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
         "  units       {} done of {} ({} leased, {} queued)",
         i.units_done, i.units_total, i.units_leased, i.units_queued
     );
+    if i.units_held > 0 {
+        let _ = writeln!(
+            s,
+            "  held        {} queued units failed too often and are not leased: the job \
+             cannot finish (see the alarms)",
+            i.units_held
+        );
+    }
     let so_far = if i.state() == pb::JobState::Done {
         ""
     } else {
@@ -227,8 +235,14 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
     if i.audits_total > 0 {
         let _ = writeln!(
             s,
-            "  audits      {} of {} done",
-            i.audits_done, i.audits_total
+            "  audits      {} of {} done{}",
+            i.audits_done,
+            i.audits_total,
+            if i.audits_held > 0 {
+                format!(", {} held", i.audits_held)
+            } else {
+                String::new()
+            }
         );
     }
     for a in &i.alarms {
@@ -265,6 +279,7 @@ pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
         "units_done": i.units_done,
         "units_leased": i.units_leased,
         "units_queued": i.units_queued,
+        "units_held": i.units_held,
         "solutions": i.solutions,
         "weighted": i.weighted,
         "weighted_solutions": i.weighted_solutions,
@@ -278,6 +293,7 @@ pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
         "workers": i.workers,
         "audits_total": i.audits_total,
         "audits_done": i.audits_done,
+        "audits_held": i.audits_held,
         "alarms": i.alarms.iter().map(|a| serde_json::json!({
             "unit": a.unit_id, "kind": a.kind, "message": a.message,
         })).collect::<Vec<_>>(),

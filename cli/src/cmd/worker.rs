@@ -72,8 +72,13 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     eprintln!(
-        "dancehall worker {}: {} units run, {} accepted, {} released, {} abandoned",
-        summary.worker_id, summary.units_run, summary.accepted, summary.released, summary.abandoned
+        "dancehall worker {}: {} units run, {} accepted, {} released, {} failed, {} abandoned",
+        summary.worker_id,
+        summary.units_run,
+        summary.accepted,
+        summary.released,
+        summary.failed,
+        summary.abandoned
     );
     Ok(())
 }

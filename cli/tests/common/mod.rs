@@ -235,6 +235,29 @@ pub fn wait_done(url: &str, token: &Path, job: u64) -> Value {
     })
 }
 
+/// A worker played by the test itself over the real protocol (reports, releases of its
+/// choosing): connected to `url` with `token` and registered; returns it and its id.
+pub async fn protocol_worker(url: &str, token: &str) -> (proto::client::WorkerClient, u64) {
+    use proto::client;
+    use proto::v1 as pb;
+    let channel = client::connect(url, None).await.unwrap();
+    let mut w = client::worker(channel, token).unwrap();
+    let id = w
+        .register(pb::RegisterRequest {
+            header: client::header(),
+            host: "test".into(),
+            name: "test".into(),
+            threads: 1,
+            software_version: "test".into(),
+            capabilities: None,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    (w, id)
+}
+
 /// A spec file holding `body`, with an optional DLX file beside it.
 pub fn write_spec(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);

@@ -1,4 +1,6 @@
-//! Leases: grant (oldest queued unit first), heartbeat (extend), expire (requeue), release.
+//! Leases: grant (oldest queued unit first), heartbeat (extend), expire (requeue), release
+//! (requeue), release as failed (requeue, or hold a unit whose runs failed `failures_limit`
+//! times).
 //!
 //! Routing: a benchmark unit goes to a worker that can run it (`Capabilities::can_run`: its
 //! configuration's solver installed, its memory limit within the machine's). When no worker
@@ -14,7 +16,7 @@ use std::collections::HashMap;
 
 use super::{LeaseRecord, SchedError, Scheduler};
 use crate::job::{
-    BenchTask, JobState, Lease, LeaseToken, Millis, Unit, UnitId, UnitState, WorkerId,
+    BenchTask, JobKind, JobState, Lease, LeaseToken, Millis, Unit, UnitId, UnitState, WorkerId,
 };
 
 /// One unit handed to a worker.
@@ -237,12 +239,15 @@ impl Scheduler {
     }
 
     /// Hands back the live leases among `tokens` that `worker` holds; their units are queued
-    /// again. Returns how many were released.
+    /// again. With a `failure` (their runs failed on this worker, and why) each lease ends as
+    /// `failed` rather than `released` and its unit's failures grow: a unit whose runs failed
+    /// `failures_limit` times is held ([`Scheduler::fail`]). Returns how many were released.
     pub fn release(
         &mut self,
         now: Millis,
         worker: WorkerId,
         tokens: &[LeaseToken],
+        failure: Option<&str>,
     ) -> Result<u32, SchedError> {
         self.touch_worker(now, worker)?;
         self.expire(now);
@@ -254,13 +259,45 @@ impl Scheduler {
             if self.units[&uid].lease.as_ref().map(|l| l.worker) != Some(worker) {
                 continue;
             }
-            let job = self.units[&uid].job;
-            self.end_lease(now, uid, "released");
-            self.set_unit_state(uid, UnitState::Queued);
-            self.event(now, Some(job), Some(uid), "lease-released", String::new());
+            match failure {
+                None => {
+                    let job = self.units[&uid].job;
+                    self.end_lease(now, uid, "released");
+                    self.set_unit_state(uid, UnitState::Queued);
+                    self.event(now, Some(job), Some(uid), "lease-released", String::new());
+                }
+                Some(why) => self.fail(now, uid, why),
+            }
             n += 1;
         }
         Ok(n)
+    }
+
+    /// Ends the live lease of `uid` as failed (its run failed on its worker, `why`) and counts
+    /// the failure. The unit is queued again, or held when this was its `failures_limit`-th
+    /// failure: it stays queued outside the queue, so it is never leased again (its job runs
+    /// on with its other units, and cannot finish), and one alarm `failed` says so.
+    fn fail(&mut self, now: Millis, uid: UnitId, why: &str) {
+        self.end_lease(now, uid, "failed");
+        let unit = self.units.get_mut(&uid).expect("leased unit");
+        unit.failures += 1;
+        let (job, failures, audit) = (unit.job, unit.failures, unit.audit_of.is_some());
+        self.set_unit_state(uid, UnitState::Queued);
+        self.event(now, Some(job), Some(uid), "lease-failed", why.to_string());
+        if failures == self.config.failures_limit {
+            let lost = match (audit, self.jobs[&job].kind) {
+                (true, _) => "its audit is not compared",
+                (false, JobKind::Count) => "the count is incomplete",
+                (false, JobKind::Benchmark) => "its run is missing",
+            };
+            self.alarm(
+                now,
+                job,
+                Some(uid),
+                "failed",
+                format!("unit {uid} failed {failures} times ({why}); held, {lost}"),
+            );
+        }
     }
 
     /// The earliest deadline of a live lease (for the server's expiry timer).

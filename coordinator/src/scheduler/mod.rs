@@ -12,9 +12,13 @@
 //!   sums and products are checked, an overflow is `None` in [`JobStatus`], never wrapped;
 //! - a lease token is valid from its grant until its deadline passes (strictly later than the
 //!   deadline), it is released, its result is reported, or its job is cancelled; never again;
-//! - the queue holds exactly the queued units, in (job, unit id) order: oldest first, so an
-//!   expired unit goes back ahead of the newer ones;
-//! - a job is done exactly when none of its work units is queued or leased.
+//! - the queue holds exactly the queued units that are not held, in (job, unit id) order:
+//!   oldest first, so an expired unit goes back ahead of the newer ones;
+//! - a unit is held when its runs failed `failures_limit` times (leases its workers released
+//!   with a failure; expiries do not count): it stays queued, out of the queue, so it is
+//!   never leased again, and one alarm `failed` names it with the last reason;
+//! - a job is done exactly when none of its work units is queued or leased (a held unit keeps
+//!   its job running: its count is incomplete, and [`JobStatus::units_held`] says so).
 //!
 //! The design follows the lessons of preusser/q27 (re-issue expired units, log unknown
 //! results) and Paracooba's re-split (see /work/shared/REFERENCES.md).
@@ -45,6 +49,8 @@ pub struct SchedulerConfig {
     pub lease_duration_ms: u64,
     /// Raise an alarm when a unit is leased for the this-many-th time (0: never).
     pub attempts_alarm: u32,
+    /// Hold a unit (never lease it again) once its runs failed this many times (0: never).
+    pub failures_limit: u32,
     /// Cap on the units of one lease call.
     pub max_units_per_lease: u32,
     /// Hint to a worker that got no unit.
@@ -56,6 +62,7 @@ impl Default for SchedulerConfig {
         SchedulerConfig {
             lease_duration_ms: 60_000,
             attempts_alarm: 5,
+            failures_limit: crate::config::DEFAULT_FAILURES_LIMIT,
             max_units_per_lease: 64,
             retry_after_ms: 1_000,
         }
@@ -82,7 +89,8 @@ pub struct LeaseRecord {
     pub attempt: u32,
     pub worker: WorkerId,
     pub granted_at: Millis,
-    /// When and why it ended: `expired`, `released`, `reported`, `rejected`, `cancelled`.
+    /// When and why it ended: `expired`, `released`, `failed` (released with a failure),
+    /// `reported`, `rejected`, `cancelled`.
     pub ended: Option<(Millis, String)>,
 }
 
@@ -225,9 +233,15 @@ pub struct JobStatus {
     pub units_total: u64,
     pub units_done: u64,
     pub units_leased: u64,
+    /// Queued work units, the held ones included.
     pub units_queued: u64,
+    /// Queued work units that are held (their runs failed `failures_limit` times): never
+    /// leased again, so a running job whose open units are all held will not finish.
+    pub units_held: u64,
     pub audits_total: u64,
     pub audits_done: u64,
+    /// Audit re-runs held the same way.
+    pub audits_held: u64,
     pub workers: u64,
     pub alarms: Vec<Alarm>,
     /// Benchmark jobs: the current runs' records by status.
@@ -305,22 +319,18 @@ impl Scheduler {
         }
         for mut unit in snapshot.units {
             s.next_unit = s.next_unit.max(unit.id + 1);
-            match unit.state {
-                UnitState::Queued => {
-                    s.queue.insert((unit.job, unit.id));
-                }
-                UnitState::Leased => match &unit.lease {
+            if unit.state == UnitState::Leased {
+                match &unit.lease {
                     Some(lease) => {
                         s.live.insert(lease.token.clone(), unit.id);
                         s.deadlines.insert((lease.deadline, unit.id));
                     }
-                    None => {
-                        // A leased unit without its lease cannot be reported: queue it.
-                        unit.state = UnitState::Queued;
-                        s.queue.insert((unit.job, unit.id));
-                    }
-                },
-                _ => {}
+                    // A leased unit without its lease cannot be reported: queue it.
+                    None => unit.state = UnitState::Queued,
+                }
+            }
+            if unit.state == UnitState::Queued && !s.held(&unit) {
+                s.queue.insert((unit.job, unit.id));
             }
             if unit.audit_of.is_none()
                 && matches!(unit.state, UnitState::Queued | UnitState::Leased)
@@ -569,8 +579,10 @@ impl Scheduler {
             units_done: 0,
             units_leased: 0,
             units_queued: 0,
+            units_held: 0,
             audits_total: 0,
             audits_done: 0,
+            audits_held: 0,
             workers: 0,
             alarms: self
                 .alarms
@@ -591,13 +603,16 @@ impl Scheduler {
         }
         let mut workers = BTreeSet::new();
         for (unit, acc) in self.job_units(job) {
+            let held = u64::from(self.held(unit));
             if unit.audit_of.is_some() {
                 st.audits_total += 1;
                 st.audits_done += u64::from(acc.is_some());
+                st.audits_held += held;
                 continue;
             }
             st.units_total += 1;
             st.weighted |= unit.weight != 1;
+            st.units_held += held;
             match unit.state {
                 UnitState::Queued => st.units_queued += 1,
                 UnitState::Leased => st.units_leased += 1,
@@ -652,6 +667,7 @@ impl Scheduler {
                 task,
                 state: UnitState::Queued,
                 attempts: 0,
+                failures: 0,
                 lease: None,
                 created_at: now,
             },
@@ -665,15 +681,23 @@ impl Scheduler {
         id
     }
 
-    /// Moves a unit to `state`, keeping the queue and the open counts in step.
+    /// Whether `unit` is held: queued, but its runs failed `failures_limit` times, so it
+    /// is kept out of the queue.
+    fn held(&self, unit: &Unit) -> bool {
+        unit.state == UnitState::Queued && unit.failed_out(self.config.failures_limit)
+    }
+
+    /// Moves a unit to `state`, keeping the queue and the open counts in step (a held unit
+    /// is queued outside the queue).
     fn set_unit_state(&mut self, uid: UnitId, state: UnitState) {
+        let limit = self.config.failures_limit;
         let unit = self.units.get_mut(&uid).expect("unit exists");
         let was_open = matches!(unit.state, UnitState::Queued | UnitState::Leased);
         let is_open = matches!(state, UnitState::Queued | UnitState::Leased);
         if unit.state == UnitState::Queued {
             self.queue.remove(&(unit.job, uid));
         }
-        if state == UnitState::Queued {
+        if state == UnitState::Queued && !unit.failed_out(limit) {
             self.queue.insert((unit.job, uid));
         }
         if unit.audit_of.is_none() && was_open != is_open {
@@ -747,11 +771,11 @@ impl Scheduler {
 
     #[cfg(test)]
     fn check_invariants(&self) {
-        // The queue holds exactly the queued units.
+        // The queue holds exactly the queued units that are not held.
         let queued: BTreeSet<(JobId, UnitId)> = self
             .units
             .values()
-            .filter(|u| u.state == UnitState::Queued)
+            .filter(|u| u.state == UnitState::Queued && !self.held(u))
             .map(|u| (u.job, u.id))
             .collect();
         assert_eq!(queued, self.queue, "queue out of step");

@@ -1,9 +1,10 @@
 //! Seeded random model test of the scheduler (matklad, "Properly Testing Concurrent Data
 //! Structures"): random operations (lease, heartbeat, clock advance, expire, report,
-//! re-split report, duplicate and wrong late reports, unknown tokens, release, restart) are
-//! applied both to the scheduler and to a small model written independently here; after each
-//! step the verdicts, granted units and counts must agree, and at the end every job's total
-//! must be the true count of the synthetic tree, each unit accepted exactly once. The root's
+//! re-split report, duplicate and wrong late reports, unknown tokens, release, release as
+//! failed, restart) are applied both to the scheduler and to a small model written
+//! independently here; after each step the verdicts, granted units and counts must agree, and
+//! at the end every job's total must be the true count of the synthetic tree less the
+//! subtrees of the units held for failing, each unit accepted exactly once. The root's
 //! children carry weights (1, 3, 2^40): every unit split from one keeps its weight, and the
 //! weighted total (beyond 2^64) is exact.
 
@@ -23,6 +24,8 @@ use crate::job::{
 const DEPTH: usize = 4;
 const FANOUT: u32 = 3;
 const LEASE_MS: u64 = 1_000;
+/// The random model's failures limit (low, so that units are held often).
+const FAILURES: u32 = 2;
 /// The weights of the root's children (the job's first units).
 const WEIGHTS: [u128; FANOUT as usize] = [1, 3, 1 << 40];
 
@@ -87,6 +90,23 @@ enum MState {
 struct MUnit {
     prefix: Prefix,
     state: MState,
+    /// Leases released as failed.
+    failures: u32,
+}
+
+impl MUnit {
+    fn new(prefix: Prefix) -> MUnit {
+        MUnit {
+            prefix,
+            state: MState::Queued,
+            failures: 0,
+        }
+    }
+
+    /// Queued, but failed too often to be leased again.
+    fn held(&self) -> bool {
+        self.state == MState::Queued && self.failures >= FAILURES
+    }
 }
 
 /// The model: one job, units by id, leases by token.
@@ -123,6 +143,10 @@ impl Model {
         }
     }
 
+    fn held(&self) -> impl Iterator<Item = &MUnit> {
+        self.units.values().filter(|u| u.held())
+    }
+
     fn accepted_total(&self) -> u128 {
         self.units
             .values()
@@ -152,13 +176,7 @@ impl Model {
             };
             *self.accepted_verdicts.entry(uid).or_default() += 1;
             for r in remaining {
-                self.units.insert(
-                    self.next_unit,
-                    MUnit {
-                        prefix: r.clone(),
-                        state: MState::Queued,
-                    },
-                );
+                self.units.insert(self.next_unit, MUnit::new(r.clone()));
                 self.next_unit += 1;
             }
             return Verdict::Accepted;
@@ -199,6 +217,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
     let config = SchedulerConfig {
         lease_duration_ms: LEASE_MS,
         attempts_alarm: 0,
+        failures_limit: FAILURES,
         max_units_per_lease: 4,
         retry_after_ms: 10,
     };
@@ -240,15 +259,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
     );
     let mut m = Model {
         units: (0..FANOUT)
-            .map(|c| {
-                (
-                    u64::from(c) + 1,
-                    MUnit {
-                        prefix: vec![c],
-                        state: MState::Queued,
-                    },
-                )
-            })
+            .map(|c| (u64::from(c) + 1, MUnit::new(vec![c])))
             .collect(),
         next_unit: u64::from(FANOUT) + 1,
         tokens: BTreeMap::new(),
@@ -269,7 +280,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 let want: Vec<UnitId> = m
                     .units
                     .iter()
-                    .filter(|(_, u)| u.state == MState::Queued)
+                    .filter(|(_, u)| u.state == MState::Queued && !u.held())
                     .map(|(&id, _)| id)
                     .take(n.min(config.max_units_per_lease) as usize)
                     .collect();
@@ -321,7 +332,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
             45..=49 => {
                 assert_eq!(s.expire(now), m.expire(now), "{ctx}: expired");
             }
-            50..=74 => {
+            50..=64 => {
                 // A truthful report through a live or ended token, sometimes stopped early.
                 let live: Vec<LeaseToken> = m
                     .tokens
@@ -388,24 +399,54 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 assert_eq!(got.verdict, Verdict::Stale, "{ctx}");
                 assert_eq!(got.unit, None);
             }
-            86..=93 => {
-                let w = *pick(&mut rng, &workers).unwrap();
+            65..=74 | 86..=93 => {
+                // A release: 65..=74, a worker's own live lease whose run failed; 86..=89,
+                // random tokens from a random worker; 90..=93, a worker's own live lease.
+                // Those two are handed back unrun, or sometimes as failed too.
+                let failed_run = op <= 74;
+                let own = failed_run || op >= 90;
+                let mut w = *pick(&mut rng, &workers).unwrap();
                 let all: Vec<LeaseToken> = m.tokens.keys().cloned().collect();
-                let ask: BTreeSet<LeaseToken> = (0..rng.random_range(0..4))
+                let mut ask: Vec<LeaseToken> = (0..rng.random_range(0..4))
                     .filter_map(|_| pick(&mut rng, &all).cloned())
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
                     .collect();
-                let ask: Vec<LeaseToken> = ask.into_iter().collect();
+                // A failure is counted; at the limit its unit is held.
+                let failure =
+                    (failed_run || rng.random_bool(0.3)).then_some("the search panicked: boom");
+                if own {
+                    m.expire(now);
+                    let live: Vec<LeaseToken> = all
+                        .iter()
+                        .filter(|t| m.live(t).is_some())
+                        .cloned()
+                        .collect();
+                    if let Some(t) = pick(&mut rng, &live) {
+                        w = m.live(t).unwrap().1;
+                        ask = vec![t.clone()];
+                    }
+                }
                 m.expire(now);
                 let mut want = 0;
                 for t in &ask {
                     if let Some((uid, holder)) = m.live(t) {
                         if holder == w {
-                            m.units.get_mut(&uid).unwrap().state = MState::Queued;
+                            let u = m.units.get_mut(&uid).unwrap();
+                            u.state = MState::Queued;
+                            if failure.is_some() {
+                                u.failures += 1;
+                                if u.failures == FAILURES {
+                                    m.alarms += 1;
+                                    *seen.entry("held".into()).or_default() += 1;
+                                }
+                            }
                             want += 1;
                         }
                     }
                 }
-                assert_eq!(s.release(now, w, &ask).unwrap(), want, "{ctx}: released");
+                let got = s.release(now, w, &ask, failure).unwrap();
+                assert_eq!(got, want, "{ctx}: released");
             }
             _ => {
                 // Restart from the persisted state.
@@ -428,6 +469,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
             "{ctx}: weighted total"
         );
         assert!(st.weighted);
+        assert_eq!(st.units_held, m.held().count() as u64, "{ctx}: held");
         alarms_seen += s.take_changes().alarms.len();
         assert_eq!(alarms_seen, m.alarms, "{ctx}: alarms");
         for (uid, n) in &m.accepted_verdicts {
@@ -452,14 +494,23 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 weight(&u.prefix),
                 "{ctx}: unit {uid}"
             );
+            assert_eq!(
+                s.unit(*uid).unwrap().failures,
+                u.failures,
+                "{ctx}: unit {uid}"
+            );
         }
     }
 
-    // Drain: lease everything and report truthfully until the job is done.
+    // Drain: lease everything and report truthfully until only held units are left open.
     let mut rounds = 0;
-    while s.job(job).unwrap().state == JobState::Running {
+    loop {
+        let st = s.status(job).unwrap();
+        if st.units_leased == 0 && st.units_queued == st.units_held {
+            break;
+        }
         rounds += 1;
-        assert!(rounds < 10_000, "seed {seed}: the job never finishes");
+        assert!(rounds < 10_000, "seed {seed}: the job never settles");
         now += 1;
         let g = s.lease(now, workers[2], 4).unwrap();
         for g in g.units {
@@ -473,20 +524,36 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
             assert_eq!(v.verdict, Verdict::Accepted);
         }
     }
+    // The held units' subtrees are all that is missing; a job with none is done.
     let st = s.status(job).unwrap();
-    assert_eq!(st.solutions, Some(count(&[])), "seed {seed}: exact total");
-    assert!(
-        st.solutions.unwrap() > u128::from(u64::MAX),
-        "the total needs more than 64 bits"
+    let held: Vec<&Prefix> = m.held().map(|u| &u.prefix).collect();
+    assert_eq!(st.units_held, held.len() as u64, "seed {seed}: held");
+    let missing: u128 = held.iter().map(|p| count(p)).sum();
+    assert_eq!(
+        st.solutions,
+        Some(count(&[]) - missing),
+        "seed {seed}: exact total"
     );
     let weighted: u128 = (0..FANOUT).map(|c| weight(&[c]) * count(&[c])).sum();
+    let missing: u128 = held.iter().map(|p| weight(p) * count(p)).sum();
     assert_eq!(
         st.weighted_solutions,
-        Some(weighted),
+        Some(weighted - missing),
         "seed {seed}: exact weighted total"
     );
-    assert_eq!(st.units_queued + st.units_leased, 0);
-    assert_eq!(st.units_done, st.units_total);
+    assert_eq!(st.units_queued, st.units_held);
+    assert_eq!(st.units_done + st.units_held, st.units_total);
+    if held.is_empty() {
+        assert_eq!(st.job.state, JobState::Done, "seed {seed}");
+        assert!(
+            st.solutions.unwrap() > u128::from(u64::MAX),
+            "the total needs more than 64 bits"
+        );
+        *seen.entry("done".into()).or_default() += 1;
+    } else {
+        assert_eq!(st.job.state, JobState::Running, "seed {seed}: held units");
+        assert!(s.lease(now, workers[0], 4).unwrap().idle, "seed {seed}");
+    }
     s.check_invariants();
     seen
 }
@@ -507,6 +574,8 @@ fn scheduler_agrees_with_the_model() {
         "Mismatch",
         "split",
         "restart",
+        "held",
+        "done",
     ] {
         assert!(
             seen.get(k).copied().unwrap_or(0) >= 10,
@@ -818,4 +887,190 @@ fn a_report_from_another_worker_than_the_lease_holder_is_not_counted() {
     let r = s.report(3, ws[0], &u.lease.token, u.unit.id, result(5, vec![]));
     assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
     assert_eq!(s.status(job).unwrap().solutions, Some(5));
+}
+
+/// Regression: a unit whose run failed on every worker was released and leased again at once,
+/// forever (200,699 leases in 25 minutes), and its job never ended.
+#[test]
+fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
+    let (mut s, ws, job) = two_worker_job(0.0, 3);
+    let limit = SchedulerConfig::default().failures_limit;
+    assert_eq!(limit, 3);
+    let lease_ms = SchedulerConfig::default().lease_duration_ms;
+    let mut now = 1;
+    let lease_one = |s: &mut Scheduler, now: Millis| {
+        let g = s.lease(now, ws[0], 1).unwrap();
+        assert_eq!(g.units.len(), 1, "unit 1 is leasable");
+        assert_eq!(g.units[0].unit.id, 1);
+        g.units[0].lease.token.clone()
+    };
+    // Failures, a plain release and an expiry between them: only failures count.
+    for i in 1..limit {
+        let t = lease_one(&mut s, now);
+        let why = format!("bad prefix: option {i} clashes");
+        assert_eq!(s.release(now, ws[0], &[t], Some(&why)).unwrap(), 1);
+        assert_eq!(s.unit(1).unwrap().failures, i);
+        let t = lease_one(&mut s, now);
+        assert_eq!(s.release(now, ws[0], &[t], None).unwrap(), 1);
+        lease_one(&mut s, now);
+        now += lease_ms + 1;
+        assert_eq!(s.expire(now), 1);
+        assert_eq!(
+            s.unit(1).unwrap().failures,
+            i,
+            "releases and expiries are no failures"
+        );
+    }
+    let changes = s.take_changes();
+    assert!(changes.alarms.iter().all(|a| a.kind != "failed"));
+    let t = lease_one(&mut s, now);
+    assert_eq!(
+        s.release(
+            now,
+            ws[0],
+            std::slice::from_ref(&t),
+            Some("the search panicked: boom")
+        )
+        .unwrap(),
+        1
+    );
+    // Held: queued, never leased again; one alarm with the count and the last reason.
+    let unit = s.unit(1).unwrap();
+    assert_eq!((unit.state, unit.failures), (UnitState::Queued, limit));
+    let changes = s.take_changes();
+    assert_eq!(changes.alarms.len(), 1);
+    let a = &changes.alarms[0];
+    assert_eq!((a.kind.as_str(), a.unit, a.job), ("failed", Some(1), job));
+    assert_eq!(
+        a.message,
+        "unit 1 failed 3 times (the search panicked: boom); held, the count is incomplete"
+    );
+    let ended: Vec<&str> = changes
+        .leases
+        .iter()
+        .filter_map(|l| l.ended.as_ref().map(|(_, why)| why.as_str()))
+        .collect();
+    assert_eq!(
+        ended,
+        vec!["failed"],
+        "the lease ends as failed, not released"
+    );
+    assert_eq!(changes.units[0].failures, limit, "the count is written");
+    // The job's other units still lease (and finish); unit 1 never again, however long.
+    let g = s.lease(now, ws[1], 10).unwrap();
+    let ids: Vec<UnitId> = g.units.iter().map(|g| g.unit.id).collect();
+    assert_eq!(ids, vec![2, 3]);
+    for g in &g.units {
+        let r = s.report(now, ws[1], &g.lease.token, g.unit.id, result(4, vec![]));
+        assert_eq!(r.verdict, Verdict::Accepted);
+    }
+    for _ in 0..3 {
+        now += lease_ms + 1;
+        let l = s.lease(now, ws[0], 10).unwrap();
+        assert!(l.units.is_empty());
+        assert!(l.idle, "nothing leasable is left");
+    }
+    let st = s.status(job).unwrap();
+    assert_eq!(
+        st.job.state,
+        JobState::Running,
+        "a held unit keeps its job open"
+    );
+    assert_eq!(
+        (
+            st.units_done,
+            st.units_leased,
+            st.units_queued,
+            st.units_held
+        ),
+        (2, 0, 1, 1)
+    );
+    assert_eq!(st.solutions, Some(8));
+    let failed: Vec<_> = st.alarms.iter().filter(|a| a.kind == "failed").collect();
+    assert_eq!(failed.len(), 1, "exactly one alarm");
+    // Its lease history: two failures, one release, one expiry, the third failure.
+    let mut ends: Vec<String> = s
+        .snapshot()
+        .leases
+        .into_iter()
+        .filter(|l| l.unit == 1)
+        .map(|l| l.ended.unwrap().1)
+        .collect();
+    ends.sort();
+    assert_eq!(
+        ends,
+        ["expired", "expired", "failed", "failed", "failed", "released", "released"]
+    );
+    s.check_invariants();
+}
+
+#[test]
+fn a_plain_release_is_no_failure_and_never_holds() {
+    let (mut s, ws, job) = two_worker_job(0.0, 1);
+    for now in 1..=10 {
+        let g = s.lease(now, ws[0], 1).unwrap();
+        assert_eq!(g.units.len(), 1, "released units lease again");
+        let t = g.units[0].lease.token.clone();
+        assert_eq!(s.release(now, ws[0], &[t], None).unwrap(), 1);
+    }
+    assert_eq!(s.unit(1).unwrap().failures, 0);
+    let st = s.status(job).unwrap();
+    assert_eq!((st.units_queued, st.units_held), (1, 0));
+    assert!(st.alarms.iter().all(|a| a.kind != "failed"));
+    s.check_invariants();
+}
+
+/// Holds unit 1 of a two-unit job by failing it `failures_limit` times.
+fn held_job() -> (Scheduler, Vec<WorkerId>, u64) {
+    let (mut s, ws, job) = two_worker_job(0.0, 2);
+    for now in 1..=u64::from(SchedulerConfig::default().failures_limit) {
+        let g = s.lease(now, ws[0], 1).unwrap();
+        assert_eq!(g.units[0].unit.id, 1);
+        let t = g.units[0].lease.token.clone();
+        s.release(now, ws[0], &[t], Some("bad prefix: x")).unwrap();
+    }
+    assert_eq!(s.status(job).unwrap().units_held, 1);
+    (s, ws, job)
+}
+
+#[test]
+fn a_restored_scheduler_keeps_a_held_unit_held() {
+    let (s, ws, job) = held_job();
+    let snap = s.snapshot();
+    let mut again = Scheduler::restore(SchedulerConfig::default(), snap.clone(), || {
+        LeaseToken("again".into())
+    });
+    again.check_invariants();
+    assert_eq!(again.snapshot(), snap, "restore is lossless");
+    let g = again.lease(10, ws[1], 10).unwrap();
+    let ids: Vec<UnitId> = g.units.iter().map(|g| g.unit.id).collect();
+    assert_eq!(ids, vec![2], "the held unit is not queued again");
+    let st = again.status(job).unwrap();
+    assert_eq!((st.units_queued, st.units_held), (1, 1));
+    assert_eq!(
+        st.alarms.iter().filter(|a| a.kind == "failed").count(),
+        1,
+        "no second alarm"
+    );
+    assert!(again.take_changes().alarms.is_empty());
+    // A coordinator restarted without a limit leases it again (the way out, once fixed).
+    let config = SchedulerConfig {
+        failures_limit: 0,
+        ..SchedulerConfig::default()
+    };
+    let mut unheld = Scheduler::restore(config, snap, || LeaseToken("unheld".into()));
+    unheld.check_invariants();
+    let g = unheld.lease(10, ws[1], 10).unwrap();
+    let ids: Vec<UnitId> = g.units.iter().map(|g| g.unit.id).collect();
+    assert_eq!(ids, vec![1, 2]);
+}
+
+#[test]
+fn a_cancelled_job_ends_its_held_units() {
+    let (mut s, _, job) = held_job();
+    s.cancel(5, job).unwrap();
+    assert_eq!(s.unit(1).unwrap().state, UnitState::Cancelled);
+    let st = s.status(job).unwrap();
+    assert_eq!((st.units_queued, st.units_held), (0, 0));
+    s.check_invariants();
 }

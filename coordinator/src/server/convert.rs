@@ -290,6 +290,8 @@ pub fn job_info(st: JobStatus, now: Millis, with_alarms: bool) -> pb::JobInfo {
         unit_cpu_seconds: st.unit_cpu_seconds,
         audits_total: st.audits_total,
         audits_done: st.audits_done,
+        units_held: st.units_held,
+        audits_held: st.audits_held,
         alarms: if with_alarms {
             st.alarms.into_iter().map(alarm).collect()
         } else {
@@ -313,6 +315,7 @@ pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>, current: bool) ->
         prefix: u.prefix.clone(),
         estimate_nodes: u.estimate.map_or(0.0, |e| e.nodes),
         attempts: u.attempts,
+        failures: u.failures,
         solutions: r.map_or_else(String::new, |r| r.solutions.to_string()),
         nodes: r.map_or(0, |r| r.nodes),
         updates: r.map_or(0, |r| r.updates),

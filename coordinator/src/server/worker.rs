@@ -159,9 +159,11 @@ impl pb::worker_server::Worker for WorkerService {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
         let tokens = convert::tokens(&r.lease_tokens)?;
+        // Empty: handed back unrun (a drain, no free thread); else the runs failed, and why.
+        let failure = (!r.failure.is_empty()).then_some(r.failure);
         let n = self
             .0
-            .mutate(move |s, now| s.release(now, r.worker_id, &tokens))
+            .mutate(move |s, now| s.release(now, r.worker_id, &tokens, failure.as_deref()))
             .await?
             .map_err(Error::from)?;
         Ok(Response::new(pb::ReleaseResponse { released: n }))

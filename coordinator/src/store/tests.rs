@@ -261,6 +261,58 @@ async fn restart_keeps_done_units_and_leases_until_their_deadline() {
 }
 
 #[tokio::test]
+async fn a_held_unit_and_its_failures_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.db");
+    let limit = config().failures_limit;
+    let job = {
+        let pool = open(&path).await.unwrap();
+        let mut s = Scheduler::new(config(), tokens());
+        let w = s.register(1, "a", "h", 1, "v");
+        let job = s.add_job(1, new_job(2, None));
+        // Unit 1 fails once and is written, then fails up to the limit: held.
+        for now in 2..2 + u64::from(limit) {
+            let g = s.lease(now, w, 1).unwrap().units;
+            assert_eq!(g[0].unit.id, 1);
+            let t = g[0].lease.token.clone();
+            s.release(now, w, &[t], Some("bad prefix: x")).unwrap();
+            flush(&mut s, &pool).await;
+        }
+        assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+        pool.close().await;
+        job
+    };
+    let pool = open(&path).await.unwrap();
+    let failures: i64 = sqlx::query_scalar("SELECT failures FROM units WHERE id = 1")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(failures, i64::from(limit));
+    let ends: Vec<String> =
+        sqlx::query_scalar("SELECT end_reason FROM leases WHERE unit_id = 1 ORDER BY attempt")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(ends, vec!["failed"; limit as usize]);
+    let alarms = job_alarms(&pool, job).await.unwrap();
+    assert_eq!(alarms.len(), 1);
+    assert_eq!((alarms[0].0.as_str(), alarms[0].1), ("failed", Some(1)));
+    // Restarted: unit 1 is read back with its failures and stays held.
+    let mut s = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
+    assert_eq!(s.unit(1).unwrap().failures, limit);
+    let w = s.register(10, "b", "h", 1, "v");
+    let ids: Vec<u64> = s
+        .lease(10, w, 4)
+        .unwrap()
+        .units
+        .iter()
+        .map(|g| g.unit.id)
+        .collect();
+    assert_eq!(ids, vec![2]);
+    assert_eq!(s.status(job).unwrap().units_held, 1);
+}
+
+#[tokio::test]
 async fn totals_beyond_two_to_the_64_are_exact() {
     let (_dir, pool) = temp_db().await;
     let mut s = Scheduler::new(config(), tokens());

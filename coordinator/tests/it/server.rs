@@ -124,6 +124,18 @@ pub(crate) async fn status(jobs: &mut JobsClient, job: u64) -> pb::JobInfo {
     .unwrap()
 }
 
+/// Every unit of `job` (`JobUnits`).
+pub(crate) async fn units(jobs: &mut JobsClient, job: u64) -> Vec<pb::UnitInfo> {
+    jobs.job_units(pb::JobUnitsRequest {
+        header: header(),
+        job_id: job,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .units
+}
+
 pub async fn register(w: &mut WorkerClient, name: &str) -> u64 {
     w.register(pb::RegisterRequest {
         header: header(),
@@ -432,16 +444,8 @@ async fn a_job_is_counted_exactly_by_workers_with_resplits_and_duplicates() {
 
 /// Units counted by the coordinator at partition time (no worker report).
 async fn count_counted(jobs: &mut JobsClient, job: u64) -> u64 {
-    let units = jobs
-        .job_units(pb::JobUnitsRequest {
-            header: header(),
-            job_id: job,
-        })
+    units(jobs, job)
         .await
-        .unwrap()
-        .into_inner()
-        .units;
-    units
         .iter()
         .filter(|u| u.has_result && u.worker_id == 0)
         .count() as u64
@@ -483,6 +487,73 @@ async fn an_expired_lease_is_stale_and_its_unit_goes_back_to_the_queue() {
     let (verdict, _) = report(&mut w, b, &again, result.clone()).await;
     assert_eq!(verdict, pb::ReportVerdict::Accepted);
     assert_eq!(status(&mut jobs, job).await.solutions, result.solutions);
+    c.stop().await;
+}
+
+async fn release(w: &mut WorkerClient, worker: u64, unit: &pb::Unit, failure: &str) -> u32 {
+    w.release(pb::ReleaseRequest {
+        header: header(),
+        worker_id: worker,
+        lease_tokens: vec![unit.lease_token.clone()],
+        failure: failure.into(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .released
+}
+
+/// Regression: a unit whose run failed on every worker was leased again at once, forever.
+#[tokio::test]
+async fn a_unit_released_as_failed_three_times_is_held_through_a_restart() {
+    let (_dir, db) = temp_db();
+    let (clock, _) = manual_clock();
+    let dlx = queens(6);
+    let c = Coord::start(&db, clock.clone()).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let job = submit(&mut jobs, &dlx, pb::PartitionSettings::default()).await;
+    let a = register(&mut w, "a").await;
+    // Handed back unrun once (not a failure), then failed three times.
+    let first = lease(&mut w, a, 1).await.units.remove(0);
+    assert_eq!(release(&mut w, a, &first, "").await, 1);
+    for attempt in 2..=4 {
+        let unit = lease(&mut w, a, 1).await.units.remove(0);
+        assert_eq!((unit.unit_id, unit.attempt), (first.unit_id, attempt));
+        assert_eq!(
+            release(&mut w, a, &unit, "the search panicked: boom").await,
+            1
+        );
+    }
+    // The other units run to the end; the held one is never leased again.
+    let reports = work(w.clone(), "b").await;
+    assert!(reports.iter().all(|(u, _)| u.unit_id != first.unit_id));
+    let st = status(&mut jobs, job).await;
+    assert_eq!(st.state(), pb::JobState::Running);
+    assert_eq!((st.units_leased, st.units_queued, st.units_held), (0, 1, 1));
+    assert_eq!(st.units_done + 1, st.units_total);
+    let alarms: Vec<&pb::Alarm> = st.alarms.iter().filter(|a| a.kind == "failed").collect();
+    assert_eq!(alarms.len(), 1, "{:?}", st.alarms);
+    assert_eq!(alarms[0].unit_id, first.unit_id);
+    assert!(
+        alarms[0]
+            .message
+            .contains("failed 3 times (the search panicked: boom)"),
+        "{}",
+        alarms[0].message
+    );
+    c.stop().await;
+
+    // Restarted on the same file: still held, its failures read back.
+    let c = Coord::start(&db, clock).await;
+    let (mut w, mut jobs) = c.clients(TOKEN).await;
+    let a = register(&mut w, "a").await;
+    let got = lease(&mut w, a, 4).await;
+    assert!(got.units.is_empty() && got.idle);
+    let st = status(&mut jobs, job).await;
+    assert_eq!((st.units_queued, st.units_held), (1, 1));
+    let units = units(&mut jobs, job).await;
+    let held = units.iter().find(|u| u.unit_id == first.unit_id).unwrap();
+    assert_eq!((held.attempts, held.failures), (4, 3));
     c.stop().await;
 }
 

@@ -11,7 +11,7 @@ use cores::xcc::{write_dlx, Dlx, Problem};
 use proto::client::header;
 use proto::v1 as pb;
 
-use crate::server::{lease, register, report, status, temp_db, Coord, TOKEN};
+use crate::server::{self, lease, register, report, status, temp_db, Coord, TOKEN};
 
 fn sudoku4() -> Problem {
     Sudoku::build(&SudokuConfig::new(2, 2)).unwrap().problem
@@ -136,15 +136,7 @@ async fn weighted_units_are_leased_with_their_weight_and_summed_times_the_symmet
         .into_inner()
         .jobs;
     assert_eq!(list[0].weighted_solutions, want.to_string());
-    let units = jobs
-        .job_units(pb::JobUnitsRequest {
-            header: header(),
-            job_id: job,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .units;
+    let units = server::units(&mut jobs, job).await;
     assert_eq!(units.len(), 3);
     for u in &units {
         assert_eq!(u.core(), pb::CountCore::SudokuBands);

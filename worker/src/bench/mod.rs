@@ -61,8 +61,8 @@ pub use cores::bench::{
     Status, Termination,
 };
 pub use run::{
-    external_for, failed, run, run_external, run_native, run_with_models, BenchError, External,
-    RunLimits, Syntax,
+    external_for, failed, run, run_caught, run_external, run_native, run_with_models, BenchError,
+    External, RunLimits, Syntax,
 };
 
 /// Runs configuration `name` on a task's instance (`instance_json`, read as `family`'s), with
@@ -77,11 +77,7 @@ pub fn run_task(
     limits: &RunLimits,
     frozen: &BTreeMap<String, String>,
 ) -> RunRecord {
-    let fail = |why: String| {
-        let mut r = failed(instance_id, name, limits, why);
-        r.answer = Answer::blank(family);
-        r
-    };
+    let fail = |why: String| failed(family, instance_id, name, limits, why);
     let Some(cfg) = config(name) else {
         let known: Vec<&str> = configs_of(family).map(|c| c.name).collect();
         return fail(format!(

@@ -15,7 +15,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cores::bench::{Family, Measure, ModelHash, RunRecord, Status, Termination};
+use cores::bench::{Answer, Family, Measure, ModelHash, RunRecord, Status, Termination};
 use cores::domino::{self, judge, Instance, SolveLimits, SolveStatus};
 use sha2::{Digest, Sha256};
 
@@ -186,13 +186,43 @@ fn blank(instance_id: &str, name: &str, limits: &RunLimits) -> RunRecord {
 }
 
 /// The record of a run that could not start at all (an unknown configuration, an instance
-/// that does not parse): status `error`, termination `failed`, and why.
-pub fn failed(instance_id: &str, config: &str, limits: &RunLimits, message: String) -> RunRecord {
+/// that does not parse) or that panicked: status `error`, termination `failed`, `family`'s
+/// blank answer, and why.
+pub fn failed(
+    family: Family,
+    instance_id: &str,
+    config: &str,
+    limits: &RunLimits,
+    message: String,
+) -> RunRecord {
     RunRecord {
         termination: Termination::Failed,
         message: Some(message),
+        answer: Answer::blank(family),
         ..blank(instance_id, config, limits)
     }
+}
+
+/// Runs one benchmark run, `run`, of `config` on a `family` instance; a panic inside it
+/// becomes the record of a failed run ([`failed`]) naming the panic's message. A panic is no
+/// measurement, and it would happen again on every worker: it is reported like any run
+/// (stored, shown as `error`), never handed back to be leased again.
+pub fn run_caught(
+    family: Family,
+    instance_id: &str,
+    config: &str,
+    limits: &RunLimits,
+    run: impl FnOnce() -> RunRecord,
+) -> RunRecord {
+    crate::panic::catch(run).unwrap_or_else(|m| {
+        failed(
+            family,
+            instance_id,
+            config,
+            limits,
+            format!("the run panicked: {m}"),
+        )
+    })
 }
 
 /// A model file by the SHA-256 of its text.

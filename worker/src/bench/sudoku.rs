@@ -65,11 +65,7 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
     }
     let puzzles = match slice.read() {
         Ok(p) => p,
-        Err(e) => {
-            let mut r = failed(&slice.id, cfg.name, limits, e.to_string());
-            r.answer = Answer::blank(Family::Sudoku);
-            return r;
-        }
+        Err(e) => return failed(Family::Sudoku, &slice.id, cfg.name, limits, e.to_string()),
     };
     let timer = crate::cputime::CpuTimer::start();
     let start = Instant::now();

@@ -374,3 +374,37 @@ fn a_wrong_cp_sat_answer_is_recorded_wrong() {
         "{r:?}"
     );
 }
+
+/// Regression: an arithmetic overflow in a Sudoku run (a debug build's panic) made the worker
+/// hand the unit back, and the coordinator leased it again 200,699 times.
+#[test]
+fn a_run_that_panics_is_an_error_record_with_the_panic_message() {
+    let l = limits(5);
+    let r = run_caught(Family::Sudoku, "top.txt:1-10", "bands", &l, || {
+        let n = std::hint::black_box(u32::MAX);
+        let m = n.checked_mul(2).expect("attempt to multiply with overflow");
+        RunRecord::blank("top.txt:1-10", "bands", f64::from(m), HostInfo::default())
+    });
+    assert_eq!(r.status, Status::Error, "{r:?}");
+    assert_eq!(r.termination, Termination::Failed);
+    assert_eq!(
+        r.message.as_deref(),
+        Some("the run panicked: attempt to multiply with overflow")
+    );
+    assert_eq!(
+        (r.instance.as_str(), r.config.as_str()),
+        ("top.txt:1-10", "bands")
+    );
+    assert_eq!(
+        r.family(),
+        Family::Sudoku,
+        "the task's family, so the judge reads it"
+    );
+    assert_eq!(r.time_limit_seconds, 5.0);
+    // A run that returns is its own record, untouched.
+    let ok = run_caught(Family::Domino, "b01-e1", "native", &l, || {
+        RunRecord::blank("b01-e1", "native", 1.0, HostInfo::default())
+    });
+    assert_eq!(ok.termination, Termination::Normal);
+    assert_eq!(ok.message, None);
+}
