@@ -240,8 +240,9 @@ pub struct Unit {
     pub state: UnitState,
     /// Leases granted so far.
     pub attempts: u32,
-    /// Leases that ended with a failed run (released by their worker with a failure; an
-    /// expired lease is not one). At the scheduler's `failures_limit` the unit is held.
+    /// Leases that ended with a failed run (released by their worker with a failure, or a
+    /// report rejected as malformed; an expired lease is not one). At the scheduler's
+    /// `failures_limit` the unit is held.
     pub failures: u32,
     pub lease: Option<Lease>,
     pub created_at: Millis,

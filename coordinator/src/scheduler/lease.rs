@@ -279,11 +279,20 @@ impl Scheduler {
     /// on with its other units, and cannot finish), and one alarm `failed` says so.
     fn fail(&mut self, now: Millis, uid: UnitId, why: &str) {
         self.end_lease(now, uid, "failed");
-        let unit = self.units.get_mut(&uid).expect("leased unit");
+        let job = self.units[&uid].job;
+        self.event(now, Some(job), Some(uid), "lease-failed", why.to_string());
+        self.count_failure(now, uid, why);
+    }
+
+    /// Counts a failed run of `uid`, whose lease has just ended (released as failed, or its
+    /// report rejected), and queues the unit again: held when this was its
+    /// `failures_limit`-th failure, with one alarm `failed`.
+    pub(super) fn count_failure(&mut self, now: Millis, uid: UnitId, why: &str) {
+        let unit = self.units.get_mut(&uid).expect("unit exists");
         unit.failures += 1;
         let (job, failures, audit) = (unit.job, unit.failures, unit.audit_of.is_some());
+        // After the count: a unit that has failed out is queued outside the queue.
         self.set_unit_state(uid, UnitState::Queued);
-        self.event(now, Some(job), Some(uid), "lease-failed", why.to_string());
         if failures == self.config.failures_limit {
             let lost = match (audit, self.jobs[&job].kind) {
                 (true, _) => "its audit is not compared",

@@ -15,7 +15,7 @@
 //! - the queue holds exactly the queued units that are not held, in (job, unit id) order:
 //!   oldest first, so an expired unit goes back ahead of the newer ones;
 //! - a unit is held when its runs failed `failures_limit` times (leases its workers released
-//!   with a failure; expiries do not count): it stays queued, out of the queue, so it is
+//!   with a failure, reports rejected as malformed; expiries do not count): it stays queued, out of the queue, so it is
 //!   never leased again, and one alarm `failed` names it with the last reason;
 //! - a job is done exactly when none of its work units is queued or leased (a held unit keeps
 //!   its job running: its count is incomplete, and [`JobStatus::units_held`] says so).

@@ -728,6 +728,47 @@ fn malformed_remaining_is_rejected_and_requeued() {
     s.check_invariants();
 }
 
+/// A core that answers a unit malformed does so on every lease: each rejected report counts
+/// as a failed run, and at the failures limit the unit is held (not leased again), its job's
+/// other unit still counted.
+#[test]
+fn a_unit_whose_reports_are_rejected_failures_limit_times_is_held() {
+    let limit = SchedulerConfig::default().failures_limit;
+    let (mut s, ws, job) = two_worker_job(0.0, 2);
+    for now in 1..=u64::from(limit) {
+        let g = s.lease(now, ws[0], 1).unwrap();
+        let u = &g.units[0];
+        assert_eq!(u.unit.id, 1, "lease {now}: unit 1 is queued again");
+        let r = s.report(
+            now,
+            ws[0],
+            &u.lease.token,
+            u.unit.id,
+            result(1, vec![vec![9, 9]]),
+        );
+        assert_eq!(r.verdict, Verdict::Rejected);
+        assert_eq!(s.unit(1).unwrap().failures, now as u32);
+        s.check_invariants();
+    }
+    let g = s.lease(10, ws[1], 2).unwrap();
+    let ids: Vec<UnitId> = g.units.iter().map(|g| g.unit.id).collect();
+    assert_eq!(ids, vec![2], "the held unit is not leased again");
+    let st = s.status(job).unwrap();
+    assert_eq!((st.units_queued, st.units_held), (1, 1));
+    let kinds: Vec<&str> = st.alarms.iter().map(|a| a.kind.as_str()).collect();
+    let mut want = vec!["rejected"; limit as usize];
+    want.push("failed");
+    assert_eq!(kinds, want);
+    assert!(
+        st.alarms[limit as usize]
+            .message
+            .contains("report rejected"),
+        "{}",
+        st.alarms[limit as usize].message
+    );
+    s.check_invariants();
+}
+
 #[test]
 fn attempts_alarm_is_raised_once() {
     let (mut s, ws, job) = two_worker_job(0.0, 1);

@@ -237,8 +237,10 @@ impl Scheduler {
         }
     }
 
-    /// Refuses a malformed report through a live lease: the lease ends, the unit is queued
-    /// again and an alarm names why.
+    /// Refuses a malformed report through a live lease: the lease ends, an alarm names why,
+    /// and the unit is queued again. A rejected report counts as a failed run: a worker whose
+    /// core answers the unit malformed would do so every time, so the unit is held at the
+    /// failures limit like one whose runs fail.
     pub(super) fn reject(
         &mut self,
         now: Millis,
@@ -247,8 +249,8 @@ impl Scheduler {
         why: String,
     ) -> ReportOutcome {
         self.end_lease(now, uid, "rejected");
-        self.set_unit_state(uid, UnitState::Queued);
         self.alarm(now, job, Some(uid), "rejected", why.clone());
+        self.count_failure(now, uid, &format!("report rejected: {why}"));
         ReportOutcome {
             verdict: Verdict::Rejected,
             message: why,
