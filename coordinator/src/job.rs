@@ -106,6 +106,111 @@ impl UnitState {
     }
 }
 
+/// Why an alarm was raised on a job (`alarms.kind`, `pb::Alarm.kind`: the text of
+/// [`AlarmKind::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AlarmKind {
+    /// A late report of an accepted unit counts other solutions than the accepted result.
+    Mismatch,
+    /// An audit re-run counted other solutions than the result it checks.
+    AuditMismatch,
+    /// A report through a live lease was malformed; the unit is queued again.
+    Rejected,
+    /// A unit was leased `attempts_alarm` times without a result.
+    Attempts,
+    /// A benchmark run's answer fails the coordinator's verifier; stored as `wrong`.
+    WrongAnswer,
+    /// A unit's runs failed `failures_limit` times; it is held.
+    Failed,
+}
+
+impl AlarmKind {
+    /// Every kind (for tests).
+    pub const ALL: [AlarmKind; 6] = [
+        AlarmKind::Mismatch,
+        AlarmKind::AuditMismatch,
+        AlarmKind::Rejected,
+        AlarmKind::Attempts,
+        AlarmKind::WrongAnswer,
+        AlarmKind::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlarmKind::Mismatch => "mismatch",
+            AlarmKind::AuditMismatch => "audit-mismatch",
+            AlarmKind::Rejected => "rejected",
+            AlarmKind::Attempts => "attempts",
+            AlarmKind::WrongAnswer => "wrong-answer",
+            AlarmKind::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<AlarmKind> {
+        Some(match s {
+            "mismatch" => AlarmKind::Mismatch,
+            "audit-mismatch" => AlarmKind::AuditMismatch,
+            "rejected" => AlarmKind::Rejected,
+            "attempts" => AlarmKind::Attempts,
+            "wrong-answer" => AlarmKind::WrongAnswer,
+            "failed" => AlarmKind::Failed,
+            _ => return None,
+        })
+    }
+}
+
+/// How a lease ended (`leases.end_reason`: the text of [`LeaseEnd::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LeaseEnd {
+    /// Its deadline passed without a heartbeat; the unit was queued again.
+    Expired,
+    /// Its worker handed the unit back without a failure (a drain, a shutdown).
+    Released,
+    /// Its worker released it with a failure (the run failed there); counts as a failure.
+    Failed,
+    /// A report through it was accepted (a count, an audit to compare, a benchmark run).
+    Reported,
+    /// Its worker's report through it was refused as malformed; counts as a failure.
+    Rejected,
+    /// Its job was cancelled while it ran.
+    Cancelled,
+}
+
+impl LeaseEnd {
+    /// Every end (for tests).
+    pub const ALL: [LeaseEnd; 6] = [
+        LeaseEnd::Expired,
+        LeaseEnd::Released,
+        LeaseEnd::Failed,
+        LeaseEnd::Reported,
+        LeaseEnd::Rejected,
+        LeaseEnd::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LeaseEnd::Expired => "expired",
+            LeaseEnd::Released => "released",
+            LeaseEnd::Failed => "failed",
+            LeaseEnd::Reported => "reported",
+            LeaseEnd::Rejected => "rejected",
+            LeaseEnd::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LeaseEnd> {
+        Some(match s {
+            "expired" => LeaseEnd::Expired,
+            "released" => LeaseEnd::Released,
+            "failed" => LeaseEnd::Failed,
+            "reported" => LeaseEnd::Reported,
+            "rejected" => LeaseEnd::Rejected,
+            "cancelled" => LeaseEnd::Cancelled,
+            _ => return None,
+        })
+    }
+}
+
 /// What a job's units are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JobKind {
@@ -314,8 +419,7 @@ pub struct Alarm {
     pub id: u64,
     pub job: JobId,
     pub unit: Option<UnitId>,
-    /// `mismatch`, `audit-mismatch`, `rejected`, `attempts`, `failed`.
-    pub kind: String,
+    pub kind: AlarmKind,
     pub message: String,
     pub raised_at: Millis,
 }
@@ -414,5 +518,23 @@ mod tests {
         assert_eq!(back, want);
         assert_eq!(parse_prefixes(""), Some(vec![]));
         assert_eq!(parse_prefix("1 x"), None);
+    }
+
+    #[test]
+    fn alarm_kinds_round_trip() {
+        for k in AlarmKind::ALL {
+            assert_eq!(AlarmKind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(AlarmKind::parse("exploded"), None);
+        assert_eq!(AlarmKind::parse("Failed"), None);
+    }
+
+    #[test]
+    fn lease_ends_round_trip() {
+        for e in LeaseEnd::ALL {
+            assert_eq!(LeaseEnd::parse(e.as_str()), Some(e));
+        }
+        assert_eq!(LeaseEnd::parse("vanished"), None);
+        assert_eq!(LeaseEnd::parse(""), None);
     }
 }

@@ -28,10 +28,10 @@ use sqlx::sqlite::{
 use sqlx::Row;
 
 use crate::job::{
-    parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, BenchRecord,
-    BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FrozenFile, Job, JobId,
-    JobKind, JobSettings, JobState, Lease, LeaseToken, Millis, RunRecord, Unit, UnitEstimate,
-    UnitResult, UnitState, WorkerInfo,
+    parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
+    BenchRecord, BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FrozenFile, Job,
+    JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis, RunRecord, Unit,
+    UnitEstimate, UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 use cores::sudoku::bench::PuzzleRun;
@@ -549,7 +549,7 @@ async fn write_alarms(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, c: &ChangeSe
         .bind(int(a.id, "alarm id")?)
         .bind(int(a.job, "job id")?)
         .bind(opt_int(a.unit, "unit id")?)
-        .bind(&a.kind)
+        .bind(a.kind.as_str())
         .bind(&a.message)
         .bind(int(a.raised_at, "time")?)
         .execute(&mut **tx)
@@ -815,11 +815,14 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
     let mut rows = sqlx::query("SELECT * FROM leases").fetch(pool);
     while let Some(row) = rows.try_next().await? {
         let ended = match get_opt_u64(&row, "ended_at")? {
-            Some(at) => Some((
-                at,
-                row.try_get::<Option<String>, _>("end_reason")?
-                    .unwrap_or_default(),
-            )),
+            Some(at) => {
+                let why: String = row
+                    .try_get::<Option<String>, _>("end_reason")?
+                    .unwrap_or_default();
+                let why = LeaseEnd::parse(&why)
+                    .ok_or_else(|| StoreError::Corrupt(format!("lease end reason {why:?}")))?;
+                Some((at, why))
+            }
             None => None,
         };
         snap.leases.push(LeaseRecord {
@@ -853,11 +856,13 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
         });
     }
     for row in sqlx::query("SELECT * FROM alarms").fetch_all(pool).await? {
+        let kind: String = row.try_get("kind")?;
         snap.alarms.push(Alarm {
             id: get_u64(&row, "id")?,
             job: get_u64(&row, "job_id")?,
             unit: get_opt_u64(&row, "unit_id")?,
-            kind: row.try_get("kind")?,
+            kind: AlarmKind::parse(&kind)
+                .ok_or_else(|| StoreError::Corrupt(format!("alarm kind {kind:?}")))?,
             message: row.try_get("message")?,
             raised_at: get_u64(&row, "raised_at")?,
         });

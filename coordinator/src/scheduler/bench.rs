@@ -16,8 +16,8 @@ use super::{NewJob, ReportOutcome, SchedError, Scheduler};
 use crate::bench::check_record;
 use crate::job::RunStatus;
 use crate::job::{
-    Accepted, JobId, JobKind, JobState, Millis, Unit, UnitId, UnitResult, UnitState, Verdict,
-    WorkerId,
+    Accepted, AlarmKind, JobId, JobKind, JobState, LeaseEnd, Millis, Unit, UnitId, UnitResult,
+    UnitState, Verdict, WorkerId,
 };
 
 /// What submitting a benchmark job did.
@@ -234,10 +234,10 @@ impl Scheduler {
                  stored as wrong",
                 task.instance_id, task.config
             );
-            self.alarm(now, job, Some(uid), "wrong-answer", msg);
+            self.alarm(now, job, Some(uid), AlarmKind::WrongAnswer, msg);
         }
         let message = format!("accepted: {}", record.record.status);
-        self.end_lease(now, uid, "reported");
+        self.end_lease(now, uid, LeaseEnd::Reported);
         self.set_unit_state(uid, UnitState::Done);
         // The record as received is kept only when the judge amended it: otherwise it is the
         // stored record itself, and a second copy would double what a benchmark keeps (a
@@ -376,7 +376,7 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         assert_eq!(st.run_statuses, want);
-        assert!(st.alarms.iter().any(|a| a.kind == "wrong-answer"));
+        assert!(st.alarms.iter().any(|a| a.kind == AlarmKind::WrongAnswer));
         s.check_invariants();
     }
 

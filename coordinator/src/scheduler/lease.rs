@@ -16,7 +16,8 @@ use std::collections::HashMap;
 
 use super::{LeaseRecord, SchedError, Scheduler};
 use crate::job::{
-    BenchTask, JobKind, JobState, Lease, LeaseToken, Millis, Unit, UnitId, UnitState, WorkerId,
+    AlarmKind, BenchTask, JobKind, JobState, Lease, LeaseEnd, LeaseToken, Millis, Unit, UnitId,
+    UnitState, WorkerId,
 };
 
 /// One unit handed to a worker.
@@ -147,7 +148,7 @@ impl Scheduler {
                     now,
                     job,
                     Some(uid),
-                    "attempts",
+                    AlarmKind::Attempts,
                     format!("unit {uid} leased {attempt} times without a result"),
                 );
             }
@@ -231,7 +232,7 @@ impl Scheduler {
         expired.sort_unstable();
         for &uid in &expired {
             let job = self.units[&uid].job;
-            self.end_lease(now, uid, "expired");
+            self.end_lease(now, uid, LeaseEnd::Expired);
             self.set_unit_state(uid, UnitState::Queued);
             self.event(now, Some(job), Some(uid), "lease-expired", String::new());
         }
@@ -262,7 +263,7 @@ impl Scheduler {
             match failure {
                 None => {
                     let job = self.units[&uid].job;
-                    self.end_lease(now, uid, "released");
+                    self.end_lease(now, uid, LeaseEnd::Released);
                     self.set_unit_state(uid, UnitState::Queued);
                     self.event(now, Some(job), Some(uid), "lease-released", String::new());
                 }
@@ -278,7 +279,7 @@ impl Scheduler {
     /// failure: it stays queued outside the queue, so it is never leased again (its job runs
     /// on with its other units, and cannot finish), and one alarm `failed` says so.
     fn fail(&mut self, now: Millis, uid: UnitId, why: &str) {
-        self.end_lease(now, uid, "failed");
+        self.end_lease(now, uid, LeaseEnd::Failed);
         let job = self.units[&uid].job;
         self.event(now, Some(job), Some(uid), "lease-failed", why.to_string());
         self.count_failure(now, uid, why);
@@ -303,7 +304,7 @@ impl Scheduler {
                 now,
                 job,
                 Some(uid),
-                "failed",
+                AlarmKind::Failed,
                 format!("unit {uid} failed {failures} times ({why}); held, {lost}"),
             );
         }

@@ -32,9 +32,9 @@ mod report;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::job::{
-    Accepted, Alarm, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind, JobSettings,
-    JobState, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId, UnitResult, UnitState,
-    Verdict, WorkerId, WorkerInfo,
+    Accepted, Alarm, AlarmKind, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind,
+    JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId,
+    UnitResult, UnitState, Verdict, WorkerId, WorkerInfo,
 };
 
 pub use bench::Resumed;
@@ -89,9 +89,8 @@ pub struct LeaseRecord {
     pub attempt: u32,
     pub worker: WorkerId,
     pub granted_at: Millis,
-    /// When and why it ended: `expired`, `released`, `failed` (released with a failure),
-    /// `reported`, `rejected`, `cancelled`.
-    pub ended: Option<(Millis, String)>,
+    /// When and why it ended.
+    pub ended: Option<(Millis, LeaseEnd)>,
 }
 
 /// A line of the event log.
@@ -522,7 +521,7 @@ impl Scheduler {
         for uid in ids {
             let st = self.units[&uid].state;
             if st == UnitState::Leased {
-                self.end_lease(now, uid, "cancelled");
+                self.end_lease(now, uid, LeaseEnd::Cancelled);
             }
             if matches!(st, UnitState::Queued | UnitState::Leased) {
                 self.set_unit_state(uid, UnitState::Cancelled);
@@ -713,13 +712,13 @@ impl Scheduler {
     }
 
     /// Ends the live lease of a leased unit (the caller sets the unit's next state).
-    fn end_lease(&mut self, now: Millis, uid: UnitId, why: &str) {
+    fn end_lease(&mut self, now: Millis, uid: UnitId, why: LeaseEnd) {
         let unit = self.units.get_mut(&uid).expect("unit exists");
         if let Some(lease) = unit.lease.take() {
             self.live.remove(&lease.token);
             self.deadlines.remove(&(lease.deadline, uid));
             if let Some(rec) = self.history.get_mut(&lease.token) {
-                rec.ended = Some((now, why.to_string()));
+                rec.ended = Some((now, why));
             }
             self.dirty.leases.insert(lease.token);
         }
@@ -753,15 +752,22 @@ impl Scheduler {
         });
     }
 
-    fn alarm(&mut self, at: Millis, job: JobId, unit: Option<UnitId>, kind: &str, message: String) {
+    fn alarm(
+        &mut self,
+        at: Millis,
+        job: JobId,
+        unit: Option<UnitId>,
+        kind: AlarmKind,
+        message: String,
+    ) {
         let id = self.next_alarm;
         self.next_alarm += 1;
-        tracing::warn!(job, unit, kind, "alarm: {message}");
+        tracing::warn!(job, unit, kind = kind.as_str(), "alarm: {message}");
         let a = Alarm {
             id,
             job,
             unit,
-            kind: kind.to_string(),
+            kind,
             message,
             raised_at: at,
         };

@@ -17,8 +17,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{NewJob, NewUnit, Scheduler, SchedulerConfig};
 use crate::job::{
-    prefixes_text, JobSettings, JobState, LeaseToken, Millis, Prefix, UnitId, UnitResult,
-    UnitState, Verdict, WorkerId,
+    prefixes_text, AlarmKind, JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, UnitId,
+    UnitResult, UnitState, Verdict, WorkerId,
 };
 
 const DEPTH: usize = 4;
@@ -675,7 +675,7 @@ fn audits_run_on_another_worker_and_flag_a_mismatch() {
     assert!(!st.weighted);
     assert_eq!((st.audits_total, st.audits_done), (3, 3));
     assert_eq!(st.alarms.len(), 1);
-    assert_eq!(st.alarms[0].kind, "audit-mismatch");
+    assert_eq!(st.alarms[0].kind, AlarmKind::AuditMismatch);
     s.check_invariants();
 }
 
@@ -723,7 +723,7 @@ fn malformed_remaining_is_rejected_and_requeued() {
     );
     assert_eq!(r.verdict, Verdict::Rejected);
     assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
-    assert_eq!(s.status(job).unwrap().alarms[0].kind, "rejected");
+    assert_eq!(s.status(job).unwrap().alarms[0].kind, AlarmKind::Rejected);
     assert_eq!(s.status(job).unwrap().solutions, Some(0));
     s.check_invariants();
 }
@@ -755,9 +755,9 @@ fn a_unit_whose_reports_are_rejected_failures_limit_times_is_held() {
     assert_eq!(ids, vec![2], "the held unit is not leased again");
     let st = s.status(job).unwrap();
     assert_eq!((st.units_queued, st.units_held), (1, 1));
-    let kinds: Vec<&str> = st.alarms.iter().map(|a| a.kind.as_str()).collect();
-    let mut want = vec!["rejected"; limit as usize];
-    want.push("failed");
+    let kinds: Vec<AlarmKind> = st.alarms.iter().map(|a| a.kind).collect();
+    let mut want = vec![AlarmKind::Rejected; limit as usize];
+    want.push(AlarmKind::Failed);
     assert_eq!(kinds, want);
     assert!(
         st.alarms[limit as usize]
@@ -779,7 +779,7 @@ fn attempts_alarm_is_raised_once() {
     }
     let alarms = s.status(job).unwrap().alarms;
     assert_eq!(alarms.len(), 1);
-    assert_eq!(alarms[0].kind, "attempts");
+    assert_eq!(alarms[0].kind, AlarmKind::Attempts);
 }
 
 /// A job of weighted units (and a share of audits), worker a reporting every unit.
@@ -912,7 +912,7 @@ fn a_sudoku_bands_result_that_hands_back_subtrees_is_rejected() {
     let out = s.report(2, ws[0], &u.lease.token, u.unit.id, r);
     assert_eq!(out.verdict, Verdict::Rejected);
     assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
-    assert_eq!(s.status(job).unwrap().alarms[0].kind, "rejected");
+    assert_eq!(s.status(job).unwrap().alarms[0].kind, AlarmKind::Rejected);
 }
 
 #[test]
@@ -963,7 +963,7 @@ fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
         );
     }
     let changes = s.take_changes();
-    assert!(changes.alarms.iter().all(|a| a.kind != "failed"));
+    assert!(changes.alarms.iter().all(|a| a.kind != AlarmKind::Failed));
     let t = lease_one(&mut s, now);
     assert_eq!(
         s.release(
@@ -981,19 +981,19 @@ fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
     let changes = s.take_changes();
     assert_eq!(changes.alarms.len(), 1);
     let a = &changes.alarms[0];
-    assert_eq!((a.kind.as_str(), a.unit, a.job), ("failed", Some(1), job));
+    assert_eq!((a.kind, a.unit, a.job), (AlarmKind::Failed, Some(1), job));
     assert_eq!(
         a.message,
         "unit 1 failed 3 times (the search panicked: boom); held, the count is incomplete"
     );
-    let ended: Vec<&str> = changes
+    let ended: Vec<LeaseEnd> = changes
         .leases
         .iter()
-        .filter_map(|l| l.ended.as_ref().map(|(_, why)| why.as_str()))
+        .filter_map(|l| l.ended.map(|(_, why)| why))
         .collect();
     assert_eq!(
         ended,
-        vec!["failed"],
+        vec![LeaseEnd::Failed],
         "the lease ends as failed, not released"
     );
     assert_eq!(changes.units[0].failures, limit, "the count is written");
@@ -1027,10 +1027,14 @@ fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
         (2, 0, 1, 1)
     );
     assert_eq!(st.solutions, Some(8));
-    let failed: Vec<_> = st.alarms.iter().filter(|a| a.kind == "failed").collect();
+    let failed: Vec<_> = st
+        .alarms
+        .iter()
+        .filter(|a| a.kind == AlarmKind::Failed)
+        .collect();
     assert_eq!(failed.len(), 1, "exactly one alarm");
     // Its lease history: two failures, one release, one expiry, the third failure.
-    let mut ends: Vec<String> = s
+    let mut ends: Vec<LeaseEnd> = s
         .snapshot()
         .leases
         .into_iter()
@@ -1040,7 +1044,15 @@ fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
     ends.sort();
     assert_eq!(
         ends,
-        ["expired", "expired", "failed", "failed", "failed", "released", "released"]
+        [
+            LeaseEnd::Expired,
+            LeaseEnd::Expired,
+            LeaseEnd::Released,
+            LeaseEnd::Released,
+            LeaseEnd::Failed,
+            LeaseEnd::Failed,
+            LeaseEnd::Failed,
+        ]
     );
     s.check_invariants();
 }
@@ -1057,7 +1069,7 @@ fn a_plain_release_is_no_failure_and_never_holds() {
     assert_eq!(s.unit(1).unwrap().failures, 0);
     let st = s.status(job).unwrap();
     assert_eq!((st.units_queued, st.units_held), (1, 0));
-    assert!(st.alarms.iter().all(|a| a.kind != "failed"));
+    assert!(st.alarms.iter().all(|a| a.kind != AlarmKind::Failed));
     s.check_invariants();
 }
 
@@ -1089,7 +1101,10 @@ fn a_restored_scheduler_keeps_a_held_unit_held() {
     let st = again.status(job).unwrap();
     assert_eq!((st.units_queued, st.units_held), (1, 1));
     assert_eq!(
-        st.alarms.iter().filter(|a| a.kind == "failed").count(),
+        st.alarms
+            .iter()
+            .filter(|a| a.kind == AlarmKind::Failed)
+            .count(),
         1,
         "no second alarm"
     );

@@ -13,8 +13,8 @@
 
 use super::{audit_selected, ReportRecord, Scheduler};
 use crate::job::{
-    prefixes_text, Accepted, BenchRecord, CountCore, JobId, LeaseToken, Millis, Prefix, UnitId,
-    UnitResult, UnitState, Verdict, WorkerId,
+    prefixes_text, Accepted, AlarmKind, BenchRecord, CountCore, JobId, LeaseEnd, LeaseToken,
+    Millis, Prefix, UnitId, UnitResult, UnitState, Verdict, WorkerId,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,7 +189,7 @@ impl Scheduler {
         if unit.task.is_some() {
             return self.report_bench(now, worker, uid, result);
         }
-        self.end_lease(now, uid, "reported");
+        self.end_lease(now, uid, LeaseEnd::Reported);
         let split = !result.remaining.is_empty();
         self.set_unit_state(
             uid,
@@ -248,8 +248,8 @@ impl Scheduler {
         uid: UnitId,
         why: String,
     ) -> ReportOutcome {
-        self.end_lease(now, uid, "rejected");
-        self.alarm(now, job, Some(uid), "rejected", why.clone());
+        self.end_lease(now, uid, LeaseEnd::Rejected);
+        self.alarm(now, job, Some(uid), AlarmKind::Rejected, why.clone());
         self.count_failure(now, uid, &format!("report rejected: {why}"));
         ReportOutcome {
             verdict: Verdict::Rejected,
@@ -291,7 +291,7 @@ impl Scheduler {
         result: &UnitResult,
     ) -> ReportOutcome {
         let job = self.units[&uid].job;
-        self.end_lease(now, uid, "reported");
+        self.end_lease(now, uid, LeaseEnd::Reported);
         self.set_unit_state(uid, UnitState::Done);
         self.record_accepted(now, job, worker, uid, result, None);
         let original = self.accepted[&of].result.solutions;
@@ -307,7 +307,7 @@ impl Scheduler {
                 "audit of unit {of} counted {} solutions, the accepted result says {original}",
                 result.solutions
             );
-            self.alarm(now, job, Some(of), "audit-mismatch", msg.clone());
+            self.alarm(now, job, Some(of), AlarmKind::AuditMismatch, msg.clone());
             (Verdict::Mismatch, msg)
         };
         self.event(now, Some(job), Some(uid), "audit-done", message.clone());
@@ -335,7 +335,7 @@ impl Scheduler {
         let ended = rec
             .ended
             .as_ref()
-            .map(|(_, why)| why.clone())
+            .map(|(_, why)| why.as_str())
             .unwrap_or_default();
         let Some(acc) = self.accepted.get(&uid) else {
             return ReportOutcome {
@@ -371,7 +371,7 @@ impl Scheduler {
             result.solutions, acc.result.solutions
         );
         let job = self.units[&uid].job;
-        self.alarm(now, job, Some(uid), "mismatch", msg.clone());
+        self.alarm(now, job, Some(uid), AlarmKind::Mismatch, msg.clone());
         ReportOutcome {
             verdict: Verdict::Mismatch,
             message: msg,

@@ -257,7 +257,7 @@ fn alarm(a: Alarm) -> pb::Alarm {
     pb::Alarm {
         alarm_id: a.id,
         unit_id: a.unit.unwrap_or(0),
-        kind: a.kind,
+        kind: a.kind.as_str().to_string(),
         message: a.message,
         raised_at_ms: a.raised_at,
     }

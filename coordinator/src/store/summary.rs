@@ -127,7 +127,9 @@ pub async fn count_units(pool: &SqlitePool, job: JobId) -> Result<Vec<CountUnit>
         .collect()
 }
 
-/// The alarms of a job: (kind, unit, message), oldest first.
+/// The alarms of a job: (kind, unit, message), oldest first. The kind is the stored text,
+/// not a [`crate::job::AlarmKind`]: reports print every alarm as a problem and never branch on
+/// its kind, so one this build does not know (written by a newer coordinator) is still said.
 pub async fn job_alarms(
     pool: &SqlitePool,
     job: JobId,

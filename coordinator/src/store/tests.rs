@@ -312,6 +312,36 @@ async fn a_held_unit_and_its_failures_survive_a_restart() {
     assert_eq!(s.status(job).unwrap().units_held, 1);
 }
 
+/// A lease end or an alarm kind the store does not know is corrupt data, named, as an
+/// unknown unit state is: never read back as something else.
+#[tokio::test]
+async fn an_unknown_lease_end_or_alarm_kind_is_an_error_naming_it() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(1, "a", "h", 1, "v");
+    let job = s.add_job(1, new_job(1, None));
+    let t = s.lease(2, w, 1).unwrap().units[0].lease.token.clone();
+    s.release(3, w, &[t], None).unwrap();
+    flush(&mut s, &pool).await;
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+    let end = |why: &'static str| {
+        sqlx::query("UPDATE leases SET end_reason = ?")
+            .bind(why)
+            .execute(&pool)
+    };
+    end("vanished").await.unwrap();
+    let e = load(&pool).await.unwrap_err().to_string();
+    assert!(e.contains("lease end reason \"vanished\""), "{e}");
+    end("released").await.unwrap();
+    sqlx::query("INSERT INTO alarms VALUES (1, ?, NULL, 'exploded', 'from the future', 4)")
+        .bind(i64::try_from(job).unwrap())
+        .execute(&pool)
+        .await
+        .unwrap();
+    let e = load(&pool).await.unwrap_err().to_string();
+    assert!(e.contains("alarm kind \"exploded\""), "{e}");
+}
+
 #[tokio::test]
 async fn totals_beyond_two_to_the_64_are_exact() {
     let (_dir, pool) = temp_db().await;
