@@ -6,6 +6,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use coordinator::job::AlarmKind;
 use cores::bench::Status;
 use proto::v1 as pb;
 
@@ -152,10 +153,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let runtime = crate::runtime::multi_thread()?;
     let (counted, benched) = runtime.block_on(run_jobs(&args, workers, &spec))?;
-    // A job left with units held after failing ended the wait unfinished: said first.
+    // A job left with units held after failing ended the wait unfinished: said first. Every
+    // alarm, of a kind known here or not, is among the problems below.
     for i in counted.iter().chain(&benched) {
         if i.units_held + i.audits_held > 0 {
-            for a in i.alarms.iter().filter(|a| a.kind == "failed") {
+            let failed = |a: &&pb::Alarm| AlarmKind::parse(&a.kind) == Some(AlarmKind::Failed);
+            for a in i.alarms.iter().filter(failed) {
                 eprintln!("HELD job {} ({}): {}", i.job_id, i.name, a.message);
             }
         }
