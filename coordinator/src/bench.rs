@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use cores::bench::{judge, Family, Instance, RunRecord};
 use sha2::{Digest, Sha256};
 
-use crate::job::{BenchRecord, BenchTask, FrozenFile};
+use crate::job::{BenchRecord, BenchTask, FileKind, FrozenFile};
 use crate::store::sha256_hex;
 
 /// Who speaks in the message of a record the coordinator relabels `wrong`.
@@ -34,7 +34,8 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
         if sha256_hex(&f.text) != f.sha256 {
             return Err(format!(
                 "file {} ({}): the sha256 does not match its text",
-                f.name, f.kind
+                f.name,
+                f.kind.as_str()
             ));
         }
     }
@@ -42,7 +43,7 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
     // every slice of it is checked against them).
     let batches: BTreeMap<&str, (&FrozenFile, Vec<&str>)> = files
         .iter()
-        .filter(|f| f.kind == "batch")
+        .filter(|f| f.kind == FileKind::Batch)
         .map(|f| (f.name.as_str(), (f, f.text.lines().collect())))
         .collect();
     let mut pairs = BTreeSet::new();
@@ -106,7 +107,7 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
 pub fn manifest_sha256(tasks: &[BenchTask], files: &[FrozenFile]) -> String {
     let mut lines: Vec<String> = files
         .iter()
-        .map(|f| format!("file\t{}\t{}\t{}", f.kind, f.name, f.sha256))
+        .map(|f| format!("file\t{}\t{}\t{}", f.kind.as_str(), f.name, f.sha256))
         .collect();
     lines.extend(tasks.iter().map(|t| {
         // Domino tasks hash as they did before tasks named their family, so that a benchmark
@@ -289,7 +290,7 @@ mod tests {
         bad.time_limit_seconds = 0.0;
         assert!(check_tasks(&[bad], &[]).is_err());
         let f = FrozenFile {
-            kind: "model".into(),
+            kind: FileKind::Model,
             name: "m.mzn".into(),
             sha256: sha256_hex("x"),
             text: "y".into(),
@@ -299,7 +300,7 @@ mod tests {
             .contains("m.mzn"));
         // A frozen batch file must hold the task's instance.
         let batch = |text: &str| FrozenFile {
-            kind: "batch".into(),
+            kind: FileKind::Batch,
             name: "batch01.txt".into(),
             sha256: sha256_hex(text),
             text: text.into(),
@@ -345,7 +346,7 @@ mod tests {
 
     fn puzzle_file(text: &str) -> FrozenFile {
         FrozenFile {
-            kind: "batch".into(),
+            kind: FileKind::Batch,
             name: "p.txt".into(),
             sha256: sha256_hex(text),
             text: text.into(),

@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-pub use cores::bench::{Family, RunRecord, Status as RunStatus};
+pub use cores::bench::{Family, FileKind, RunRecord, Status as RunStatus};
 pub use cores::domino::Difficulty;
 pub use cores::grids::{CoreSpec, CountCore};
 
@@ -256,10 +256,10 @@ pub struct BenchTask {
     pub memory_limit_bytes: Option<u64>,
 }
 
-/// A file a benchmark job was submitted with (`batch` or `model`), frozen with its hash.
+/// A file a benchmark job was submitted with, frozen with its hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrozenFile {
-    pub kind: String,
+    pub kind: FileKind,
     pub name: String,
     pub sha256: String,
     pub text: String,

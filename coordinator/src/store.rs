@@ -29,9 +29,9 @@ use sqlx::Row;
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
-    BenchRecord, BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FrozenFile, Job,
-    JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis, RunRecord, Unit,
-    UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    BenchRecord, BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FileKind,
+    FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis,
+    RunRecord, Unit, UnitEstimate, UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 use cores::sudoku::bench::PuzzleRun;
@@ -312,7 +312,7 @@ async fn write_jobs(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, c: &ChangeSet)
                 "INSERT INTO bench_files (job_id, kind, name, sha256, text) VALUES (?, ?, ?, ?, ?)",
             )
             .bind(int(t.job, "job id")?)
-            .bind(&f.kind)
+            .bind(f.kind.as_str())
             .bind(&f.name)
             .bind(&f.sha256)
             .bind(&f.text)
@@ -928,8 +928,10 @@ pub async fn job_files(pool: &SqlitePool, job: JobId) -> Result<Vec<FrozenFile>>
     .await?;
     rows.iter()
         .map(|r| {
+            let kind: String = r.try_get("kind")?;
             Ok(FrozenFile {
-                kind: r.try_get("kind")?,
+                kind: FileKind::parse(&kind)
+                    .ok_or_else(|| StoreError::Corrupt(format!("frozen file kind {kind:?}")))?,
                 name: r.try_get("name")?,
                 sha256: r.try_get("sha256")?,
                 text: r.try_get("text")?,

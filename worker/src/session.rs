@@ -38,6 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cores::bench::FileKind;
 use cores::grids::CoreSpec;
 use cores::xcc::{parse_dlx, Problem};
 use proto::v1::{self as pb, ReportVerdict};
@@ -104,8 +105,9 @@ fn wall_limit(seconds: f64) -> f64 {
 enum JobData {
     /// A counting job's problem and the core to count its units with.
     Count(Arc<Problem>, CoreSpec),
-    /// A benchmark job's frozen model files, by name.
-    Bench(Arc<BTreeMap<String, String>>),
+    /// A benchmark job's frozen model files, by name, or why they cannot be read
+    /// ([`frozen_models`]).
+    Bench(Result<Arc<BTreeMap<String, String>>, String>),
 }
 
 struct Session<S> {
@@ -204,6 +206,30 @@ fn family(name: &str) -> Result<crate::bench::Family, String> {
         f => crate::bench::Family::parse(f)
             .ok_or_else(|| format!("unknown benchmark family {f:?} (known: domino, sudoku)")),
     }
+}
+
+/// A benchmark job's frozen model files by name, from its files as `GetJob` sends them. A
+/// file of a kind this worker does not know (from a newer coordinator) is an error naming it,
+/// never left out: it may be a model that a run needs.
+fn frozen_models(files: Vec<pb::FrozenFile>) -> Result<BTreeMap<String, String>, String> {
+    let mut models = BTreeMap::new();
+    for f in files {
+        match FileKind::parse(&f.kind) {
+            Some(FileKind::Model) => {
+                models.insert(f.name, f.text);
+            }
+            Some(FileKind::Batch) => {}
+            None => {
+                return Err(format!(
+                    "frozen file {}: unknown kind {:?} (known: {})",
+                    f.name,
+                    f.kind,
+                    FileKind::ALL.map(FileKind::as_str).join(", ")
+                ))
+            }
+        }
+    }
+    Ok(models)
 }
 
 /// What this machine can run: the benchmark configurations whose solvers are installed
@@ -447,13 +473,11 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
             .map_err(|s| format!("GetJob({job_id}): {s}"))?
             .into_inner();
         let data = if job.kind() == pb::JobKind::Benchmark {
-            JobData::Bench(Arc::new(
-                job.files
-                    .into_iter()
-                    .filter(|f| f.kind == "model")
-                    .map(|f| (f.name, f.text))
-                    .collect(),
-            ))
+            JobData::Bench(
+                frozen_models(job.files)
+                    .map(Arc::new)
+                    .map_err(|e| format!("job {job_id}: {e}")),
+            )
         } else {
             let core = core_spec(job.core.as_ref()).map_err(|e| format!("job {job_id}: {e}"))?;
             let problem = tokio::task::spawn_blocking(move || parse_dlx(&job.dlx))
@@ -497,11 +521,12 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         );
         let token = unit.lease_token.clone();
         self.tasks.spawn_blocking(move || {
-            // A run that cannot start, or that panics, is an `error` record, not a released
-            // unit: it would fail the same way on every worker.
+            // A run that cannot start (its family or a kind of its job's files unknown here),
+            // or that panics, is an `error` record, not a released unit: it would fail the
+            // same way on every worker like this one.
             let (id, config) = (&task.instance_id, &task.config);
-            let record = match family(&task.family) {
-                Ok(family) => run_caught(family, id, config, &limits, || {
+            let record = match (family(&task.family), models) {
+                (Ok(family), Ok(models)) => run_caught(family, id, config, &limits, || {
                     crate::bench::run_task(
                         family,
                         id,
@@ -511,7 +536,8 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                         &models,
                     )
                 }),
-                Err(why) => failed(Family::default(), id, config, &limits, why),
+                (Ok(family), Err(why)) => failed(family, id, config, &limits, why),
+                (Err(why), _) => failed(Family::default(), id, config, &limits, why),
             };
             (token, Ok(Done::Bench(Box::new(record))))
         });
@@ -904,5 +930,23 @@ mod tests {
         assert_eq!(reserve_target(8, 1e-5, false), MAX_RESERVE);
         // While a benchmark run holds a thread: nothing in reserve.
         assert_eq!(reserve_target(4, 0.01, true), 0);
+    }
+
+    #[test]
+    fn the_models_are_the_model_files_and_an_unknown_kind_is_named() {
+        let file = |kind: &str, name: &str| pb::FrozenFile {
+            kind: kind.into(),
+            name: name.into(),
+            sha256: String::new(),
+            text: format!("{name} text"),
+        };
+        let models = frozen_models(vec![file("batch", "b.txt"), file("model", "m.mzn")]);
+        let want = BTreeMap::from([("m.mzn".to_string(), "m.mzn text".to_string())]);
+        assert_eq!(models, Ok(want));
+        let e = frozen_models(vec![file("model", "m.mzn"), file("solver", "s.py")]).unwrap_err();
+        assert!(
+            e.contains("s.py") && e.contains("unknown kind \"solver\""),
+            "{e}"
+        );
     }
 }

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use coordinator::job::{JobKind, JobState};
 use coordinator::store::{self, BenchRun, CountUnit, JobHead};
-use cores::bench::{cross_check, Family, RunRecord, Status};
+use cores::bench::{cross_check, Family, FileKind, RunRecord, Status};
 use cores::domino::{self, Difficulty, Instance};
 use cores::sudoku::bench::{puzzles_per_second, PuzzleDifficulty, PuzzleRun, PuzzleStatus};
 use serde::Serialize;
@@ -323,7 +323,7 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
             let mut frozen = BTreeMap::new();
             let domino_batches = files
                 .iter()
-                .filter(|f| f.kind == "batch" && family == Family::Domino);
+                .filter(|f| f.kind == FileKind::Batch && family == Family::Domino);
             for f in domino_batches {
                 let batch = domino::parse_batch(&f.text)
                     .map_err(|e| anyhow::anyhow!("frozen {}:{}: {}", f.name, e.line, e.problem))?;

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use coordinator::job::{BenchTask, FrozenFile};
+use coordinator::job::{BenchTask, FileKind, FrozenFile};
 use cores::bench::Family;
 use cores::domino::{parse_batch, Instance};
 use cores::problems::Variant;
@@ -418,9 +418,9 @@ pub fn read_suite(dir: &Path) -> anyhow::Result<Vec<Batch>> {
     Ok(batches)
 }
 
-fn frozen(kind: &str, name: &str, text: &str) -> FrozenFile {
+fn frozen(kind: FileKind, name: &str, text: &str) -> FrozenFile {
     FrozenFile {
-        kind: kind.into(),
+        kind,
         name: name.into(),
         sha256: coordinator::store::sha256_hex(text),
         text: text.into(),
@@ -502,19 +502,19 @@ impl BenchSpec {
             Suite::Domino { batches, .. } => {
                 let mut files: Vec<FrozenFile> = batches
                     .iter()
-                    .map(|b| frozen("batch", &b.name, &b.text))
+                    .map(|b| frozen(FileKind::Batch, &b.name, &b.text))
                     .collect();
                 files.extend(
                     worker::bench::models::MODELS
                         .iter()
-                        .map(|m| frozen("model", m.name, m.text)),
+                        .map(|m| frozen(FileKind::Model, m.name, m.text)),
                 );
                 files
             }
             Suite::Sudoku(s) => s
                 .files
                 .iter()
-                .map(|f| frozen("batch", &f.name, &f.text))
+                .map(|f| frozen(FileKind::Batch, &f.name, &f.text))
                 .collect(),
         }
     }
@@ -570,9 +570,12 @@ mod tests {
             coordinator::store::sha256_hex(&t[0].instance_json)
         );
         let files = s.files();
-        assert_eq!(files.iter().filter(|f| f.kind == "batch").count(), 10);
         assert_eq!(
-            files.iter().filter(|f| f.kind == "model").count(),
+            files.iter().filter(|f| f.kind == FileKind::Batch).count(),
+            10
+        );
+        assert_eq!(
+            files.iter().filter(|f| f.kind == FileKind::Model).count(),
             worker::bench::models::MODELS.len()
         );
     }
@@ -687,7 +690,7 @@ mod tests {
             assert_eq!(sl.id, t.instance_id);
         }
         assert_eq!(s.files().len(), 3);
-        assert!(s.files().iter().all(|f| f.kind == "batch"));
+        assert!(s.files().iter().all(|f| f.kind == FileKind::Batch));
         // The coordinator's own check accepts what the spec makes.
         coordinator::bench::check_tasks(&tasks, &s.files()).unwrap();
     }

@@ -10,8 +10,8 @@ use proto::v1 as pb;
 use tonic::Status;
 
 use crate::job::{
-    Alarm, BenchTask, Capabilities, CoreSpec, Family, FrozenFile, JobKind, JobState, LeaseToken,
-    Millis, Unit, UnitResult, UnitState, Verdict,
+    Alarm, BenchTask, Capabilities, CoreSpec, Family, FileKind, FrozenFile, JobKind, JobState,
+    LeaseToken, Millis, Unit, UnitResult, UnitState, Verdict,
 };
 use crate::partition::Seed;
 use crate::scheduler::{Granted, JobStatus};
@@ -185,14 +185,14 @@ pub fn bench_task_pb(t: &BenchTask) -> pb::BenchTask {
 }
 
 pub fn frozen_file(f: pb::FrozenFile) -> Result<FrozenFile, Error> {
-    if !matches!(f.kind.as_str(), "batch" | "model") {
-        return Err(Error::InvalidArgument(format!(
+    let kind = FileKind::parse(&f.kind).ok_or_else(|| {
+        Error::InvalidArgument(format!(
             "file {}: kind must be `batch` or `model`, got {:?}",
             f.name, f.kind
-        )));
-    }
+        ))
+    })?;
     Ok(FrozenFile {
-        kind: f.kind,
+        kind,
         name: f.name,
         sha256: f.sha256,
         text: f.text,
@@ -201,7 +201,7 @@ pub fn frozen_file(f: pb::FrozenFile) -> Result<FrozenFile, Error> {
 
 pub fn frozen_file_pb(f: FrozenFile) -> pb::FrozenFile {
     pb::FrozenFile {
-        kind: f.kind,
+        kind: f.kind.as_str().to_string(),
         name: f.name,
         sha256: f.sha256,
         text: f.text,

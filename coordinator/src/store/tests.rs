@@ -342,6 +342,68 @@ async fn an_unknown_lease_end_or_alarm_kind_is_an_error_naming_it() {
     assert!(e.contains("alarm kind \"exploded\""), "{e}");
 }
 
+/// Every file kind's text passes the `bench_files.kind` CHECK list and reads back as itself;
+/// the list holds no other.
+#[tokio::test]
+async fn every_file_kind_is_stored_and_read_back() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let files: Vec<FrozenFile> = FileKind::ALL
+        .into_iter()
+        .map(|kind| FrozenFile {
+            kind,
+            name: format!("{}.txt", kind.as_str()),
+            sha256: sha256_hex(kind.as_str()),
+            text: kind.as_str().into(),
+        })
+        .collect();
+    let new = NewJob {
+        kind: JobKind::Benchmark,
+        manifest: Some("m".into()),
+        files: files.clone(),
+        ..new_job(0, None)
+    };
+    let job = s.add_job(1, new);
+    flush(&mut s, &pool).await;
+    assert_eq!(job_files(&pool, job).await.unwrap(), files);
+    assert_eq!(
+        check_list(&pool, "bench_files", "kind").await,
+        FileKind::ALL.map(|k| k.as_str().to_string())
+    );
+}
+
+/// A frozen file of a kind the store does not know (written past the CHECK list) is corrupt
+/// data, named: never served as a file of another kind, never left out.
+#[tokio::test]
+async fn an_unknown_file_kind_is_an_error_naming_it() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let new = NewJob {
+        kind: JobKind::Benchmark,
+        manifest: Some("m".into()),
+        ..new_job(0, None)
+    };
+    let job = s.add_job(1, new);
+    flush(&mut s, &pool).await;
+    let mut conn = pool.acquire().await.unwrap();
+    sqlx::query("PRAGMA ignore_check_constraints = ON")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO bench_files VALUES (?, 'puzzle', 'p.txt', '', '')")
+        .bind(i64::try_from(job).unwrap())
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::query("PRAGMA ignore_check_constraints = OFF")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    drop(conn);
+    let e = job_files(&pool, job).await.unwrap_err().to_string();
+    assert!(e.contains("frozen file kind \"puzzle\""), "{e}");
+}
+
 #[tokio::test]
 async fn totals_beyond_two_to_the_64_are_exact() {
     let (_dir, pool) = temp_db().await;
@@ -411,7 +473,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         }
     };
     let files = vec![FrozenFile {
-        kind: "model".into(),
+        kind: FileKind::Model,
         name: "domino.lp".into(),
         sha256: sha256_hex("% model\n"),
         text: "% model\n".into(),
@@ -829,7 +891,7 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
         kind: JobKind::Benchmark,
         manifest: Some("m".into()),
         files: vec![FrozenFile {
-            kind: "batch".into(),
+            kind: FileKind::Batch,
             name: "ex.txt".into(),
             sha256: sha256_hex(&file),
             text: file,

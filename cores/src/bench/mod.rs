@@ -1,8 +1,9 @@
 //! Benchmarks of every problem family: what a benchmark instance is ([`Instance`], read from a
-//! task's instance text by its [`Family`]), the one typed record of a run ([`record`]) and the
-//! one judge of what runs claim ([`judge`]). A family brings its instance reader, its answer
-//! (a variant of [`record::Answer`]) and its verifier; everything else (limits, measurement,
-//! statuses, storage, routing) is shared.
+//! task's instance text by its [`Family`]), the one typed record of a run ([`record`]), the
+//! one judge of what runs claim ([`judge`]) and the kinds of file a job freezes
+//! ([`FileKind`]). A family brings its instance reader, its answer (a variant of
+//! [`record::Answer`]) and its verifier; everything else (limits, measurement, statuses,
+//! storage, routing) is shared.
 //!
 //! - Domino (seed 001): an instance is one JSON line of a batch file (`crate::domino`); the
 //!   answer is a placement, judged by `crate::domino::verify`.
@@ -11,11 +12,13 @@
 
 pub mod conflict;
 pub mod family;
+pub mod file;
 pub mod judge;
 pub mod record;
 
 pub use conflict::Conflict;
 pub use family::Family;
+pub use file::FileKind;
 pub use judge::{cross_check, judge};
 pub use record::{
     Answer, HostInfo, Measure, ModelHash, RecordError, RunRecord, Status, Termination,
