@@ -206,7 +206,7 @@ impl<'p> Dlx<'p> {
             tops: nodes.iter().map(|n| n.top).collect(),
             colours: nodes.iter().map(|n| n.colour).collect(),
             spans,
-            active: Active::new(n, n1),
+            active: Active::new(n, n1, problem.num_options()),
             option_first,
             choice,
             rng: ChaCha8Rng::seed_from_u64(match choice {
