@@ -64,6 +64,15 @@ pub(super) struct TileSearch<'m, 'a> {
     fill_valid: Vec<u64>,
 }
 
+/// The two searches of [`TileSearch`], each with its own stack of bitsets.
+#[derive(Clone, Copy)]
+enum Search {
+    /// By tile type (`search`, `search_around`): `valid`.
+    ByType,
+    /// By cell (`fill`): `fill_valid`.
+    ByCell,
+}
+
 impl<'m, 'a> TileSearch<'m, 'a> {
     /// `None` when the board or the number of spots is too large for this search.
     pub(super) fn new(model: &'m Model<'a>, limits: &'m SolveLimits) -> Option<Self> {
@@ -192,14 +201,7 @@ impl<'m, 'a> TileSearch<'m, 'a> {
     /// `fixed` has `target` tiles, or that `fixed` itself is not a legal placement.
     pub(super) fn search_around(&mut self, fixed: &[usize], target: u32) -> Result<bool, Halt> {
         let w = self.words;
-        self.valid[..w].fill(0);
-        for i in 0..self.spots.len() {
-            self.valid[i / 64] |= 1 << (i % 64);
-        }
-        for (ty, t) in self.model.types.iter().enumerate() {
-            self.open[ty] = t.members.len() as u32;
-        }
-        self.chosen.clear();
+        self.start(Search::ByType);
         for &spot in fixed {
             let ty = self.spots[spot].ty as usize;
             if self.valid[spot / 64] >> (spot % 64) & 1 == 0 || self.open[ty] == 0 {
@@ -245,15 +247,26 @@ impl<'m, 'a> TileSearch<'m, 'a> {
         };
         let depth = self.model.tiles as usize + cells + 2;
         self.fill_valid.resize(depth * w, 0);
-        self.fill_valid[..w].fill(0);
+        self.start(Search::ByCell);
+        self.fill_go(0, target, budget, [0; 4])
+    }
+
+    /// Puts `search` at its root: every spot compatible (the root's bitset), every copy of
+    /// every type open, nothing chosen.
+    fn start(&mut self, search: Search) {
+        let w = self.words;
+        let root = match search {
+            Search::ByType => &mut self.valid[..w],
+            Search::ByCell => &mut self.fill_valid[..w],
+        };
+        root.fill(0);
         for i in 0..self.spots.len() {
-            self.fill_valid[i / 64] |= 1 << (i % 64);
+            root[i / 64] |= 1 << (i % 64);
         }
         for (ty, t) in self.model.types.iter().enumerate() {
             self.open[ty] = t.members.len() as u32;
         }
         self.chosen.clear();
-        self.fill_go(0, target, budget, [0; 4])
     }
 
     fn fill_go(
