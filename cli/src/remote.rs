@@ -14,6 +14,7 @@ use proto::client::{self, JobsClient};
 use proto::v1 as pb;
 
 use crate::exit::user_error;
+use crate::spec::units::WeightedUnits;
 use crate::spec::{BenchSpec, JobSpec, Partition};
 
 /// Where the coordinator is and how to prove we may talk to it.
@@ -95,18 +96,39 @@ pub fn count_request(job: &JobSpec, spec_text: &str) -> pb::SubmitJobRequest {
         prefix: job.prefix.clone(),
         symmetry_factor: job.symmetry_factor.to_string(),
         partition: Some(partition_pb(&job.partition)),
-        units: job
-            .units
-            .iter()
-            .flat_map(|u| &u.units)
-            .map(|(prefix, weight)| pb::WeightedPrefix {
-                options: prefix.clone(),
-                weight: weight.to_string(),
-            })
-            .collect(),
+        units: job.units.as_ref().map_or_else(Vec::new, weighted_units_pb),
         core: Some(proto::core::core_spec_pb(job.core)),
         ..Default::default()
     }
+}
+
+/// A job's weighted units on the wire; a resumed job's carry their imported results and
+/// parents.
+fn weighted_units_pb(units: &WeightedUnits) -> Vec<pb::WeightedPrefix> {
+    let resumed = units.resume.as_ref().map(|r| &r.units);
+    units
+        .units
+        .iter()
+        .enumerate()
+        .map(|(k, (prefix, weight))| {
+            let unit = resumed.and_then(|r| r.get(k));
+            pb::WeightedPrefix {
+                options: prefix.clone(),
+                weight: weight.to_string(),
+                imported: unit
+                    .and_then(|u| u.imported.as_ref())
+                    .map(|i| pb::ImportedCount {
+                        solutions: i.solutions.to_string(),
+                        nodes: i.nodes,
+                        core: proto::core::count_core_pb(i.core) as i32,
+                        split: i.split,
+                        wall_seconds: i.wall_seconds,
+                        source: i.source.clone(),
+                    }),
+                parent: unit.and_then(|u| u.parent).map_or(0, |p| p as u32 + 1),
+            }
+        })
+        .collect()
 }
 
 /// The request that submits benchmark `bench` with its tasks and frozen files.

@@ -8,7 +8,10 @@
 //! A job submitted as weighted units ([`partition_job`] with seeds) starts from those units
 //! instead of the root's options: each is checked (it must extend the job's prefix and apply
 //! to the problem, or the submission names its index), and splitting goes on from there; a
-//! child keeps its parent's weight. A job counted by the Sudoku core
+//! child keeps its parent's weight. A job resumed from a partial ledger (seeds carrying an
+//! [`Imported`] result, [`resume_units`]) keeps its units exactly as they were: the imported
+//! ones start counted (done, or split with their child units linked by `parent`), the others
+//! are queued unsplit. A job counted by the Sudoku core
 //! ([`CoreSpec::SudokuBands`]) is never split and gets no estimates: its units are counted
 //! whole by a core that cannot hand subtrees back. A job counted by the queens core is split
 //! as a DLX job is (its units are counted whole too: [`CoreSpec::splits`]).
@@ -55,6 +58,16 @@ pub enum PartitionError {
     SeedTwice { first: usize, second: usize },
     #[error("core {core} cannot count this problem: it is not {what}")]
     Core { core: String, what: String },
+    #[error(
+        "unit {index}: its parent must be an earlier imported split unit whose prefix it extends"
+    )]
+    SeedParent { index: usize },
+    #[error("unit {index}: imported with {imported} solutions, but its prefix {what}")]
+    ImportedWrong {
+        index: usize,
+        imported: u128,
+        what: &'static str,
+    },
 }
 
 /// One unit of a job submitted as weighted units: its full prefix and its weight.
@@ -62,7 +75,39 @@ pub enum PartitionError {
 pub struct Seed {
     pub prefix: Prefix,
     pub weight: u128,
+    /// A unit counted before, by the job this one resumes: it starts with this result.
+    pub imported: Option<Imported>,
+    /// The index among the seeds of the imported split unit this one was handed back from.
+    pub parent: Option<usize>,
 }
+
+impl Seed {
+    /// A unit to count.
+    pub fn new(prefix: Prefix, weight: u128) -> Seed {
+        Seed {
+            prefix,
+            weight,
+            imported: None,
+            parent: None,
+        }
+    }
+}
+
+/// A unit's result carried over from the job a submission resumes (a partial ledger).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    pub solutions: u128,
+    pub nodes: u64,
+    pub core: CountCore,
+    /// The count covers only the part outside the unit's children (seeds naming it as
+    /// `parent`).
+    pub split: bool,
+    pub wall_seconds: f64,
+    /// Where it was counted, in words.
+    pub source: String,
+}
+
+impl Eq for Imported {}
 
 /// Parses the job's DLX text, checks that `core` can count it, and cuts it into units: from
 /// the root's options when `seeds` is empty, else from the seeds (see the module doc).
@@ -94,7 +139,20 @@ pub fn partition_problem(
     if seeds.is_empty() {
         return partition_with(problem, prefix, settings, split);
     }
-    let mut first = Vec::with_capacity(seeds.len());
+    check_seeds(prefix, seeds)?;
+    if seeds
+        .iter()
+        .any(|s| s.imported.is_some() || s.parent.is_some())
+    {
+        return resume_units(problem, seeds, settings, split);
+    }
+    let first = seeds.iter().map(|s| (s.prefix.clone(), s.weight)).collect();
+    cut(problem, first, settings, split)
+}
+
+/// Checks what every submission of weighted units must satisfy: each extends the job's
+/// prefix, weighs at least 1, and no two choose the same options.
+fn check_seeds(prefix: &[u32], seeds: &[Seed]) -> Result<(), PartitionError> {
     for (index, seed) in seeds.iter().enumerate() {
         if !seed.prefix.starts_with(prefix) {
             return Err(PartitionError::SeedOutside { index });
@@ -102,7 +160,6 @@ pub fn partition_problem(
         if seed.weight == 0 {
             return Err(PartitionError::ZeroWeight { index });
         }
-        first.push((seed.prefix.clone(), seed.weight));
     }
     // The same set of options twice is the same subtree twice (overlaps of other shapes
     // are the submitter's to avoid: they cannot be told apart cheaply).
@@ -122,7 +179,85 @@ pub fn partition_problem(
             second: w[1].1,
         });
     }
-    cut(problem, first, settings, split)
+    Ok(())
+}
+
+/// The units of a resumed job, one per seed and in the seeds' order: an imported seed starts
+/// counted with its result (split when it was split, linked to its children), after a check
+/// that its prefix applies (and, when that prefix is already solved or dead, that the
+/// imported count says so); the others are examined (estimated when `split`) and queued
+/// unsplit, so that the resumed job's units are the partial job's units.
+pub fn resume_units(
+    problem: &Problem,
+    seeds: &[Seed],
+    s: &PartitionSettings,
+    split: bool,
+) -> Result<Vec<NewUnit>, PartitionError> {
+    let mut units = Vec::with_capacity(seeds.len());
+    for (index, seed) in seeds.iter().enumerate() {
+        if let Some(p) = seed.parent {
+            let parent_ok = p < index
+                && seeds[p].imported.as_ref().is_some_and(|i| i.split)
+                && extends(&seed.prefix, &seeds[p].prefix);
+            if !parent_ok {
+                return Err(PartitionError::SeedParent { index });
+            }
+        }
+        let estimate = split && seed.imported.is_none();
+        let examined = examine(problem, seed.prefix.clone(), seed.weight, s, estimate)
+            .map_err(|source| PartitionError::Seed { index, source })?;
+        let mut unit = match (&seed.imported, examined) {
+            (Some(imp), examined) => {
+                let wrong = |what| PartitionError::ImportedWrong {
+                    index,
+                    imported: imp.solutions,
+                    what,
+                };
+                if let Examined::Counted(c) = &examined {
+                    let known = c.counted.as_ref().map_or(0, |r| r.solutions);
+                    if imp.split {
+                        return Err(wrong("is a leaf, which cannot have been split"));
+                    }
+                    if imp.solutions != known {
+                        return Err(wrong(if known == 1 {
+                            "is a solution (1)"
+                        } else {
+                            "is a dead end (0)"
+                        }));
+                    }
+                }
+                NewUnit {
+                    prefix: seed.prefix.clone(),
+                    weight: seed.weight,
+                    estimate: None,
+                    task: None,
+                    counted: Some(UnitResult {
+                        solutions: imp.solutions,
+                        nodes: imp.nodes,
+                        wall_seconds: imp.wall_seconds,
+                        host: imp.source.clone(),
+                        core: imp.core,
+                        ..UnitResult::default()
+                    }),
+                    parent: None,
+                    split: imp.split,
+                }
+            }
+            (None, Examined::Counted(u)) => *u,
+            (None, Examined::Open(open, _)) => NewUnit {
+                prefix: open.prefix,
+                weight: open.weight,
+                estimate: open.estimate,
+                task: None,
+                counted: None,
+                parent: None,
+                split: false,
+            },
+        };
+        unit.parent = seed.parent;
+        units.push(unit);
+    }
+    Ok(units)
 }
 
 /// A candidate unit whose subtree was estimated (or not: a unit never split).
@@ -176,6 +311,8 @@ fn counted(prefix: Prefix, weight: u128, solutions: u128) -> NewUnit {
             run_record_json: String::new(),
             core: CountCore::Dlx,
         }),
+        parent: None,
+        split: false,
     }
 }
 
@@ -232,6 +369,12 @@ fn examine(
             Ok(Examined::Open(open, options))
         }
     }
+}
+
+/// Whether `child` chooses every option of `parent` and more (as sets: the order in which
+/// a prefix's options are applied does not change its subtree).
+fn extends(child: &[u32], parent: &[u32]) -> bool {
+    child.len() > parent.len() && parent.iter().all(|o| child.contains(o))
 }
 
 fn child(prefix: &[u32], option: u32) -> Prefix {
@@ -312,6 +455,8 @@ fn cut(
         estimate: o.estimate,
         task: None,
         counted: None,
+        parent: None,
+        split: false,
     }));
     Ok(done)
 }
@@ -493,22 +638,10 @@ mod tests {
         let grid = Dlx::new(&p).first().unwrap();
         let big = 10u128.pow(20);
         let seeds = vec![
-            Seed {
-                prefix: vec![0, 5],
-                weight: 3,
-            },
-            Seed {
-                prefix: vec![0, 6],
-                weight: big,
-            },
-            Seed {
-                prefix: vec![0, 7],
-                weight: 1,
-            },
-            Seed {
-                prefix: grid.clone(),
-                weight: 7,
-            },
+            Seed::new(vec![0, 5], 3),
+            Seed::new(vec![0, 6], big),
+            Seed::new(vec![0, 7], 1),
+            Seed::new(grid.clone(), 7),
         ];
         let want: u128 = seeds
             .iter()
@@ -543,16 +676,7 @@ mod tests {
             box_rows: 2,
             box_cols: 2,
         };
-        let seeds = vec![
-            Seed {
-                prefix: vec![0],
-                weight: 2,
-            },
-            Seed {
-                prefix: vec![1],
-                weight: 5,
-            },
-        ];
+        let seeds = vec![Seed::new(vec![0], 2), Seed::new(vec![1], 5)];
         let units = partition_job(&text, &[], &seeds, core, &settings(1, 1000)).unwrap();
         assert_eq!(units.len(), 2);
         assert!(units
@@ -583,7 +707,7 @@ mod tests {
     fn a_bad_seed_is_refused_by_its_index() {
         let (_, text) = sudoku4_built();
         let s = settings(1, 100);
-        let seed = |prefix: Vec<u32>, weight: u128| Seed { prefix, weight };
+        let seed = Seed::new;
         // Options 0 and 1 both fill cell (0,0).
         let e = partition_job(
             &text,
@@ -621,5 +745,106 @@ mod tests {
                 second: 2
             }
         );
+    }
+
+    /// A partial job of 8 queens as a resumed submission: unit [r0c0] split at its budget with
+    /// two children (one counted, one not), unit [r0c1] counted, the rest not.
+    fn resumed_queens8() -> (Problem, Vec<Seed>) {
+        let p = parse_dlx(&queens(8)).unwrap();
+        let imported = |solutions: u128, split: bool| {
+            Some(Imported {
+                solutions,
+                nodes: 1,
+                core: CountCore::Dlx,
+                split,
+                wall_seconds: 0.0,
+                source: "test".into(),
+            })
+        };
+        let mut d = Dlx::new(&p);
+        d.apply_prefix(&[0]).unwrap();
+        let Branching::Branch { options, .. } = d.branching() else {
+            panic!("[r0c0] branches")
+        };
+        let (a, b) = (vec![0, options[0]], vec![0, options[1]]);
+        let outside = count_below(&p, &[0]) - count_below(&p, &a) - count_below(&p, &b);
+        let mut seeds = vec![
+            Seed {
+                imported: imported(outside, true),
+                ..Seed::new(vec![0], 1)
+            },
+            Seed {
+                imported: imported(count_below(&p, &a), false),
+                parent: Some(0),
+                ..Seed::new(a, 1)
+            },
+            Seed {
+                parent: Some(0),
+                ..Seed::new(b, 1)
+            },
+            Seed {
+                imported: imported(count_below(&p, &[1]), false),
+                ..Seed::new(vec![1], 1)
+            },
+        ];
+        seeds.extend((2..8).map(|c| Seed::new(vec![c], 1)));
+        (p, seeds)
+    }
+
+    #[test]
+    fn a_resumed_job_keeps_its_imported_counts_and_counts_the_rest() {
+        let (p, seeds) = resumed_queens8();
+        let units = partition_problem(&p, &[], &seeds, CoreSpec::Dlx, &settings(1, 1000)).unwrap();
+        // One unit per seed, in order, never split (a budget of 1 node would split them).
+        assert_eq!(units.len(), seeds.len());
+        for (u, s) in units.iter().zip(&seeds) {
+            assert_eq!(u.prefix, s.prefix);
+            assert_eq!(u.parent, s.parent);
+            assert_eq!(u.counted.is_some(), s.imported.is_some(), "{:?}", u.prefix);
+            assert_eq!(u.split, s.imported.as_ref().is_some_and(|i| i.split));
+        }
+        assert_eq!(units[0].counted.as_ref().unwrap().host, "test");
+        // The imported split unit's count covers only what its children do not: the sum over
+        // the units (imported counts kept, the others counted) is Q(8) = 92 (OEIS A000170).
+        assert_eq!(weighted_sum(&p, &units), 92);
+    }
+
+    #[test]
+    fn a_resumed_job_is_refused_when_its_tree_does_not_hold() {
+        let (p, seeds) = resumed_queens8();
+        let cut = |seeds: &[Seed]| {
+            partition_problem(&p, &[], seeds, CoreSpec::Dlx, &settings(1, 1000)).unwrap_err()
+        };
+        // A parent that is not split.
+        let mut bad = seeds.clone();
+        bad[0].imported.as_mut().unwrap().split = false;
+        assert_eq!(cut(&bad), PartitionError::SeedParent { index: 1 });
+        // A child that does not extend its parent.
+        let mut bad = seeds.clone();
+        bad[2].prefix = vec![9];
+        assert_eq!(cut(&bad), PartitionError::SeedParent { index: 2 });
+        // A parent named after its child.
+        let mut bad = seeds.clone();
+        bad[3].parent = Some(4);
+        assert_eq!(cut(&bad), PartitionError::SeedParent { index: 3 });
+        // An imported count that a solved prefix contradicts: a full placement of 8 queens
+        // is one solution.
+        let solution = Dlx::new(&p).first().unwrap();
+        let mut bad = seeds.clone();
+        bad.push(Seed {
+            imported: Some(Imported {
+                solutions: 2,
+                nodes: 0,
+                core: CountCore::Dlx,
+                split: false,
+                wall_seconds: 0.0,
+                source: String::new(),
+            }),
+            ..Seed::new(solution, 1)
+        });
+        assert!(matches!(
+            cut(&bad),
+            PartitionError::ImportedWrong { imported: 2, .. }
+        ));
     }
 }

@@ -38,7 +38,7 @@ use cores::sudoku::bench::PuzzleRun;
 
 mod ledger;
 mod summary;
-pub use ledger::{ledger, Ledger, LedgerRow};
+pub use ledger::{ledger, Ledger, LedgerRow, PendingUnit};
 pub use summary::{
     count_units, job_alarms, job_heads, open_read_only, CountResult, CountUnit, JobHead,
 };

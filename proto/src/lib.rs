@@ -6,7 +6,7 @@
 //! [`v1::jobs_server`].
 
 /// The protocol version this build speaks; sent in every `RequestHeader`.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 pub mod client;
 

@@ -178,6 +178,7 @@ fn submit_request(units: &[Vec<u32>], dlx: &str) -> pb::SubmitJobRequest {
             .map(|p| pb::WeightedPrefix {
                 options: p.clone(),
                 weight: "1".into(),
+                ..Default::default()
             })
             .collect(),
         core: Some(proto::core::core_spec_pb(

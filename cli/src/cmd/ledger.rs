@@ -12,17 +12,28 @@
 //! as units (`cli/src/spec/units.rs`), a split unit stands for its whole subtree and the rows
 //! below it are left out.
 //!
+//! Only a finished job's ledger is a count. The ledger of a running, held or cancelled job
+//! is refused, naming its state and how many units are counted; `--partial` writes it as
+//! work to resume: every unit of the job, the counted ones with their counts and the others
+//! (`queued`, `leased`, `cancelled`) without, and a `ledger` column that says `partial` on
+//! every row (`complete` in a finished job's ledger). Read as `[units] file`, a partial
+//! ledger is refused as a total; `[units] resume = true` resumes it instead (its counted
+//! units kept, the rest counted: `cli/src/spec/units.rs`). The `problem` column is the
+//! SHA-256 of the job's problem (its DLX text), so that a ledger is never resumed on
+//! another problem.
+//!
 //! The database is opened read-only: exporting a ledger never migrates or locks a database
 //! that a coordinator (of this release or an older one) may be serving.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use coordinator::job::CoreSpec;
+use coordinator::job::{CoreSpec, JobKind};
 use coordinator::store::{self, Ledger};
 use cores::problems::sudoku::format_grid;
 
 use crate::exit::user_error;
+use crate::spec::units::LedgerMark;
 
 #[derive(clap::Args, Debug)]
 pub struct LedgerArgs {
@@ -39,6 +50,10 @@ pub struct LedgerArgs {
     /// shape is an error.
     #[arg(long = "box", value_name = "RxC")]
     pub box_shape: Option<String>,
+    /// Write the ledger of an unfinished (running, held or cancelled) job: work to resume,
+    /// marked `partial` on every row, never a count.
+    #[arg(long)]
+    pub partial: bool,
 }
 
 pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
@@ -46,6 +61,15 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let ledger = runtime.block_on(load(&args.db, args.job))?;
+    if !ledger.complete() && !args.partial {
+        return Err(user_error(format!(
+            "job {} ({}) is {}, so its ledger is not a count; nothing written. Wait for it \
+             to finish (or resume it), or write the work to resume with --partial",
+            ledger.job,
+            ledger.name,
+            ledger.progress()
+        )));
+    }
     let shape = match &args.box_shape {
         None => None,
         Some(text) => Some(parse_shape(text)?),
@@ -58,16 +82,26 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
         }
         Some(path) => write_atomically(path, &csv)?,
     }
-    let total = ledger
+    let sum = ledger
         .total()
         .map_or_else(|| "overflow".to_string(), |t| t.to_string());
-    eprintln!(
-        "job {} ({}): {} units; factor {} x sum(weight x count) = {total}",
-        ledger.job,
-        ledger.name,
-        ledger.rows.len(),
-        ledger.symmetry_factor
-    );
+    if ledger.complete() {
+        eprintln!(
+            "job {} ({}): {} units; factor {} x sum(weight x count) = {sum}",
+            ledger.job,
+            ledger.name,
+            ledger.rows.len(),
+            ledger.symmetry_factor
+        );
+    } else {
+        eprintln!(
+            "PARTIAL LEDGER of job {} ({}), {}: work to resume, not a count (the counted \
+             units' factor x sum(weight x count) is {sum} so far)",
+            ledger.job,
+            ledger.name,
+            ledger.progress()
+        );
+    }
     Ok(())
 }
 
@@ -82,14 +116,14 @@ pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
         None => store::list_jobs(&pool)
             .await?
             .into_iter()
-            .filter(|(_, _, kind, _)| kind == "count")
+            .filter(|(_, _, kind, _)| JobKind::parse(kind) == Some(JobKind::Count))
             .map(|(id, ..)| id)
             .max()
             .ok_or_else(|| user_error(format!("{}: no counting job", db.display())))?,
     };
     store::ledger(&pool, job)
         .await?
-        .ok_or_else(|| user_error(format!("{}: no job {job}", db.display())))
+        .ok_or_else(|| user_error(format!("{}: no counting job {job}", db.display())))
 }
 
 /// `RxC` as a box shape this project counts.
@@ -113,25 +147,35 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     let strict = shape.is_some();
     let shape = shape.or(core_shape);
     let cells = if shape.is_some() { "givens" } else { "prefix" };
-    let mut s =
-        format!("unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor\n");
-    for r in &ledger.rows {
-        let cells = match shape {
+    let mut s = format!(
+        "unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor,ledger,\
+         problem\n"
+    );
+    let mark = if ledger.complete() {
+        LedgerMark::Complete
+    } else {
+        LedgerMark::Partial
+    }
+    .as_str();
+    let cells_of = |unit: u64, prefix: &[u32]| -> anyhow::Result<String> {
+        Ok(match shape {
             Some((box_rows, box_cols)) if strict => {
-                let givens = cores::grids::givens_from_prefix(box_rows, box_cols, &r.prefix)
-                    .map_err(|e| {
+                let givens =
+                    cores::grids::givens_from_prefix(box_rows, box_cols, prefix).map_err(|e| {
                         user_error(format!(
-                            "unit {}: not givens of a {box_rows}x{box_cols}-box Sudoku: {e}",
-                            r.unit
+                            "unit {unit}: not givens of a {box_rows}x{box_cols}-box Sudoku: {e}"
                         ))
                     })?;
                 format_grid(&givens, box_rows * box_cols)
             }
-            Some((box_rows, box_cols)) => givens_line(&r.prefix, box_rows, box_cols),
-            None => coordinator::job::prefix_text(&r.prefix),
-        };
+            Some((box_rows, box_cols)) => givens_line(prefix, box_rows, box_cols),
+            None => coordinator::job::prefix_text(prefix),
+        })
+    };
+    for r in &ledger.rows {
+        let cells = cells_of(r.unit, &r.prefix)?;
         s.push_str(&format!(
-            "{},{},{},{cells},{},{},{},{},{},{},{:.3},{}\n",
+            "{},{},{},{cells},{},{},{},{},{},{},{:.3},{},{mark},{}\n",
             r.unit,
             r.state.as_str(),
             r.parent.map_or_else(String::new, |p| p.to_string()),
@@ -142,7 +186,21 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
             r.worker.map_or_else(String::new, |w| w.to_string()),
             r.host.replace(',', " "),
             r.wall_seconds,
-            ledger.symmetry_factor
+            ledger.symmetry_factor,
+            ledger.dlx_sha256
+        ));
+    }
+    // Work to resume: no count, no worker, no time.
+    for p in &ledger.pending {
+        let cells = cells_of(p.unit, &p.prefix)?;
+        s.push_str(&format!(
+            "{},{},{},{cells},{},,,,,,,{},{mark},{}\n",
+            p.unit,
+            p.state.as_str(),
+            p.parent.map_or_else(String::new, |p| p.to_string()),
+            p.weight,
+            ledger.symmetry_factor,
+            ledger.dlx_sha256
         ));
     }
     Ok(s)

@@ -301,6 +301,20 @@ fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
         v["total_solutions"] = info.solutions_times_symmetry.clone().into();
         v["overflow"] = format!("{what} exceeds 2^128 - 1").into();
     }
+    v["state"] = state_name(info.state()).into();
+    if info.state() != pb::JobState::Done {
+        // Never a partial sum where a count is read: the sums so far under their own names.
+        let so_far = |v: &mut serde_json::Value, key: &str| {
+            let x = v[key].take();
+            if !x.is_null() {
+                v[format!("{key}_so_far")] = x;
+            }
+        };
+        so_far(&mut v, "solutions");
+        so_far(&mut v, "total_solutions");
+        v["solutions"] = serde_json::Value::Null;
+        v["units_counted"] = info.units_done.into();
+    }
     v["name"] = job.name.clone().into();
     v["job"] = info.job_id.into();
     v["units"] = info.units_total.into();
@@ -415,7 +429,7 @@ fn report(
             )?,
             None => writeln!(out, "{}", count_report(job, i).human())?,
         }
-        if i.weighted {
+        if i.weighted && i.state() == pb::JobState::Done {
             writeln!(
                 out,
                 "  solutions above are sum(unit weight x unit count); the unit counts alone sum to {}",
@@ -430,25 +444,34 @@ fn report(
     } else {
         writeln!(
             out,
-            "{:<30} {:>14} {:>8} {:>16} {:>6} {:>12} {:>8}",
-            "job", "counted", "factor", "x factor", "units", "nodes", "seconds"
+            "{:<30} {:<9} {:>14} {:>8} {:>16} {:>9} {:>12} {:>8}",
+            "job", "state", "counted", "factor", "x factor", "units", "nodes", "seconds"
         )?;
         for i in infos {
+            let done = i.state() == pb::JobState::Done;
             let f = factor(i).unwrap_or("");
-            let times = if f.is_empty() {
-                ""
-            } else {
-                i.solutions_times_symmetry.as_str()
+            // An unfinished job's sums are not counts: its columns say so instead.
+            let times = match (done, f.is_empty()) {
+                (_, true) => "",
+                (true, false) => i.solutions_times_symmetry.as_str(),
+                (false, false) => "incomplete",
             };
-            let counted = if i.weighted {
-                format!("{} (w)", i.weighted_solutions)
-            } else {
-                i.solutions.clone()
+            let counted = match (done, i.weighted) {
+                (false, _) => "incomplete".to_string(),
+                (true, true) => format!("{} (w)", i.weighted_solutions),
+                (true, false) => i.solutions.clone(),
             };
             writeln!(
                 out,
-                "{:<30} {:>14} {:>8} {:>16} {:>6} {:>12} {:>8.2}",
-                i.name, counted, f, times, i.units_total, i.nodes, i.elapsed_seconds
+                "{:<30} {:<9} {:>14} {:>8} {:>16} {:>9} {:>12} {:>8.2}",
+                i.name,
+                state_name(i.state()),
+                counted,
+                f,
+                times,
+                format!("{}/{}", i.units_done, i.units_total),
+                i.nodes,
+                i.elapsed_seconds
             )?;
         }
     }

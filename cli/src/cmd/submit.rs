@@ -155,8 +155,11 @@ fn print_jobs(infos: &[pb::JobInfo], json: bool, detail: bool) -> anyhow::Result
             format!("{}/{}", i.units_done, i.units_total),
             if i.kind() == pb::JobKind::Benchmark {
                 format!("{} runs", i.run_statuses.values().sum::<u64>())
-            } else {
+            } else if i.state() == pb::JobState::Done {
                 i.solutions.clone()
+            } else {
+                // Not a count: the sum of the units counted so far.
+                format!("{} so far", i.solutions)
             },
             i.elapsed_seconds
         )?;
@@ -200,12 +203,22 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
         if i.weighted {
             let _ = writeln!(
                 s,
-                "  weighted    {} (sum of unit weight x count)",
+                "  weighted    {} (sum of unit weight x count){so_far}",
                 i.weighted_solutions
             );
         }
+        if i.state() != pb::JobState::Done {
+            let _ = writeln!(
+                s,
+                "  total       incomplete: {} of {} units counted, the job is {}; the sums \
+                 above are not the count",
+                i.units_done,
+                i.units_total,
+                state_name(i.state())
+            );
+        }
     }
-    if let Some(f) = factor(i) {
+    if let Some(f) = factor(i).filter(|_| i.state() == pb::JobState::Done) {
         let what = if i.weighted { "weighted" } else { "counted" };
         let _ = writeln!(
             s,
@@ -269,7 +282,7 @@ fn run_statuses(i: &pb::JobInfo) -> String {
 
 /// One job as a JSON object (counts as decimal strings).
 pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "job": i.job_id,
         "name": i.name,
         "kind": if i.kind() == pb::JobKind::Benchmark { "benchmark" } else { "count" },
@@ -297,5 +310,13 @@ pub fn job_json(i: &pb::JobInfo) -> serde_json::Value {
         "alarms": i.alarms.iter().map(|a| serde_json::json!({
             "unit": a.unit_id, "kind": a.kind, "message": a.message,
         })).collect::<Vec<_>>(),
-    })
+    });
+    if i.kind() == pb::JobKind::Count && i.state() != pb::JobState::Done {
+        // An unfinished job's sums are no count: they go under names that say so.
+        for key in ["solutions", "weighted_solutions", "total_solutions"] {
+            let x = v[key].take();
+            v[format!("{key}_so_far")] = x;
+        }
+    }
+    v
 }

@@ -201,7 +201,7 @@ mod tests {
         let head = Head {
             id,
             name: format!("j{id}"),
-            state: "done".into(),
+            state: coordinator::job::JobState::Done,
             wall_seconds: 10.0,
             alarms: vec![],
         };

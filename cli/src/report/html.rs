@@ -175,7 +175,7 @@ fn bench_section(s: &mut String, b: &BenchReport) {
     let _ = writeln!(
         s,
         "<p>{}, {} current runs on {} instances, {:.1} s; hosts: {}</p>",
-        escape(&h.state),
+        escape(h.state.as_str()),
         b.runs.len(),
         b.instances,
         h.wall_seconds,

@@ -57,8 +57,8 @@ impl JobReport {
             .iter()
             .map(|a| format!("{job}: alarm {a}"))
             .collect();
-        if head.state != "done" {
-            out.push(format!("{job}: {}", head.state));
+        if head.state != JobState::Done {
+            out.push(format!("{job}: {}", head.state.as_str()));
         }
         if let JobReport::Count(c) = self {
             if let Some(what) = c.overflow() {
@@ -82,26 +82,40 @@ impl JobReport {
 pub struct Head {
     pub id: u64,
     pub name: String,
-    pub state: String,
+    #[serde(serialize_with = "serialize_state")]
+    pub state: JobState,
     /// Submission to the last accepted result (or to now for a running job), seconds.
     pub wall_seconds: f64,
     /// `kind on unit N: message`.
     pub alarms: Vec<String>,
 }
 
+fn serialize_state<S: serde::Serializer>(state: &JobState, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(state.as_str())
+}
+
+/// The sums over a counting job's counted units (decimal: counts can exceed 2^64).
+#[derive(Debug, Clone, Serialize)]
+pub struct Sums {
+    /// Sum of the accepted counts; `None` on overflow.
+    pub counted: Option<String>,
+    /// Sum of weight x count (equal to `counted` without weights); `None` on overflow.
+    pub weighted_total: Option<String>,
+    /// Symmetry factor x weighted total; `None` on overflow.
+    pub total: Option<String>,
+}
+
 /// A counting job.
 #[derive(Debug, Clone, Serialize)]
 pub struct CountReport {
     pub head: Head,
-    /// Sum of the accepted counts (decimal: counts can exceed 2^64); `None` on overflow.
-    pub counted: Option<String>,
+    /// The job's count: its sums when the job is done (every unit counted), else `None`.
+    pub count: Option<Sums>,
+    /// An unfinished job's sums over the units counted so far: never its count.
+    pub so_far: Option<Sums>,
     /// Whether units carry weights other than 1.
     pub weighted: bool,
-    /// Sum of weight x count (equal to `counted` without weights); `None` on overflow.
-    pub weighted_total: Option<String>,
     pub symmetry_factor: String,
-    /// Symmetry factor x weighted total; `None` on overflow.
-    pub total: Option<String>,
     pub units: u64,
     pub units_counted: u64,
     pub nodes: u64,
@@ -123,13 +137,23 @@ pub struct CountReport {
 }
 
 impl CountReport {
+    /// The sums over the counted units, and whether they are the job's count.
+    pub fn sums(&self) -> (&Sums, bool) {
+        match (&self.count, &self.so_far) {
+            (Some(c), _) => (c, true),
+            (None, Some(s)) => (s, false),
+            (None, None) => unreachable!("count_report sets one of count and so_far"),
+        }
+    }
+
     /// Which of the job's totals does not fit in 128 bits, if one does not.
     pub fn overflow(&self) -> Option<&'static str> {
-        if self.counted.is_none() {
+        let (sums, _) = self.sums();
+        if sums.counted.is_none() {
             Some("the sum of the unit counts")
-        } else if self.weighted_total.is_none() {
+        } else if sums.weighted_total.is_none() {
             Some("the sum of weight x count")
-        } else if self.total.is_none() {
+        } else if sums.total.is_none() {
             Some("the symmetry factor x the weighted sum")
         } else {
             None
@@ -304,7 +328,7 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
     let mut h = Head {
         id: head.id,
         name: head.name.clone(),
-        state: state_name(head.state).into(),
+        state: head.state,
         wall_seconds: 0.0,
         alarms,
     };
@@ -332,10 +356,6 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
             JobReport::Benchmark(bench_report(h, family, &runs, frozen))
         }
     })
-}
-
-fn state_name(state: JobState) -> &'static str {
-    state.as_str()
 }
 
 /// Seconds from submission to `last` (a finished job: its end).
@@ -393,12 +413,18 @@ pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountRepor
         .filter(|q| q.median > 0.0)
         .map(|q| q.max / q.median);
     let speedup = (head.wall_seconds > 0.0).then(|| sum_unit_seconds / head.wall_seconds);
-    CountReport {
+    let sums = Sums {
         counted: counted.map(|c| c.to_string()),
-        weighted: units.iter().any(|u| u.weight != 1),
         weighted_total: weighted_total.map(|w| w.to_string()),
-        symmetry_factor: factor.to_string(),
         total: total.map(|t| t.to_string()),
+    };
+    // Only a finished job whose every unit is counted has a count.
+    let complete = head.state == JobState::Done && counted_units.len() == units.len();
+    CountReport {
+        count: complete.then(|| sums.clone()),
+        so_far: (!complete).then_some(sums),
+        weighted: units.iter().any(|u| u.weight != 1),
+        symmetry_factor: factor.to_string(),
         units: units.len() as u64,
         units_counted: counted_units.len() as u64,
         nodes: counted_units.iter().map(|(_, r)| r.nodes).sum(),

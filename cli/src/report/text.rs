@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use cores::bench::Family;
 
 use super::figures::seconds;
-use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row};
+use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row, Sums};
 
 /// The first line of every report: the problems, or that there are none.
 pub fn verdict(report: &Report) -> String {
@@ -55,18 +55,32 @@ pub fn count_table(c: &CountReport) -> String {
     let h = &c.head;
     let mut s = format!(
         "counting job {} ({}): {}, {:.2} s\n",
-        h.id, h.name, h.state, h.wall_seconds
+        h.id,
+        h.name,
+        h.state.as_str(),
+        h.wall_seconds
     );
+    let (sums, complete) = c.sums();
     let overflow = || "overflow".to_string();
-    let weighted = c.weighted_total.clone().unwrap_or_else(overflow);
-    let total = c.total.clone().unwrap_or_else(overflow);
-    let counted = c.counted.clone().unwrap_or_else(overflow);
+    let weighted = sums.weighted_total.clone().unwrap_or_else(overflow);
+    let total = sums.total.clone().unwrap_or_else(overflow);
+    let counted = sums.counted.clone().unwrap_or_else(overflow);
     let what = if c.weighted {
         format!("{weighted} (sum of weight x count; the counts alone sum to {counted})")
     } else {
         format!("{counted} counted")
     };
-    if c.symmetry_factor == "1" {
+    if !complete {
+        let _ = writeln!(
+            s,
+            "  total        incomplete: {} of {} units counted, the job is {}; not a count \
+             (so far: {total} = {what} x symmetry factor {})",
+            c.units_counted,
+            c.units,
+            h.state.as_str(),
+            c.symmetry_factor
+        );
+    } else if c.symmetry_factor == "1" {
         let _ = writeln!(s, "  total        {total}: {what}");
     } else {
         let _ = writeln!(
@@ -167,7 +181,7 @@ pub fn bench_table(b: &BenchReport) -> String {
         "benchmark job {} ({}): {}, {} current runs on {} instances, {:.2} s (hosts: {})\n",
         h.id,
         h.name,
-        h.state,
+        h.state.as_str(),
         b.runs.len(),
         b.instances,
         h.wall_seconds,
@@ -312,20 +326,29 @@ pub fn csv(report: &Report) -> String {
 
 fn count_csv(c: &CountReport) -> String {
     let mut s = String::from(
-        "job,kind,units,counted,weighted_total,symmetry_factor,total,nodes,updates,\
-         estimate_ratio_median,unit_seconds_median,balance,sum_unit_seconds,wall_seconds,speedup,\
-         workers\n",
+        "job,kind,state,units,units_counted,counted,weighted_total,symmetry_factor,total,nodes,\
+         updates,estimate_ratio_median,unit_seconds_median,balance,sum_unit_seconds,\
+         wall_seconds,speedup,workers\n",
     );
     let f3 = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
+    // The totals of a finished job only: an unfinished one's sums are not counts.
+    let count = |f: fn(&Sums) -> &Option<String>| {
+        c.count
+            .as_ref()
+            .and_then(|s| f(s).clone())
+            .unwrap_or_default()
+    };
     let _ = writeln!(
         s,
-        "{},count,{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
+        "{},count,{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",
         c.head.id,
+        c.head.state.as_str(),
         c.units,
-        c.counted.clone().unwrap_or_default(),
-        c.weighted_total.clone().unwrap_or_default(),
+        c.units_counted,
+        count(|s| &s.counted),
+        count(|s| &s.weighted_total),
         c.symmetry_factor,
-        c.total.clone().unwrap_or_default(),
+        count(|s| &s.total),
         c.nodes,
         c.updates,
         f3(c.estimate_ratio.map(|q| q.median)),

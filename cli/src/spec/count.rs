@@ -360,6 +360,21 @@ fn job(
             built
         }
     };
+    // A resumed ledger was counted on one problem: never import its counts into another.
+    if let Some((u, offset)) = &units {
+        if let Some((want, from)) = u.resume.as_ref().and_then(|r| r.problem.as_ref()) {
+            let got = coordinator::store::sha256_hex(&cores::xcc::write_dlx(&built.problem));
+            if &got != want {
+                return Err(at(
+                    *offset,
+                    format!(
+                        "[units] resumes a ledger counted on another problem: {from} names \
+                         problem {want}, this spec's problem is {got}"
+                    ),
+                ));
+            }
+        }
+    }
     // The factor of [units] (a generator's, or a ledger's `factor` column) is the one its
     // weights were made for: a spec that states another is refused.
     let generated = units

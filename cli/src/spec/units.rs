@@ -19,13 +19,22 @@
 //!
 //! CSV files: a header line naming at least `weight` and either `givens` (Sudoku problems:
 //! one line of side x side cells, `.` or `0` empty) or `prefix` (option ids separated by
-//! spaces, the job's own prefix included); a ledger's `factor`, `state`, `unit` and `parent`
-//! columns are read too ([`read_csv`]); other columns are ignored.
+//! spaces, the job's own prefix included); a ledger's `factor`, `state`, `unit`, `parent`,
+//! `ledger` and `problem` columns are read too ([`read_csv`]); other columns are ignored.
+//!
+//! A ledger is a count only when its job finished. A partial ledger (`dancehall ledger
+//! --partial`: `ledger` = `partial` on every row, and rows of units not yet counted) is
+//! refused as a total, naming the file and line; `resume = true` resumes its job instead:
+//! the counted rows are imported with their counts (never counted again, marked as imported
+//! in the new job's ledger), split rows stay split with their child rows linked, and the
+//! rows not yet counted become the units to count. The new job's total is then the old
+//! job's, finished elsewhere.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use coordinator::job::UnitState;
+use coordinator::job::{CountCore, UnitState};
+use coordinator::partition::Imported;
 use cores::grids::CoreSpec;
 use cores::problems::sudoku::{parse_givens, placements};
 use cores::problems::ProblemSpec;
@@ -44,6 +53,53 @@ pub struct UnitsEntry {
     /// `sudoku-grids`, `sudoku-groups` for `sudoku-variant-grids`, `queens` for
     /// `queens-first-row` and `queens-border`, else `dlx`).
     pub core: Option<String>,
+    /// With `file`: the file is a ledger whose job is resumed (its counted units imported,
+    /// the others counted), not a list of units to count.
+    pub resume: Option<bool>,
+}
+
+/// What the `ledger` column of a ledger says: whether the file is its job's count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LedgerMark {
+    /// The job finished: every unit is counted, the file is a count.
+    Complete,
+    /// The job had not finished: work to resume, never a count.
+    Partial,
+}
+
+impl LedgerMark {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LedgerMark::Complete => "complete",
+            LedgerMark::Partial => "partial",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LedgerMark> {
+        Some(match s {
+            "complete" => LedgerMark::Complete,
+            "partial" => LedgerMark::Partial,
+            _ => return None,
+        })
+    }
+}
+
+/// How a resumed job's units stand, one per unit of [`WeightedUnits::units`], in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resume {
+    pub units: Vec<ResumedUnit>,
+    /// The SHA-256 of the problem the ledger was counted on (its `problem` column) and where
+    /// it was read (`file:line`); `None` for a ledger without the column.
+    pub problem: Option<(String, String)>,
+}
+
+/// One unit of a resumed job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResumedUnit {
+    /// Its count from the ledger (`None`: still to count).
+    pub imported: Option<Imported>,
+    /// The index among the units of the split unit it was handed back from.
+    pub parent: Option<usize>,
 }
 
 /// A job's weighted units and how to count them.
@@ -56,6 +112,8 @@ pub struct WeightedUnits {
     pub symmetry_factor: Option<u128>,
     /// What the units stand for, for labels.
     pub label: String,
+    /// Set when the units resume a job from its partial ledger.
+    pub resume: Option<Resume>,
 }
 
 /// The plain Sudoku box shape of `spec`, if it is one (no variants, groups, givens or fixed
@@ -92,9 +150,13 @@ impl UnitsEntry {
         problem: Option<&ProblemSpec>,
         dir: &Path,
     ) -> Result<WeightedUnits, String> {
+        let resume = self.resume.unwrap_or(false);
         let mut units = match (&self.generator, &self.file) {
+            (Some(_), None) if resume => {
+                return Err("`resume = true` resumes a ledger: give it as `file`".into())
+            }
             (Some(g), None) => generate(g, problem)?,
-            (None, Some(f)) => read_csv(&dir.join(f), sudoku_shape(problem))?,
+            (None, Some(f)) => read_csv(&dir.join(f), sudoku_shape(problem), resume)?,
             (Some(_), Some(_)) => return Err("give either `generator` or `file`, not both".into()),
             (None, None) => return Err("[units] needs a `generator` or a `file`".into()),
         };
@@ -167,6 +229,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                     box_cols: c,
                 },
                 symmetry_factor: Some(gu.symmetry_factor),
+                resume: None,
                 label: format!(
                     "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
                     gu.band_classes, gu.column_splits
@@ -221,6 +284,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                     box_cols: c,
                 },
                 symmetry_factor: Some(bu.symmetry_factor),
+                resume: None,
             })
         }
         "queens-first-row" => {
@@ -245,6 +309,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 units,
                 core,
                 symmetry_factor: None,
+                resume: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
         }
@@ -279,6 +344,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 units,
                 core: CoreSpec::Queens { n },
                 symmetry_factor: None,
+                resume: None,
                 label: format!(
                     "queens {n} by the queens on the border: {} placements in {} classes under \
                      the symmetries of the square",
@@ -302,6 +368,8 @@ struct CsvRow {
     parent: Option<u64>,
     prefix: Vec<OptionId>,
     weight: u128,
+    /// A counted row's result, read when resuming.
+    imported: Option<Imported>,
 }
 
 /// Reads a CSV file of weighted units; errors name the file and line.
@@ -313,8 +381,19 @@ struct CsvRow {
 ///   whole subtree, so every row below a split row in the file is left out. A split row
 ///   needs the `unit` and `parent` columns to tell its descendants apart, a row whose parent
 ///   is not in the file or is not `split` cannot be read unambiguously, and a child must
-///   extend its parent's prefix: each of these is refused, naming the line.
-pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedUnits, String> {
+///   extend its parent's prefix: each of these is refused, naming the line;
+/// - a partial ledger (a row whose `ledger` is `partial`, or a unit not yet counted) is
+///   refused: its total is not a count.
+///
+/// With `resume`, the file is a ledger whose job is resumed ([`Resume`]): its `done` and
+/// `split` rows are imported with their `count`, `nodes`, `core` and `seconds`, the others
+/// (`queued`, `leased`, `cancelled`) are the units to count, and split rows keep their child
+/// rows (no row is left out).
+pub fn read_csv(
+    path: &Path,
+    sudoku: Option<(usize, usize)>,
+    resume: bool,
+) -> Result<WeightedUnits, String> {
     let shown = path.display();
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot read it: {e}"))?;
@@ -341,8 +420,21 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
     };
     let (unit_col, state_col, parent_col, factor_col) =
         (col("unit"), col("state"), col("parent"), col("factor"));
+    let (mark_col, problem_col) = (col("ledger"), col("problem"));
+    if resume {
+        for need in ["unit", "state", "parent", "count"] {
+            if col(need).is_none() {
+                return Err(format!(
+                    "{shown}:1: no `{need}` column: `resume = true` reads a ledger written by \
+                     `dancehall ledger --partial`"
+                ));
+            }
+        }
+    }
     let mut rows = Vec::new();
     let mut factor: Option<(u128, usize)> = None;
+    let mut problem: Option<(String, usize)> = None;
+    let (mut counted, mut to_count) = (0usize, 0usize);
     for (i, line) in lines {
         if line.trim().is_empty() {
             continue;
@@ -358,6 +450,41 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
                 ))
             })
         };
+        let partial_refused = |why: String| {
+            at(format!(
+                "{why}: this is a partial ledger (written by `dancehall ledger --partial` of a \
+                 job that had not finished), work to resume, not a count. Resume its job with \
+                 `resume = true` under [units] (its counted units kept, the rest counted)"
+            ))
+        };
+        if let Some(k) = mark_col {
+            match LedgerMark::parse(get(k)?) {
+                Some(LedgerMark::Complete) => {}
+                Some(LedgerMark::Partial) if resume => {}
+                Some(LedgerMark::Partial) => {
+                    return Err(partial_refused("`ledger` says `partial`".into()))
+                }
+                None => {
+                    return Err(at(format!(
+                        "ledger `{}`: expected `complete` or `partial`",
+                        get(k)?
+                    )))
+                }
+            }
+        }
+        if let Some(k) = problem_col {
+            let p = get(k)?;
+            match &problem {
+                None => problem = Some((p.to_string(), i + 1)),
+                Some((q, first)) if q != p => {
+                    return Err(at(format!(
+                        "problem {p} differs from the problem {q} of line {first}: a ledger is \
+                         one job's"
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
         let w = get(weight_col)?;
         let weight: u128 = match w.parse() {
             Ok(w) if w >= 1 => w,
@@ -401,24 +528,65 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
                     .map_err(|_| at(format!("{what} `{v}` is not a unit id"))),
             }
         };
+        let unit = id(unit_col, "unit")?;
         let state = match state_col.map(get).transpose()? {
             None => None,
-            Some(v) => Some(match UnitState::parse(v) {
-                Some(s @ (UnitState::Done | UnitState::Split)) => s,
-                _ => {
-                    return Err(at(format!(
-                        "state `{v}`: a ledger row is `done` or `split`"
+            Some(v) => match UnitState::parse(v) {
+                Some(s @ (UnitState::Done | UnitState::Split)) => Some(s),
+                Some(s) if resume => Some(s),
+                Some(s) => {
+                    return Err(partial_refused(format!(
+                        "unit {} is `{}`: it was never counted",
+                        unit.map_or_else(|| "?".into(), |u| u.to_string()),
+                        s.as_str()
                     )))
                 }
-            }),
+                None => {
+                    return Err(at(format!(
+                        "state `{v}`: a ledger row is `done` or `split` (`queued`, `leased` or \
+                         `cancelled` in a partial ledger)"
+                    )))
+                }
+            },
+        };
+        let imported = match state {
+            Some(s) if resume && s.has_result() => {
+                counted += 1;
+                Some(
+                    imported_row(&header, &fields, s, unit, &shown.to_string(), i + 1)
+                        .map_err(at)?,
+                )
+            }
+            _ => {
+                to_count += 1;
+                None
+            }
         };
         rows.push(CsvRow {
             line: i + 1,
-            unit: id(unit_col, "unit")?,
+            unit,
             state,
             parent: id(parent_col, "parent")?,
             prefix,
             weight,
+            imported,
+        });
+    }
+    if resume {
+        let units = resumed(rows).map_err(|(line, m)| format!("{shown}:{line}: {m}"))?;
+        let (units, resumed): (Vec<_>, Vec<_>) = units.into_iter().unzip();
+        return Ok(WeightedUnits {
+            label: format!(
+                "resuming the job of {shown}: {counted} units counted before (imported, not \
+                 counted again), {to_count} to count"
+            ),
+            units,
+            core: CoreSpec::Dlx,
+            symmetry_factor: factor.map(|(f, _)| f),
+            resume: Some(Resume {
+                units: resumed,
+                problem: problem.map(|(p, line)| (p, format!("{shown}:{line}"))),
+            }),
         });
     }
     let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
@@ -437,7 +605,124 @@ pub fn read_csv(path: &Path, sudoku: Option<(usize, usize)>) -> Result<WeightedU
         core: CoreSpec::Dlx,
         symmetry_factor: factor.map(|(f, _)| f),
         label,
+        resume: None,
     })
+}
+
+/// The result of a counted ledger row (`count`, and `nodes`, `core`, `seconds`, `host` where
+/// the file has them), with where it came from.
+fn imported_row(
+    header: &[&str],
+    fields: &[&str],
+    state: UnitState,
+    unit: Option<u64>,
+    file: &str,
+    line: usize,
+) -> Result<Imported, String> {
+    let field = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .and_then(|k| fields.get(k).copied())
+            .unwrap_or("")
+    };
+    let count = field("count");
+    let solutions = count.parse().map_err(|_| {
+        format!(
+            "count `{count}` of a `{}` row is not a count",
+            state.as_str()
+        )
+    })?;
+    let nodes = match field("nodes") {
+        "" => 0,
+        v => v
+            .parse()
+            .map_err(|_| format!("nodes `{v}` is not a node count"))?,
+    };
+    let core = match field("core") {
+        "" => CountCore::Dlx,
+        v => CountCore::parse(v).ok_or_else(|| format!("core `{v}` is not a counting core"))?,
+    };
+    let wall_seconds = match field("seconds") {
+        "" => 0.0,
+        v => v
+            .parse()
+            .map_err(|_| format!("seconds `{v}` is not a number"))?,
+    };
+    let host = field("host");
+    Ok(Imported {
+        solutions,
+        nodes,
+        core,
+        split: state == UnitState::Split,
+        wall_seconds,
+        source: format!(
+            "imported: {file}:{line}, unit {}{}",
+            unit.map_or_else(|| "?".into(), |u| u.to_string()),
+            if host.is_empty() {
+                String::new()
+            } else {
+                format!(" counted on {host}")
+            }
+        ),
+    })
+}
+
+/// A resumed ledger's rows as units, in file order, each with its imported result and the
+/// index of its parent. A parent must be an earlier `split` row of the file whose prefix the
+/// row extends. Errors carry the line.
+#[allow(clippy::type_complexity)] // (unit, how it stands), one per row
+fn resumed(
+    rows: Vec<CsvRow>,
+) -> Result<Vec<((Vec<OptionId>, u128), ResumedUnit)>, (usize, String)> {
+    let mut by_unit: HashMap<u64, usize> = HashMap::new();
+    let mut out: Vec<((Vec<OptionId>, u128), ResumedUnit)> = Vec::with_capacity(rows.len());
+    let mut splits: Vec<bool> = Vec::with_capacity(rows.len());
+    for (k, r) in rows.into_iter().enumerate() {
+        let Some(u) = r.unit else {
+            return Err((
+                r.line,
+                "no `unit` id: a resumed ledger names every unit".into(),
+            ));
+        };
+        if let Some(&first) = by_unit.get(&u) {
+            return Err((r.line, format!("unit {u} is also row {}", first + 1)));
+        }
+        by_unit.insert(u, k);
+        let parent = match r.parent {
+            None => None,
+            Some(p) => {
+                let pk = *by_unit.get(&p).ok_or_else(|| {
+                    (
+                        r.line,
+                        format!(
+                            "its parent unit {p} is not on an earlier line: a resumed ledger \
+                             keeps every unit of its job, parents first"
+                        ),
+                    )
+                })?;
+                if !splits[pk] {
+                    return Err((r.line, format!("its parent unit {p} is not a `split` row")));
+                }
+                if !extends(&r.prefix, &out[pk].0 .0) {
+                    return Err((
+                        r.line,
+                        format!("its prefix does not extend the prefix of its parent unit {p}"),
+                    ));
+                }
+                Some(pk)
+            }
+        };
+        splits.push(r.state == Some(UnitState::Split));
+        out.push((
+            (r.prefix, r.weight),
+            ResumedUnit {
+                imported: r.imported,
+                parent,
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// The rows that stand for disjoint subtrees: every row but those below a `split` row (named
@@ -637,16 +922,16 @@ mod tests {
             "unit,givens,weight\n1,1...............,3\n2,12..............,x\n",
         )
         .unwrap();
-        let err = read_csv(&p, Some((2, 2))).unwrap_err();
+        let err = read_csv(&p, Some((2, 2)), false).unwrap_err();
         assert!(
             err.ends_with(":3: weight `x` is not an integer >= 1"),
             "{err}"
         );
         std::fs::write(&p, "weight,prefix\n3,0 5\n7,\n").unwrap();
-        let u = read_csv(&p, None).unwrap();
+        let u = read_csv(&p, None, false).unwrap();
         assert_eq!(u.units, vec![(vec![0, 5], 3), (vec![], 7)]);
         std::fs::write(&p, "weight,givens\n3,1..\n").unwrap();
-        let err = read_csv(&p, Some((2, 2))).unwrap_err();
+        let err = read_csv(&p, Some((2, 2)), false).unwrap_err();
         assert!(err.contains(":2: givens:"), "{err}");
     }
 
@@ -664,7 +949,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let u = read_csv(&p, None).unwrap();
+        let u = read_csv(&p, None, false).unwrap();
         assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2)]);
         assert_eq!(u.symmetry_factor, Some(6));
         assert!(
@@ -674,7 +959,7 @@ mod tests {
         );
         let err = |text: String| {
             std::fs::write(&p, text).unwrap();
-            read_csv(&p, None).unwrap_err()
+            read_csv(&p, None, false).unwrap_err()
         };
         // Without the tree columns a split row is ambiguous.
         let e = err("state,prefix,weight\ndone,0,1\nsplit,1,1\ndone,1 7,1\n".into());
@@ -701,11 +986,136 @@ mod tests {
         );
         let e = err(format!("{head}1,done,,0,2,3,6\n1,done,,1,2,1,6\n"));
         assert!(e.contains(":3: unit 1 is also on line 2"), "{e}");
-        let e = err(format!("{head}1,queued,,0,2,3,6\n"));
+        let e = err(format!("{head}1,done,,0,2,3,6\n2,queued,,1,2,,6\n"));
         assert!(
-            e.contains(":2: state `queued`: a ledger row is `done` or `split`"),
+            e.contains(":3: unit 2 is `queued`: it was never counted: this is a partial ledger"),
             "{e}"
         );
+        let e = err(format!("{head}1,waiting,,0,2,3,6\n"));
+        assert!(
+            e.contains(":2: state `waiting`: a ledger row is `done` or `split`"),
+            "{e}"
+        );
+    }
+
+    /// A partial ledger as `dancehall ledger --partial` writes it: unit 2 split with children
+    /// 4 (counted) and 5 (queued), unit 3 leased.
+    const PARTIAL: &str = "unit,state,parent,prefix,weight,count,nodes,core,worker,host,seconds,\
+        factor,ledger,problem\n\
+        1,done,,0,2,3,10,dlx,1,vm,0.5,6,partial,abc\n\
+        2,split,,1,2,1,20,dlx,1,vm,0.7,6,partial,abc\n\
+        4,done,2,1 7,2,5,30,queens,2,vm2,0.25,6,partial,abc\n\
+        3,leased,,2,2,,,,,,,6,partial,abc\n\
+        5,queued,2,1 8,2,,,,,,,6,partial,abc\n";
+
+    #[test]
+    fn a_partial_ledger_is_refused_as_a_total_naming_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("k.csv");
+        std::fs::write(&p, PARTIAL).unwrap();
+        let e = read_csv(&p, None, false).unwrap_err();
+        assert!(
+            e.starts_with(&format!("{}:2: `ledger` says `partial`", p.display())),
+            "{e}"
+        );
+        assert!(e.contains("not a count"), "{e}");
+        assert!(e.contains("resume = true"), "{e}");
+        // Its rows not yet counted are refused too, with or without the column.
+        let cut: String = PARTIAL
+            .lines()
+            .map(|l| l.rsplitn(3, ',').nth(2).unwrap().to_string() + "\n")
+            .collect();
+        std::fs::write(&p, cut).unwrap();
+        let e = read_csv(&p, None, false).unwrap_err();
+        assert!(
+            e.contains(":5: unit 3 is `leased`: it was never counted"),
+            "{e}"
+        );
+        // Through a spec's [units], the same refusal.
+        std::fs::write(&p, PARTIAL).unwrap();
+        let entry = UnitsEntry {
+            file: Some("k.csv".into()),
+            ..Default::default()
+        };
+        let e = entry.build(None, dir.path()).unwrap_err();
+        assert!(e.contains("partial ledger"), "{e}");
+    }
+
+    #[test]
+    fn a_resumed_ledger_imports_its_counted_rows_and_keeps_the_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("k.csv");
+        std::fs::write(&p, PARTIAL).unwrap();
+        let entry = UnitsEntry {
+            file: Some("k.csv".into()),
+            resume: Some(true),
+            ..Default::default()
+        };
+        let u = entry.build(None, dir.path()).unwrap();
+        // Every row is a unit, in file order: none is left out below the split row.
+        assert_eq!(
+            u.units,
+            vec![
+                (vec![0], 2),
+                (vec![1], 2),
+                (vec![1, 7], 2),
+                (vec![2], 2),
+                (vec![1, 8], 2)
+            ]
+        );
+        assert_eq!(u.symmetry_factor, Some(6));
+        let r = u.resume.as_ref().unwrap();
+        assert_eq!(r.problem.as_ref().unwrap().0, "abc");
+        let imported: Vec<Option<(u128, bool, CountCore)>> = r
+            .units
+            .iter()
+            .map(|x| x.imported.as_ref().map(|i| (i.solutions, i.split, i.core)))
+            .collect();
+        assert_eq!(
+            imported,
+            vec![
+                Some((3, false, CountCore::Dlx)),
+                Some((1, true, CountCore::Dlx)),
+                Some((5, false, CountCore::Queens)),
+                None,
+                None
+            ]
+        );
+        let parents: Vec<Option<usize>> = r.units.iter().map(|x| x.parent).collect();
+        assert_eq!(parents, vec![None, None, Some(1), None, Some(1)]);
+        let i = r.units[2].imported.as_ref().unwrap();
+        assert_eq!((i.nodes, i.wall_seconds), (30, 0.25));
+        assert!(
+            i.source.contains("k.csv:4, unit 4 counted on vm2"),
+            "{}",
+            i.source
+        );
+        assert!(u.label.contains("3 units counted before"), "{}", u.label);
+        // A counted row without its count, a parent not above its child: refused by line.
+        let bad = PARTIAL.replace("1,done,,0,2,3,10", "1,done,,0,2,,10");
+        std::fs::write(&p, bad).unwrap();
+        let e = entry.build(None, dir.path()).unwrap_err();
+        assert!(
+            e.contains("k.csv:2: count `` of a `done` row is not a count"),
+            "{e}"
+        );
+        let mut lines: Vec<&str> = PARTIAL.lines().collect();
+        lines.swap(2, 3);
+        std::fs::write(&p, lines.join("\n")).unwrap();
+        let e = entry.build(None, dir.path()).unwrap_err();
+        assert!(
+            e.contains("k.csv:3: its parent unit 2 is not on an earlier line"),
+            "{e}"
+        );
+        // `resume` reads a file, not a generator.
+        let e = UnitsEntry {
+            generator: Some("queens-first-row".into()),
+            resume: Some(true),
+            ..Default::default()
+        }
+        .build(Some(&ProblemSpec::Queens { n: 8 }), dir.path())
+        .unwrap_err();
+        assert!(e.contains("give it as `file`"), "{e}");
     }
 
     #[test]

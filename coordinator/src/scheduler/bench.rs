@@ -311,6 +311,8 @@ mod tests {
                     estimate: None,
                     task: Some(task(c)),
                     counted: None,
+                    split: false,
+                    parent: None,
                 })
                 .collect(),
         }

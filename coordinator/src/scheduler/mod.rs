@@ -153,8 +153,14 @@ pub struct NewUnit {
     pub estimate: Option<UnitEstimate>,
     /// A benchmark job's task (then `prefix` is empty).
     pub task: Option<BenchTask>,
-    /// Counted by the partitioner itself (a solved or dead prefix): the unit starts done.
+    /// Counted by the partitioner itself (a solved or dead prefix), or imported from the job
+    /// a submission resumes: the unit starts done (split when `split`).
     pub counted: Option<UnitResult>,
+    /// With `counted`: the count covers only the part outside the units that name this one
+    /// as `parent` (an imported split unit); it starts `Split`.
+    pub split: bool,
+    /// The index, among its job's new units, of the (earlier) unit it was split from.
+    pub parent: Option<usize>,
 }
 
 /// Everything that changed since the last [`Scheduler::take_changes`], as full rows.
@@ -479,10 +485,21 @@ impl Scheduler {
             files: new.files,
         });
         let n = new.units.len();
+        let mut ids: Vec<UnitId> = Vec::with_capacity(n);
         for u in new.units {
-            let uid = self.new_unit(now, id, None, None, u.prefix, u.weight, u.estimate, u.task);
+            // The partitioner names only earlier units as parents.
+            let parent = u.parent.and_then(|i| ids.get(i).copied());
+            let uid = self.new_unit(
+                now, id, parent, None, u.prefix, u.weight, u.estimate, u.task,
+            );
+            ids.push(uid);
             if let Some(result) = u.counted {
-                self.set_unit_state(uid, UnitState::Done);
+                let state = if u.split {
+                    UnitState::Split
+                } else {
+                    UnitState::Done
+                };
+                self.set_unit_state(uid, state);
                 self.accepted.insert(
                     uid,
                     Accepted {

@@ -234,6 +234,8 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
             estimate: None,
             task: None,
             counted: None,
+            split: false,
+            parent: None,
         })
         .collect();
     let job = s.add_job(
@@ -616,6 +618,8 @@ fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, 
                     estimate: None,
                     task: None,
                     counted: None,
+                    split: false,
+                    parent: None,
                 })
                 .collect(),
         },
@@ -809,6 +813,8 @@ fn weighted_job(weights: &[u128], audit_share: f64) -> (Scheduler, Vec<WorkerId>
                     estimate: None,
                     task: None,
                     counted: None,
+                    split: false,
+                    parent: None,
                 })
                 .collect(),
         },

@@ -13,7 +13,7 @@ use crate::job::{
     Alarm, BenchTask, Capabilities, CoreSpec, Family, FileKind, FrozenFile, JobKind, JobState,
     LeaseToken, Millis, Unit, UnitResult, UnitState, Verdict,
 };
-use crate::partition::Seed;
+use crate::partition::{Imported, Seed};
 use crate::scheduler::{Granted, JobStatus};
 use crate::Error;
 
@@ -57,15 +57,46 @@ pub fn parse_weight(s: &str, what: &str) -> Result<u128, Error> {
     }
 }
 
-/// The weighted units of a submission; a bad weight names the unit's index.
+/// The weighted units of a submission; a bad weight, imported count or parent names the
+/// unit's index.
 pub fn seeds(units: Vec<pb::WeightedPrefix>) -> Result<Vec<Seed>, Error> {
+    let n = units.len();
     units
         .into_iter()
         .enumerate()
         .map(|(i, u)| {
+            let parent = match u.parent {
+                0 => None,
+                p if (p as usize) <= n => Some(p as usize - 1),
+                p => {
+                    return Err(Error::InvalidArgument(format!(
+                        "unit {i}: parent {p} is not 1 + the index of a unit"
+                    )))
+                }
+            };
+            let imported = u
+                .imported
+                .map(|m| {
+                    Ok::<_, Error>(Imported {
+                        solutions: m.solutions.parse().map_err(|_| {
+                            Error::InvalidArgument(format!(
+                                "unit {i}: imported solutions {:?} is not a decimal u128",
+                                m.solutions
+                            ))
+                        })?,
+                        nodes: m.nodes,
+                        core: count_core(m.core()),
+                        split: m.split,
+                        wall_seconds: m.wall_seconds,
+                        source: m.source,
+                    })
+                })
+                .transpose()?;
             Ok(Seed {
                 weight: parse_weight(&u.weight, &format!("unit {i}: weight"))?,
                 prefix: u.options,
+                imported,
+                parent,
             })
         })
         .collect()

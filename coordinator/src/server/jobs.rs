@@ -91,6 +91,8 @@ impl JobsService {
                     estimate: None,
                     task: Some(t),
                     counted: None,
+                    split: false,
+                    parent: None,
                 })
                 .collect(),
         };

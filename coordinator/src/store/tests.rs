@@ -65,6 +65,8 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
                 }),
                 task: None,
                 counted: None,
+                split: false,
+                parent: None,
             })
             .chain(counted.map(|n| NewUnit {
                 prefix: vec![99],
@@ -72,6 +74,8 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
                 estimate: None,
                 task: None,
                 counted: Some(result(n, vec![])),
+                split: false,
+                parent: None,
             }))
             .collect(),
     }
@@ -493,6 +497,8 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
                 estimate: None,
                 task: Some(task(c)),
                 counted: None,
+                split: false,
+                parent: None,
             })
             .collect(),
         ..new_job(0, None)
@@ -902,6 +908,8 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
             estimate: None,
             task: Some(task),
             counted: None,
+            split: false,
+            parent: None,
         }],
         ..new_job(0, None)
     };
@@ -952,4 +960,88 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
             (2, "unique".to_string(), 0.003, 2)
         ]
     );
+}
+
+#[tokio::test]
+async fn an_unfinished_jobs_ledger_lists_its_pending_units_and_is_not_complete() {
+    let (_dir, pool) = temp_db().await;
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(1, "a", "h", 1, "v");
+    let job = s.add_job(1, new_job(3, None));
+    let g = s.lease(2, w, 2).unwrap().units;
+    s.report(3, w, &g[0].lease.token, g[0].unit.id, result(4, vec![]));
+    flush(&mut s, &pool).await;
+    let l = ledger(&pool, job).await.unwrap().unwrap();
+    assert_eq!(l.state, JobState::Running);
+    assert!(!l.complete());
+    assert_eq!(l.progress(), "running: 1 of 3 units counted");
+    assert_eq!(l.rows.len(), 1);
+    let pending: Vec<UnitState> = l.pending.iter().map(|p| p.state).collect();
+    assert_eq!(pending, vec![UnitState::Leased, UnitState::Queued]);
+    assert_eq!(l.dlx_sha256, sha256_hex("| a\na\n"));
+    // Cancelled: still not a count.
+    s.cancel(4, job).unwrap();
+    flush(&mut s, &pool).await;
+    let l = ledger(&pool, job).await.unwrap().unwrap();
+    assert_eq!(l.state, JobState::Cancelled);
+    assert!(!l.complete());
+    // Finished: complete, nothing pending.
+    let job = s.add_job(5, new_job(1, None));
+    let g = s.lease(6, w, 1).unwrap().units;
+    s.report(7, w, &g[0].lease.token, g[0].unit.id, result(2, vec![]));
+    flush(&mut s, &pool).await;
+    let l = ledger(&pool, job).await.unwrap().unwrap();
+    assert!(l.complete(), "{}", l.progress());
+    assert!(l.pending.is_empty());
+}
+
+#[tokio::test]
+async fn imported_split_units_keep_their_state_and_children_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.db");
+    let mut new = new_job(0, None);
+    let unit =
+        |prefix: Vec<u32>, counted: Option<u128>, split: bool, parent: Option<usize>| NewUnit {
+            prefix,
+            weight: 3,
+            estimate: None,
+            task: None,
+            counted: counted.map(|n| result(n, vec![])),
+            split,
+            parent,
+        };
+    new.units = vec![
+        unit(vec![0], Some(5), true, None),
+        unit(vec![0, 1], Some(7), false, Some(0)),
+        unit(vec![0, 2], None, false, Some(0)),
+    ];
+    let job = {
+        let pool = open(&path).await.unwrap();
+        let mut s = Scheduler::new(config(), tokens());
+        let job = s.add_job(1, new);
+        flush(&mut s, &pool).await;
+        pool.close().await;
+        job
+    };
+    let pool = open(&path).await.unwrap();
+    let s = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
+    let units = s.job_units(job);
+    let states: Vec<(UnitState, Option<u64>)> =
+        units.iter().map(|(u, _)| (u.state, u.parent)).collect();
+    let first = units[0].0.id;
+    assert_eq!(
+        states,
+        vec![
+            (UnitState::Split, None),
+            (UnitState::Done, Some(first)),
+            (UnitState::Queued, Some(first))
+        ]
+    );
+    let st = s.status(job).unwrap();
+    assert_eq!((st.units_done, st.units_queued), (2, 1));
+    assert_eq!(st.weighted_solutions, Some(3 * (5 + 7)));
+    let l = ledger(&pool, job).await.unwrap().unwrap();
+    assert_eq!(l.rows[0].state, UnitState::Split);
+    assert_eq!(l.rows[1].parent, Some(first));
+    assert_eq!(l.pending[0].parent, Some(first));
 }

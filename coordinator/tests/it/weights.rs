@@ -37,6 +37,7 @@ fn request(dlx: String, units: &[(Vec<u32>, &str)], core: pb::CoreSpec) -> pb::S
             .map(|(options, weight)| pb::WeightedPrefix {
                 options: options.clone(),
                 weight: weight.to_string(),
+                ..Default::default()
             })
             .collect(),
         core: Some(core),

@@ -51,6 +51,7 @@ async fn weighted_sudoku_units_are_counted_by_the_band_core_and_weighted_exactly
             .map(|(options, w)| pb::WeightedPrefix {
                 options: options.clone(),
                 weight: w.to_string(),
+                ..Default::default()
             })
             .collect(),
         core: Some(sudoku_core(2, 2)),
@@ -143,6 +144,7 @@ async fn a_sudoku_unit_stopped_by_the_shutdown_is_released_whole() {
         units: vec![pb::WeightedPrefix {
             options: row,
             weight: "362880".into(),
+            ..Default::default()
         }],
         core: Some(sudoku_core(3, 3)),
         ..Default::default()
