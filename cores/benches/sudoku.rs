@@ -12,13 +12,111 @@
 //! less than half of S is run again until half of S has passed: the mean pass). Timing covers the
 //! solving only: the answers of our solvers are then checked by the verifier (a grid that
 //! fails it aborts the benchmark) and every status must agree with the file's README.
-//! `TDOKU_BENCH=/path/prog` is run as `prog FILE` and its `puzzles/s` figure is quoted.
+//! `TDOKU_BENCH=/path/prog` is run as `prog FILE` (tdoku's `run_benchmark` or a wrapper of
+//! it) on a temporary copy of each file with `.` for an empty cell (tdoku reads no other
+//! empty cell; the 17-clue file has `0`), on every file before anything else, and the
+//! `puzzles/sec` column of its table is quoted. A peer that fails (it cannot be run, exits
+//! non-zero, e.g. tdoku's "Error during warmup", or prints no such table) stops the
+//! benchmark before it starts: the message says which file and what the peer printed, and
+//! the exit status is 1.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cores::sudoku::{answer, bands, solutions, Puzzle, PuzzleReader, Solver, Status};
+
+/// The puzzles of `file`, one a line, read by our reader.
+fn read_puzzles(file: &Path) -> Vec<Puzzle> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    PuzzleReader::new(None)
+        .unwrap()
+        .parse_all(&text)
+        .map(|p| p.unwrap_or_else(|e| panic!("{}: {e}", file.display())))
+        .collect()
+}
+
+/// One row of the peer's table: the solver it names and its puzzles per second.
+struct PeerFigure {
+    solver: String,
+    per_second: f64,
+}
+
+/// Runs the tdoku program `prog` on the puzzles of `file`, written to a temporary copy
+/// with `.` for an empty cell, and reads its figures; an error says what went wrong and
+/// what the program printed.
+fn run_tdoku(prog: &std::ffi::OsStr, file: &Path) -> Result<Vec<PeerFigure>, String> {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let copy = std::env::temp_dir().join(format!("dancehall-tdoku-{}-{name}", std::process::id()));
+    let mut lines: String = read_puzzles(file)
+        .iter()
+        .map(Puzzle::text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    lines.push('\n');
+    std::fs::write(&copy, lines).map_err(|e| format!("writing {}: {e}", copy.display()))?;
+    let run = Command::new(prog).arg(&copy).output();
+    // The copy is ours to remove whatever the program did.
+    let removed = std::fs::remove_file(&copy);
+    let o = run.map_err(|e| format!("cannot run {}: {e}", Path::new(prog).display()))?;
+    removed.map_err(|e| format!("removing {}: {e}", copy.display()))?;
+    let printed = || {
+        format!(
+            "stdout:\n{}stderr:\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    if !o.status.success() {
+        return Err(format!(
+            "{} on its copy {} (now removed)\n{}",
+            o.status,
+            copy.display(),
+            printed()
+        ));
+    }
+    let figures = tdoku_figures(&String::from_utf8_lossy(&o.stdout));
+    if figures.is_empty() {
+        return Err(format!(
+            "no line of a `puzzles/sec` table with a figure\n{}",
+            printed()
+        ));
+    }
+    Ok(figures)
+}
+
+/// The rows of tdoku's `run_benchmark` table (markdown: a header with `puzzles/sec` in its
+/// second column, a rule, then `|solver |puzzles/sec |usec/puzzle |...`), figures written
+/// with or without thousands separators; none if there is no such table.
+fn tdoku_figures(stdout: &str) -> Vec<PeerFigure> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let mut lines = stdout.lines().skip_while(|l| {
+        !(l.trim_start().starts_with('|') && cells(l).get(1).is_some_and(|c| c == "puzzles/sec"))
+    });
+    // The header, then the rule under it.
+    if lines.next().is_none() || lines.next().is_none() {
+        return Vec::new();
+    }
+    let mut figures = Vec::new();
+    for line in lines.take_while(|l| l.trim_start().starts_with('|')) {
+        let row = cells(line);
+        let figure = row.get(1).map(|f| f.replace([',', '\'', ' '], ""));
+        match figure.and_then(|f| f.parse::<f64>().ok()) {
+            Some(per_second) if per_second > 0.0 => figures.push(PeerFigure {
+                solver: row[0].clone(),
+                per_second,
+            }),
+            _ => return Vec::new(),
+        }
+    }
+    figures
+}
 
 fn default_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/sudoku/collections");
@@ -107,19 +205,29 @@ fn main() {
         files = default_files();
     }
     let budget = Duration::from_secs_f64(seconds);
-    let tdoku = std::env::var_os("TDOKU_BENCH");
+    // The peer on every file first: a peer that fails stops the benchmark before it starts.
+    let mut tdoku: Vec<Vec<PeerFigure>> = Vec::new();
+    if let Some(prog) = std::env::var_os("TDOKU_BENCH") {
+        for file in &files {
+            match run_tdoku(&prog, file) {
+                Ok(figures) => tdoku.push(figures),
+                Err(e) => {
+                    eprintln!(
+                        "error: the tdoku peer (TDOKU_BENCH={}) failed on {}: {e}",
+                        Path::new(&prog).display(),
+                        file.display()
+                    );
+                    std::process::exit(1);
+                }
+            }
+        }
+    }
     println!(
         "{:<36}{:<15}{:>8}{:>10}{:>13}{:>8}",
         "file", "config", "puzzles", "seconds", "puzzles/s", "unique"
     );
-    for file in files {
-        let text =
-            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let puzzles: Vec<Puzzle> = PuzzleReader::new(None)
-            .unwrap()
-            .parse_all(&text)
-            .map(|p| p.unwrap_or_else(|e| panic!("{}: {e}", file.display())))
-            .collect();
+    for (i, file) in files.iter().enumerate() {
+        let puzzles = read_puzzles(file);
         // serg_benchmark: every puzzle has 2+ solutions (README); the others are unique.
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let want = if name.starts_with("serg") {
@@ -211,11 +319,11 @@ fn main() {
                 r.unique
             );
         }
-        if let Some(prog) = &tdoku {
-            match Command::new(prog).arg(&file).output() {
-                Ok(o) => print!("{name:<36}tdoku: {}", String::from_utf8_lossy(&o.stdout)),
-                Err(e) => println!("{name:<36}tdoku: unavailable ({e})"),
-            }
+        for f in tdoku.get(i).into_iter().flatten() {
+            println!(
+                "{name:<36}{:<15}{:>8}{:>10}{:>13.0}{:>8}   ({})",
+                "tdoku", "-", "-", f.per_second, "-", f.solver
+            );
         }
     }
 }

@@ -62,6 +62,16 @@ pub(super) enum Answer {
     Limit,
 }
 
+/// CaDiCaL could not be set up as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum SatError {
+    #[error("CaDiCaL refused the configuration {name:?}: {why}")]
+    Config { name: &'static str, why: String },
+}
+
+/// CaDiCaL's name of the limit that [`FitQuery::solve`] sets: its conflict budget.
+pub(super) const CONFLICTS: &str = "conflicts";
+
 /// CaDiCaL's termination callback: the caller's limits.
 struct Poll {
     limits: SolveLimits,
@@ -224,11 +234,26 @@ impl Variant {
 impl FitQuery {
     /// The formula "at least `k` tiles fit" for `model` (`k` at least 1), as `native` asks it.
     pub(super) fn new(model: &Model, k: u32, limits: &SolveLimits) -> Self {
+        // `with` fails only when CaDiCaL refuses the configuration's name (it has "default",
+        // "plain", "sat" and "unsat"), and `Variant::NATIVE` names "unsat": the test
+        // `every_configuration_named_is_one_cadical_has` asks CaDiCaL for each.
         Self::with(model, k, limits, Variant::NATIVE)
+            .expect("CaDiCaL has Variant::NATIVE's configuration")
     }
 
-    /// As `new`, built and configured as `variant` says.
-    pub(super) fn with(model: &Model, k: u32, limits: &SolveLimits, variant: Variant) -> Self {
+    /// As `new`, built and configured as `variant` says; an error if CaDiCaL has no
+    /// configuration of `variant.config`'s name.
+    pub(super) fn with(
+        model: &Model,
+        k: u32,
+        limits: &SolveLimits,
+        variant: Variant,
+    ) -> Result<Self, SatError> {
+        let mut solver: cadical::Solver<Poll> = cadical::Solver::with_config(variant.config)
+            .map_err(|e| SatError::Config {
+                name: variant.config,
+                why: e.msg,
+            })?;
         let n = model.n;
         let cells = model.cells;
         let mut f = Cnf {
@@ -431,8 +456,6 @@ impl FitQuery {
             f.at_most(&negated, count_lits.len() - need as usize);
         }
 
-        let mut solver: cadical::Solver<Poll> =
-            cadical::Solver::with_config(variant.config).unwrap_or_default();
         if variant.shuffle != 0 {
             use rand::seq::SliceRandom;
             use rand::SeedableRng;
@@ -463,14 +486,19 @@ impl FitQuery {
         solver.set_callbacks(Some(Poll {
             limits: limits.clone(),
         }));
-        FitQuery { solver, spots }
+        Ok(FitQuery { solver, spots })
     }
 
     /// Asks CaDiCaL, within `conflicts` more conflicts (`None`: no budget).
     pub(super) fn solve(&mut self, conflicts: Option<i32>) -> Answer {
         if let Some(c) = conflicts {
-            // "conflicts" is a known limit name, so this cannot fail.
-            let _ = self.solver.set_limit("conflicts", c);
+            // CaDiCaL refuses a limit only by its name (`Internal::limit` knows "terminate",
+            // "conflicts", "decisions", "preprocessing" and "localsearch", any value for
+            // each), and the crate only a name with a NUL byte: the test
+            // `cadical_knows_the_conflict_limit` sets it and sees a wrong name refused.
+            self.solver
+                .set_limit(CONFLICTS, c)
+                .expect("CaDiCaL knows the conflicts limit");
         }
         match self.solver.solve() {
             Some(true) => Answer::Fits(

@@ -22,7 +22,9 @@
 //!
 //! The plain grid has the faster [`super::completion`] core. Counts equal the Dancing Links
 //! engine's on the same givens (tested in `grids::tests` for every variant of 4x4 and 6x6 and
-//! on 9x9 units, both routes).
+//! on 9x9 units, both routes; in this module's tests on random extra groups and on units of
+//! 9x9 X-Sudoku with disjoint groups, every [`Route`]: the join in `u64` and in `u128`, the
+//! direct route past 128 key bits and where the join does not apply).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -169,12 +171,39 @@ impl GroupGrid {
         givens: &[u8],
         stop: &AtomicBool,
     ) -> Result<Option<Completions>, CompletionError> {
+        Ok(self.count_by(givens, stop, Route::Join64)?.0)
+    }
+
+    /// [`Self::count`] by the first route, from `from` on in [`Route`]'s order, that can count
+    /// `givens`, and that route: `Route::Join64` is `count`'s choice; a later one forces
+    /// `u128` keys on a join whose keys fit a `u64`, or the direct route on a join.
+    fn count_by(
+        &self,
+        givens: &[u8],
+        stop: &AtomicBool,
+        from: Route,
+    ) -> Result<(Option<Completions>, Route), CompletionError> {
         let mut search = self.search(givens, stop)?;
-        let solutions = match self.join_plan(givens) {
-            Some(plan) => search.join(&plan),
-            None => search.direct(),
+        let plan = self.join_plan(givens);
+        let joined = plan.as_ref().and_then(|plan| {
+            if from <= Route::Join64 {
+                if let Some(sums) = KeySums::<u64>::new(self, &plan.keys) {
+                    return Some((search.join_summed(plan, &sums), Route::Join64));
+                }
+            }
+            if from <= Route::Join128 {
+                if let Some(sums) = KeySums::<u128>::new(self, &plan.keys) {
+                    return Some((search.join_summed(plan, &sums), Route::Join128));
+                }
+            }
+            None
+        });
+        let (solutions, route) = match (joined, plan) {
+            (Some(counted), _) => counted,
+            (None, Some(_)) => (search.direct(), Route::LongKey),
+            (None, None) => (search.direct(), Route::Direct),
         };
-        Ok(search.finish(solutions))
+        Ok((search.finish(solutions), route))
     }
 
     /// The completions of `givens` by filling every band but the last cell by cell and
@@ -193,7 +222,8 @@ impl GroupGrid {
     /// bands, all of them but two given in full, every extra group of `side` cells (each digit
     /// exactly once), and the key of the groups that cross the two bands at most 128 bits.
     pub fn join_applies(&self, givens: &[u8]) -> bool {
-        givens.len() == self.side * self.side && self.join_plan(givens).is_some()
+        givens.len() == self.side * self.side
+            && self.join_plan(givens).is_some_and(|p| p.bits() <= 128)
     }
 
     fn search<'a>(
@@ -266,16 +296,22 @@ impl GroupGrid {
     }
 
     /// The join's shape on `givens`, if it applies: the crossing groups it keys on, the key's
-    /// bits, and whether the lower band is the upper's mirror image.
+    /// bits (more than 128: the direct route counts), and whether the lower band is the
+    /// upper's mirror image.
     #[cfg(test)]
     pub(super) fn join_shape(&self, givens: &[u8]) -> Option<(Vec<usize>, usize, bool)> {
         self.join_plan(givens).map(|p| {
-            let bits = p.keys.iter().map(|k| k.lack.count_ones() as usize).sum();
-            (p.keys.iter().map(|k| k.group).collect(), bits, p.mirrored)
+            (
+                p.keys.iter().map(|k| k.group).collect(),
+                p.bits(),
+                p.mirrored,
+            )
         })
     }
 
-    /// How the join would count `givens`, if it applies.
+    /// How the join would count `givens`, if its shape applies: at least three bands, two of
+    /// them open, every group of `side` cells. Its key may still be too long for [`KeySums`]
+    /// (more than 128 bits), and then [`Self::count`] counts by the direct route.
     fn join_plan(&self, givens: &[u8]) -> Option<JoinPlan> {
         let (side, box_rows) = (self.side, self.box_rows);
         let bands = self.bands();
@@ -325,11 +361,6 @@ impl GroupGrid {
         let crossing: Vec<usize> = keys.iter().map(|k| k.group).collect();
         let implied = self.implied_groups(&crossing);
         keys.retain(|k| !implied.contains(&k.group));
-        // One key bit per digit a kept crossing group lacks.
-        let bits: usize = keys.iter().map(|k| k.lack.count_ones() as usize).sum();
-        if bits > 128 {
-            return None;
-        }
         let cells = |band: usize| -> Vec<usize> {
             (band * box_rows * side..(band + 1) * box_rows * side)
                 .filter(|&c| givens[c] == 0)
@@ -439,6 +470,21 @@ impl GroupGrid {
     }
 }
 
+/// How [`GroupGrid::count`] counted some givens, in the order it tries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Route {
+    /// The join ([`JoinPlan`]), its keys in `u64` (at most 64 bits).
+    Join64,
+    /// The join, its keys in `u128` (65 to 128 bits: a 9x9 X-Sudoku with disjoint groups
+    /// and its middle band given needs 72).
+    Join128,
+    /// The join's shape but a key of more than 128 bits (or this route asked for): the
+    /// direct route.
+    LongKey,
+    /// The direct route: the join's shape does not apply.
+    Direct,
+}
+
 /// The join of the two bands that are not given: every filling of the upper one is reduced
 /// to a key (for every group crossing the two bands, the digits the upper band puts in it),
 /// counted by key; every filling of the lower one has exactly one key it fits (the digits its
@@ -457,6 +503,13 @@ struct JoinPlan {
     /// The lower band's fillings are the upper's moved down, keys and all
     /// ([`GroupGrid::mirrored`]).
     mirrored: bool,
+}
+
+impl JoinPlan {
+    /// The key's bits: one per digit a kept crossing group lacks.
+    fn bits(&self) -> usize {
+        self.keys.iter().map(|k| k.lack.count_ones() as usize).sum()
+    }
 }
 
 /// A group crossing the two open bands.
@@ -572,20 +625,8 @@ impl Search<'_> {
         total
     }
 
-    /// The join of the two open bands (see [`JoinPlan`]), by [`KeySums`] in `u64` where the
-    /// key fits, else in `u128` ([`GroupGrid::join_plan`] admits no key longer).
-    fn join(&mut self, plan: &JoinPlan) -> u128 {
-        match KeySums::<u64>::new(self.grid, &plan.keys) {
-            Some(sums) => self.join_summed(plan, &sums),
-            None => {
-                let sums = KeySums::<u128>::new(self.grid, &plan.keys)
-                    .expect("join_plan admits keys of at most 128 bits");
-                self.join_summed(plan, &sums)
-            }
-        }
-    }
-
-    /// The join by [`KeySums`]: each band's keys as sums, its last row placed box by box.
+    /// The join of the two open bands (see [`JoinPlan`]) by [`KeySums`]: each band's keys as
+    /// sums, its last row placed box by box.
     fn join_summed<K: SumKey>(&mut self, plan: &JoinPlan, sums: &KeySums<K>) -> u128 {
         let mut upper = self.band_sums(plan.bands[0], &plan.upper, sums);
         if self.stopped || upper.is_empty() {
@@ -1183,3 +1224,6 @@ impl LastBand {
         total
     }
 }
+
+#[cfg(test)]
+mod tests;

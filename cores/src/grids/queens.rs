@@ -27,7 +27,8 @@
 //! the whole board of 16 queens.
 //!
 //! Counts equal the Dancing Links engine's on the same prefixes (tested here and in
-//! `grids::tests`); `nodes` counts the squares the search tries in every row but the last
+//! `grids::tests`), and are summed in `u128`: Q(n) passes 2^64 from about n = 29, below
+//! [`MAX_N`] (the lanes' boards, at most 24 rows, stay below 2^48); `nodes` counts the squares the search tries in every row but the last
 //! (the prefix's rows included, row n-2's squares too, though they are summed rather than
 //! placed), in the orientation searched: not comparable with the engine's nodes, nor between
 //! the two searches (their look-aheads differ).
@@ -76,7 +77,7 @@ pub fn count_queens_scalar(
 }
 
 /// The search over a board's row masks and its estimated nodes (see [`search`]).
-type Search = fn(&[u32], f64, &AtomicBool) -> Option<(u64, u64)>;
+type Search = fn(&[u32], f64, &AtomicBool) -> Option<(u128, u64)>;
 
 /// [`count_queens`] with the search `search`.
 fn count_by(
@@ -108,10 +109,7 @@ fn count_by(
     let Some((solutions, nodes)) = search(&allowed, estimate, stop) else {
         return Ok(None);
     };
-    Ok(Some(Completions {
-        solutions: u128::from(solutions),
-        nodes,
-    }))
+    Ok(Some(Completions { solutions, nodes }))
 }
 
 /// Per row: the squares of the `n` x `n` board the queens `placed` (pairwise not
@@ -228,14 +226,16 @@ fn estimate_nodes(allowed: &[u32]) -> f64 {
 /// least one) whose [`estimate_nodes`] is `estimate`: `(solutions, nodes)`, `None` when
 /// `stop` was set. On 32 or 64 subtrees at once in AVX-512 lanes ([`super::queens_lanes`])
 /// where the CPU has them and the board is in its range of sizes and large enough, else one
-/// square at a time ([`search_scalar`]); both count the same.
-fn search(allowed: &[u32], estimate: f64, stop: &AtomicBool) -> Option<(u64, u64)> {
+/// square at a time ([`search_scalar`]); both count the same. The lanes count in `u64`:
+/// they take boards of at most 24 rows, whose placements are at most Q(24) =
+/// 227,514,171,973,736 < 2^48 (OEIS A000170); the scalar search sums in `u128`.
+fn search(allowed: &[u32], estimate: f64, stop: &AtomicBool) -> Option<(u128, u64)> {
     #[cfg(target_arch = "x86_64")]
     if super::queens_lanes::ROWS.contains(&allowed.len())
         && super::queens_lanes::available()
         && estimate >= LANES_FROM_NODES
     {
-        return super::queens_lanes::search(allowed, stop);
+        return super::queens_lanes::search(allowed, stop).map(|(s, n)| (u128::from(s), n));
     }
     search_scalar(allowed, stop)
 }
@@ -252,19 +252,19 @@ const LANES_FROM_NODES: f64 = 10_000.0;
 /// with the population count and lowest-bit instructions where the CPU has them (checked at
 /// run time), else for the baseline x86-64 CPU the workspace builds for (where `count_ones`
 /// is a dozen instructions).
-fn search_scalar(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
+fn search_scalar(allowed: &[u32], stop: &AtomicBool) -> Option<(u128, u64)> {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("popcnt") && std::is_x86_feature_detected!("bmi1") {
         // SAFETY: the CPU has both features (checked just above).
         return unsafe { search_popcnt(allowed, stop) };
     }
-    search_rows(allowed, stop)
+    search_rows(allowed, stop, 0)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
-fn search_popcnt(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
-    search_rows(allowed, stop)
+fn search_popcnt(allowed: &[u32], stop: &AtomicBool) -> Option<(u128, u64)> {
+    search_rows(allowed, stop, 0)
 }
 
 /// One row of the search: the squares of the row still to try, and the columns and
@@ -364,7 +364,14 @@ tail_rows!(
     12: rows_12 => rows_11,
 );
 
-/// What the search counted so far.
+/// What the search counted so far: `solutions` of the nested rows since the stack last took
+/// them ([`search_rows`] adds them into its `u128` total after each entry into the last
+/// [`TAIL`] rows), `nodes` in all.
+///
+/// `solutions` cannot overflow: one entry counts placements of at most [`TAIL`] queens in
+/// distinct columns of at most [`MAX_N`], at most 32!/20! < 2^57 of them. `nodes` is a `u64`
+/// for the whole search: 2^64 squares tried would be centuries of search at this core's rate
+/// (about 10^9 a second).
 #[derive(Default)]
 struct Count {
     solutions: u64,
@@ -377,8 +384,14 @@ struct Count {
 /// flag is read before the search starts and whenever it enters a row above the last
 /// [`TAIL`]: a few reads per million nodes on large boards, each subtree below such a row
 /// small enough (milliseconds) to end quickly.
+///
+/// Solutions are summed in `u128` from `start` (0, but for a test that starts near 2^64):
+/// each entry into the last [`TAIL`] rows counts in a `u64` ([`Count`] says why that is
+/// enough), which is then added to the total. Q(n) passes 2^64 from about n = 29 (Q(27) =
+/// 234,907,967,154,122,528, OEIS A000170, and Q grows about tenfold per n), below
+/// [`MAX_N`].
 #[inline(always)]
-fn search_rows(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
+fn search_rows(allowed: &[u32], stop: &AtomicBool, start: u128) -> Option<(u128, u64)> {
     let n = allowed.len();
     if stop.load(Ordering::Relaxed) {
         return None;
@@ -404,8 +417,9 @@ fn search_rows(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
         _ => {}
     }
     if n <= TAIL {
-        return Some((count.solutions, count.nodes));
+        return Some((start + u128::from(count.solutions), count.nodes));
     }
+    let mut solutions = start;
     let into_tail = n - TAIL;
     let mut stack = [Frame::default(); MAX_N];
     stack[0].rest = first;
@@ -432,6 +446,7 @@ fn search_rows(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
         }
         if next == into_tail {
             rows_12(&tail, free, cols, left, right, &mut count);
+            solutions += u128::from(std::mem::take(&mut count.solutions));
             continue;
         }
         if stop.load(Ordering::Relaxed) {
@@ -446,7 +461,7 @@ fn search_rows(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
             right,
         };
     }
-    Some((count.solutions, count.nodes))
+    Some((solutions, count.nodes))
 }
 
 #[cfg(test)]
@@ -478,6 +493,21 @@ pub(super) mod tests {
         ];
         for (i, &w) in want.iter().enumerate() {
             assert_eq!(count(i + 1, &[]), w, "n = {}", i + 1);
+        }
+    }
+
+    #[test]
+    fn the_scalar_search_counts_past_2_pow_64() {
+        // Q(n) passes 2^64 from about n = 29 (Q(27) = 234,907,967,154,122,528, OEIS A000170),
+        // boards this core takes (MAX_N = 32) but no test can count: the search starts its
+        // total just below 2^64 instead and must carry Q(12) = 14,200 (the nested rows
+        // alone) and Q(14) = 365,596 (the stack above them) past it.
+        let stop = AtomicBool::new(false);
+        let start = u128::from(u64::MAX) - 1_000;
+        for (n, q) in [(12, 14_200), (14, 365_596)] {
+            let (solutions, _) = search_rows(&row_masks(n, &[]), &stop, start).unwrap();
+            assert_eq!(solutions, start + q, "n {n}");
+            assert!(solutions > u128::from(u64::MAX), "n {n}");
         }
     }
 
@@ -524,7 +554,7 @@ pub(super) mod tests {
                     let stop = AtomicBool::new(false);
                     let allowed = row_masks(n, &image);
                     let (got, _) = search(&allowed, estimate_nodes(&allowed), &stop).unwrap();
-                    assert_eq!(u128::from(got), want, "n {n}, {p:?}, orientation {g}");
+                    assert_eq!(got, want, "n {n}, {p:?}, orientation {g}");
                 }
             }
         }
@@ -581,9 +611,13 @@ pub(super) mod tests {
             let both = |allowed: &[u32], what: &str| {
                 let want = search_scalar(allowed, &stop).unwrap();
                 let got = queens_lanes::search(allowed, &stop).unwrap();
-                assert_eq!(got.0, want.0, "solutions, {what}");
+                assert_eq!(u128::from(got.0), want.0, "solutions, {what}");
                 let wide = queens_lanes::search_wide(allowed, &stop).unwrap();
-                assert_eq!(wide.0, want.0, "solutions in 32-bit lanes, {what}");
+                assert_eq!(
+                    u128::from(wide.0),
+                    want.0,
+                    "solutions in 32-bit lanes, {what}"
+                );
                 if narrow && allowed.len() <= 16 {
                     // The two widths step the same tree.
                     assert_eq!(got.1, wide.1, "nodes, {what}");

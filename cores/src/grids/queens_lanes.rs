@@ -55,13 +55,16 @@ pub(super) fn available() -> bool {
         && std::is_x86_feature_detected!("avx512vpopcntdq")
 }
 
-/// The placements over the per-row masks `allowed` (a board of [`ROWS`] rows):
-/// `(solutions, nodes)` as [`super::queens`] counts them, `None` when `stop` was set.
+/// The placements over the per-row masks `allowed` (a board of [`ROWS`] rows, no square
+/// beyond its n columns): `(solutions, nodes)` as [`super::queens`] counts them, `None` when
+/// `stop` was set. Every placement counted is one of the n queens problem, so `solutions` is
+/// at most Q(24) = 227,514,171,973,736 < 2^48 (OEIS A000170): a `u64` holds it.
 ///
 /// # Panics
-/// If the CPU lacks a feature [`available`] checks, or `allowed` has a length outside
-/// [`ROWS`].
+/// If the CPU lacks a feature [`available`] checks, `allowed` has a length outside
+/// [`ROWS`], or a square beyond its n columns.
 pub(super) fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
+    check_board(allowed);
     if super::queens_lanes16::ROWS.contains(&allowed.len()) && super::queens_lanes16::available() {
         return super::queens_lanes16::search(allowed, stop);
     }
@@ -78,9 +81,20 @@ pub(super) fn search_wide(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u6
         available(),
         "the lanes search needs AVX-512 F, CD and VPOPCNTDQ"
     );
-    assert!(ROWS.contains(&allowed.len()), "{} rows", allowed.len());
+    check_board(allowed);
     // SAFETY: the CPU has the features (asserted just above).
     unsafe { search_avx512(allowed, stop) }
+}
+
+/// Asserts what [`search`] takes: [`ROWS`] rows, no square beyond the board's columns (so
+/// that its count is at most Q(24) and fits a `u64`).
+fn check_board(allowed: &[u32]) {
+    let n = allowed.len();
+    assert!(ROWS.contains(&n), "{n} rows");
+    assert!(
+        allowed.iter().all(|&m| m >> n == 0),
+        "a square beyond column {n}"
+    );
 }
 
 /// A board in the queue: the columns and the two diagonal masks (as the scalar search's
