@@ -257,10 +257,12 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let built = spec.build().map_err(|e| e.to_string())?;
             let groups = cores::grids::groups::read_groups(r, c, &built.problem)
                 .map_err(|e| e.to_string())?;
-            // The variant's symmetries merge classes; a group too large to list merges none.
-            let symmetries = cores::grids::symmetry::variant_symmetries(&groups)
-                .map(|s| s.perms)
-                .unwrap_or_default();
+            // The variant's symmetries merge classes; a group too large to list merges none
+            // (still exact: more classes, each counted), and the label says so.
+            let (symmetries, unmerged) = match cores::grids::symmetry::variant_symmetries(&groups) {
+                Ok(s) => (s.perms, None),
+                Err(e) => (Vec::new(), Some(e)),
+            };
             let band = cores::grids::variant_band::unit_band(&groups);
             let bu = cores::grids::variant_band::band_units(&groups, band, &symmetries)
                 .map_err(|e| e.to_string())?;
@@ -272,11 +274,14 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 .collect();
             Ok(WeightedUnits {
                 label: format!(
-                    "{spec} grids: row {} fixed (x {n}!), {} fillings of band {} in {} classes",
+                    "{spec} grids: row {} fixed (x {n}!), {} fillings of band {} in {} classes{}",
                     band * r + 1,
                     bu.bands,
                     band + 1,
-                    bu.units.len()
+                    bu.units.len(),
+                    unmerged.map_or_else(String::new, |e| format!(
+                        " (not merged by the variant's symmetries: {e})"
+                    ))
                 ),
                 units,
                 core: CoreSpec::SudokuGroups {
@@ -1116,6 +1121,25 @@ mod tests {
         .build(Some(&ProblemSpec::Queens { n: 8 }), dir.path())
         .unwrap_err();
         assert!(e.contains("give it as `file`"), "{e}");
+    }
+
+    #[test]
+    fn a_variant_group_too_large_to_list_is_said_in_the_label() {
+        // Plain 8x8 (2x4 boxes): 4! x 2!^4 x 2! x 4!^2 = 442,368 symmetries, more than the
+        // 2^18 the generator lists, so its classes are not merged, and the label says so.
+        let e = UnitsEntry {
+            generator: Some("sudoku-variant-grids".into()),
+            ..Default::default()
+        };
+        let u = e.build(Some(&sudoku(2, 4)), Path::new(".")).unwrap();
+        assert!(
+            u.label.contains("not merged by the variant's symmetries"),
+            "{}",
+            u.label
+        );
+        // A group it lists merges classes without a word.
+        let u = e.build(Some(&sudoku(2, 3)), Path::new(".")).unwrap();
+        assert!(!u.label.contains("not merged"), "{}", u.label);
     }
 
     #[test]
