@@ -47,6 +47,18 @@ fn count_manifest(
     }
     for s in seeds {
         line(format!("unit\t{}\t{}", prefix_text(&s.prefix), s.weight));
+        // A resumed job's imported results and tree are part of what defines it.
+        if let Some(i) = &s.imported {
+            line(format!(
+                "imported\t{}\t{}\t{}",
+                i.solutions,
+                i.split,
+                i.core.as_str()
+            ));
+        }
+        if let Some(p) = s.parent {
+            line(format!("parent\t{p}"));
+        }
     }
     hex::encode(h.finalize())
 }
