@@ -157,6 +157,12 @@ impl AlarmKind {
             _ => return None,
         })
     }
+
+    /// Whether an alarm of this kind says that its unit is held (never leased again): each
+    /// held unit has one, raised once, when it becomes held.
+    pub fn holds(self) -> bool {
+        matches!(self, AlarmKind::Failed)
+    }
 }
 
 /// How a lease ended (`leases.end_reason`: the text of [`LeaseEnd::as_str`]).

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use super::{LeaseRecord, SchedError, Scheduler};
 use crate::job::{
-    AlarmKind, BenchTask, JobKind, JobState, Lease, LeaseEnd, LeaseToken, Millis, Unit, UnitId,
-    UnitState, WorkerId,
+    AlarmKind, BenchTask, JobState, Lease, LeaseEnd, LeaseToken, Millis, Unit, UnitId, UnitState,
+    WorkerId,
 };
 
 /// One unit handed to a worker.
@@ -222,7 +222,11 @@ impl Scheduler {
 
     /// Returns every unit whose lease deadline has passed (`deadline < now`) to the queue;
     /// their tokens stop being valid. Returns how many.
+    ///
+    /// Also raises the alarms of units that a restart found held without one (a lower limit
+    /// than before): every operation and the server's start-up expire first.
     pub fn expire(&mut self, now: Millis) -> usize {
+        self.raise_restored_hold_alarms(now);
         let mut expired: Vec<UnitId> = self
             .deadlines
             .iter()
@@ -233,7 +237,7 @@ impl Scheduler {
         for &uid in &expired {
             let job = self.units[&uid].job;
             self.end_lease(now, uid, LeaseEnd::Expired);
-            self.set_unit_state(uid, UnitState::Queued);
+            self.requeue(now, uid, None);
             self.event(now, Some(job), Some(uid), "lease-expired", String::new());
         }
         expired.len()
@@ -264,7 +268,7 @@ impl Scheduler {
                 None => {
                     let job = self.units[&uid].job;
                     self.end_lease(now, uid, LeaseEnd::Released);
-                    self.set_unit_state(uid, UnitState::Queued);
+                    self.requeue(now, uid, None);
                     self.event(now, Some(job), Some(uid), "lease-released", String::new());
                 }
                 Some(why) => self.fail(now, uid, why),
@@ -286,28 +290,12 @@ impl Scheduler {
     }
 
     /// Counts a failed run of `uid`, whose lease has just ended (released as failed, or its
-    /// report rejected), and queues the unit again: held when this was its
-    /// `failures_limit`-th failure, with one alarm `failed`.
+    /// report rejected), and queues the unit again: held once its failures reach
+    /// `failures_limit`, with its alarm `failed` (raised once) naming `why`.
     pub(super) fn count_failure(&mut self, now: Millis, uid: UnitId, why: &str) {
-        let unit = self.units.get_mut(&uid).expect("unit exists");
-        unit.failures += 1;
-        let (job, failures, audit) = (unit.job, unit.failures, unit.audit_of.is_some());
+        self.units.get_mut(&uid).expect("unit exists").failures += 1;
         // After the count: a unit that has failed out is queued outside the queue.
-        self.set_unit_state(uid, UnitState::Queued);
-        if failures == self.config.failures_limit {
-            let lost = match (audit, self.jobs[&job].kind) {
-                (true, _) => "its audit is not compared",
-                (false, JobKind::Count) => "the count is incomplete",
-                (false, JobKind::Benchmark) => "its run is missing",
-            };
-            self.alarm(
-                now,
-                job,
-                Some(uid),
-                AlarmKind::Failed,
-                format!("unit {uid} failed {failures} times ({why}); held, {lost}"),
-            );
-        }
+        self.requeue(now, uid, Some(why));
     }
 
     /// The earliest deadline of a live lease (for the server's expiry timer).

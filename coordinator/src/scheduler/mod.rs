@@ -14,9 +14,12 @@
 //!   deadline), it is released, its result is reported, or its job is cancelled; never again;
 //! - the queue holds exactly the queued units that are not held, in (job, unit id) order:
 //!   oldest first, so an expired unit goes back ahead of the newer ones;
-//! - a unit is held when its runs failed `failures_limit` times (leases its workers released
-//!   with a failure, reports rejected as malformed; expiries do not count): it stays queued, out of the queue, so it is
-//!   never leased again, and one alarm `failed` names it with the last reason;
+//! - a unit is held when its runs failed `failures_limit` times or more (leases its workers
+//!   released with a failure, reports rejected as malformed; expiries do not count): it stays
+//!   queued, out of the queue, so it is never leased again;
+//! - every held unit has its alarm `failed`, raised once per unit when it becomes held (with
+//!   the last reason), also when a restart under a lower limit holds it (then with the first
+//!   operation after the restart, which the server makes at once);
 //! - a job is done exactly when none of its work units is queued or leased (a held unit keeps
 //!   its job running: its count is incomplete, and [`JobStatus::units_held`] says so).
 //!
@@ -29,7 +32,7 @@ mod lease;
 mod model_test;
 mod report;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::job::{
     Accepted, Alarm, AlarmKind, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind,
@@ -267,6 +270,12 @@ pub struct Scheduler {
     deadlines: BTreeSet<(Millis, UnitId)>,
     history: HashMap<LeaseToken, LeaseRecord>,
     workers: BTreeMap<WorkerId, WorkerInfo>,
+    /// The alarms that hold units (`AlarmKind::holds`) raised so far, by unit: each is
+    /// raised once.
+    hold_alarms: HashSet<(UnitId, AlarmKind)>,
+    /// Units a restart found held without their alarm (a lower limit than before): the next
+    /// expiry raises it (a restore has no clock).
+    unalarmed: Vec<UnitId>,
     next_job: JobId,
     next_unit: UnitId,
     next_worker: WorkerId,
@@ -303,6 +312,8 @@ impl Scheduler {
             deadlines: BTreeSet::new(),
             history: HashMap::new(),
             workers: BTreeMap::new(),
+            hold_alarms: HashSet::new(),
+            unalarmed: Vec::new(),
             next_job: 1,
             next_unit: 1,
             next_worker: 1,
@@ -354,8 +365,17 @@ impl Scheduler {
         }
         for a in snapshot.alarms {
             s.next_alarm = s.next_alarm.max(a.id + 1);
+            if let (Some(unit), true) = (a.unit, a.kind.holds()) {
+                s.hold_alarms.insert((unit, a.kind));
+            }
             s.alarms.insert(a.id, a);
         }
+        s.unalarmed = s
+            .units
+            .values()
+            .filter(|u| !s.missing_hold_alarms(u).is_empty())
+            .map(|u| u.id)
+            .collect();
         s
     }
 
@@ -686,6 +706,65 @@ impl Scheduler {
         unit.state == UnitState::Queued && unit.failed_out(self.config.failures_limit)
     }
 
+    /// The hold alarms `unit` lacks: `failed` when it is held for its failures and has none.
+    fn missing_hold_alarms(&self, unit: &Unit) -> Vec<AlarmKind> {
+        let mut kinds = Vec::new();
+        if unit.state == UnitState::Queued
+            && unit.failed_out(self.config.failures_limit)
+            && !self.hold_alarms.contains(&(unit.id, AlarmKind::Failed))
+        {
+            kinds.push(AlarmKind::Failed);
+        }
+        kinds
+    }
+
+    /// Queues a unit again (its lease has ended, or a cancelled benchmark run is resumed); one
+    /// that is held gets the alarm that says so, unless it has it. `why`: what ended its last
+    /// run, when that made it held.
+    fn requeue(&mut self, now: Millis, uid: UnitId, why: Option<&str>) {
+        self.set_unit_state(uid, UnitState::Queued);
+        self.raise_hold_alarms(now, uid, why);
+    }
+
+    /// Raises the hold alarms `uid` lacks (see [`Scheduler::missing_hold_alarms`]).
+    fn raise_hold_alarms(&mut self, now: Millis, uid: UnitId, why: Option<&str>) {
+        let unit = &self.units[&uid];
+        let kinds = self.missing_hold_alarms(unit);
+        if kinds.is_empty() {
+            return;
+        }
+        let (job, failures, audit) = (unit.job, unit.failures, unit.audit_of.is_some());
+        let lost = match (audit, self.jobs[&job].kind) {
+            (true, _) => "its audit is not compared",
+            (false, JobKind::Count) => "the count is incomplete",
+            (false, JobKind::Benchmark) => "its run is missing",
+        };
+        for kind in kinds {
+            let (times, limit, name) = match kind {
+                AlarmKind::Failed => (failures, self.config.failures_limit, "failures limit"),
+                _ => unreachable!("not a hold alarm: {kind:?}"),
+            };
+            let why = why.map_or_else(|| format!("at least the {name}, {limit}"), str::to_string);
+            self.alarm(
+                now,
+                job,
+                Some(uid),
+                kind,
+                format!(
+                    "unit {uid} {} {times} times ({why}); held, {lost}",
+                    kind.as_str()
+                ),
+            );
+        }
+    }
+
+    /// Raises the hold alarms that a restart found missing (the first expiry does).
+    fn raise_restored_hold_alarms(&mut self, now: Millis) {
+        for uid in std::mem::take(&mut self.unalarmed) {
+            self.raise_hold_alarms(now, uid, None);
+        }
+    }
+
     /// Moves a unit to `state`, keeping the queue and the open counts in step (a held unit
     /// is queued outside the queue).
     fn set_unit_state(&mut self, uid: UnitId, state: UnitState) {
@@ -771,6 +850,9 @@ impl Scheduler {
             message,
             raised_at: at,
         };
+        if let (Some(unit), true) = (unit, kind.holds()) {
+            self.hold_alarms.insert((unit, kind));
+        }
         self.alarms.insert(id, a.clone());
         self.dirty.alarms.push(a);
     }
@@ -785,6 +867,16 @@ impl Scheduler {
             .map(|u| (u.job, u.id))
             .collect();
         assert_eq!(queued, self.queue, "queue out of step");
+        // Every held unit has its alarms, or is waiting for them after a restart.
+        for u in self.units.values() {
+            if !self.missing_hold_alarms(u).is_empty() {
+                assert!(
+                    self.unalarmed.contains(&u.id),
+                    "unit {} held silently",
+                    u.id
+                );
+            }
+        }
         // Live tokens are exactly the leases of leased units.
         let live: HashMap<LeaseToken, UnitId> = self
             .units

@@ -1130,3 +1130,92 @@ fn a_cancelled_job_ends_its_held_units() {
     assert_eq!((st.units_queued, st.units_held), (0, 0));
     s.check_invariants();
 }
+
+/// Regression: the `failed` alarm fired only when a unit's failures *equalled* the limit,
+/// while holding took "at least": a coordinator restarted with a lower `--failures-limit` held
+/// units silently, both one that had failed often enough when it stopped and one that was
+/// leased then and failed again. Every held unit has its alarm, raised once, when it becomes
+/// held.
+#[test]
+fn a_unit_held_under_a_lower_limit_after_a_restart_has_its_failed_alarm_once() {
+    let (mut s, ws, job) = two_worker_job(0.0, 3);
+    // Units 1 and 2 fail twice under the default limit (3): not held.
+    for now in 1..=2 {
+        let g = s.lease(now, ws[0], 2).unwrap();
+        let tokens: Vec<LeaseToken> = g.units.iter().map(|g| g.lease.token.clone()).collect();
+        assert_eq!(
+            g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        s.release(now, ws[0], &tokens, Some("bad prefix: x"))
+            .unwrap();
+    }
+    // Unit 1 is queued when the coordinator stops, unit 2 leased.
+    let g = s.lease(3, ws[0], 2).unwrap();
+    assert_eq!(
+        g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    s.release(3, ws[0], &[g.units[0].lease.token.clone()], None)
+        .unwrap();
+    let leased = g.units[1].lease.token.clone();
+    assert_eq!(s.status(job).unwrap().units_held, 0);
+    assert!(s.take_changes().alarms.is_empty());
+
+    let lower = SchedulerConfig {
+        failures_limit: 1,
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::restore(lower.clone(), s.snapshot(), || LeaseToken("again".into()));
+    s.check_invariants();
+    // Unit 1 is held at once; its alarm comes with the first operation (the server's first
+    // is the expiry of leases that ended while it was down).
+    assert_eq!(s.status(job).unwrap().units_held, 1);
+    s.expire(4);
+    s.check_invariants();
+    let alarms = s.take_changes().alarms;
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(
+        (alarms[0].kind, alarms[0].unit),
+        (AlarmKind::Failed, Some(1))
+    );
+    assert_eq!(
+        alarms[0].message,
+        "unit 1 failed 2 times (at least the failures limit, 1); held, the count is incomplete"
+    );
+    // Unit 2's run fails a third time: held, with its alarm and the reason.
+    assert_eq!(
+        s.release(
+            5,
+            ws[0],
+            std::slice::from_ref(&leased),
+            Some("the search panicked: boom")
+        )
+        .unwrap(),
+        1
+    );
+    s.check_invariants();
+    let alarms = s.take_changes().alarms;
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(
+        alarms[0].message,
+        "unit 2 failed 3 times (the search panicked: boom); held, the count is incomplete"
+    );
+    let st = s.status(job).unwrap();
+    assert_eq!(st.units_held, 2);
+    // Restarted again under the same limit: no second alarm for either.
+    let mut s = Scheduler::restore(lower, s.snapshot(), || LeaseToken("third".into()));
+    s.expire(6);
+    assert!(s.take_changes().alarms.is_empty());
+    let failed = |s: &Scheduler| {
+        s.status(job)
+            .unwrap()
+            .alarms
+            .iter()
+            .filter(|a| a.kind == AlarmKind::Failed)
+            .map(|a| a.unit.unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(failed(&s), [1, 2], "one alarm per held unit");
+    s.check_invariants();
+}
