@@ -2,6 +2,10 @@
 //! token, and local `dancehall worker` processes talking gRPC to it (`run`, `bench
 //! distributed`). Local workers die with this process, even when it is killed (-9), and one
 //! that dies while work is left is replaced.
+//!
+//! One coordinator per database: [`lock_database`] takes the database's lock before anything
+//! starts, so that a second `run` (or `dancehall coordinator`) on a database in use says so
+//! and starts nothing.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -37,9 +41,28 @@ pub struct LocalCluster {
     stop_server: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+/// Takes the lock of database `db` for a coordinator of this process that listens at `url`;
+/// when another coordinator holds it, a user error naming that one (its pid and address).
+pub fn lock_database(db: &Path, url: &str) -> anyhow::Result<coordinator::store::DbLock> {
+    use coordinator::store::{self, StoreError};
+    store::lock(db, Some(url)).map_err(|e| match e {
+        e @ StoreError::InUse { .. } => {
+            crate::exit::user_error(format!("{e}: use another --db, or wait until it ends"))
+        }
+        e => anyhow::Error::new(e).context("locking the database"),
+    })
+}
+
 impl LocalCluster {
-    /// Starts the coordinator on `db`; no worker yet.
+    /// Starts the coordinator on `db`; no worker yet. Refused, with nothing started, when
+    /// another coordinator uses `db`.
     pub async fn start(db: &Path, workers: usize) -> anyhow::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("binding a loopback port")?;
+        let addr = listener.local_addr()?;
+        let url = coordinator::server::listen_url(addr, false);
+        let lock = lock_database(db, &url)?;
         let token = coordinator::generate_token();
         // NamedTempFile is created with mode 0600: only this user can read the token.
         let mut token_file = tempfile::Builder::new()
@@ -49,10 +72,6 @@ impl LocalCluster {
         token_file.write_all(token.as_bytes())?;
         token_file.flush()?;
 
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .context("binding a loopback port")?;
-        let addr = listener.local_addr()?;
         let mut config = coordinator::Config::new(token.clone());
         config.db_path = db.to_path_buf();
         config.lease_duration = LOCAL_LEASE;
@@ -60,10 +79,9 @@ impl LocalCluster {
         // Idle local workers ask again soon, so that a job starts at once after submission.
         config.retry_after = Duration::from_millis(100);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(coordinator::serve(listener, config, async {
+        let server = tokio::spawn(coordinator::serve_locked(listener, config, lock, async {
             let _ = stop_rx.await;
         }));
-        let url = format!("http://{addr}");
         let channel = client::connect(&url, None).await?;
         let jobs = client::jobs(channel, &token)?;
         Ok(LocalCluster {

@@ -329,23 +329,50 @@ fn children_of(parent: u32) -> Vec<u32> {
     pids
 }
 
+/// `dancehall run SPEC --workers N --json --db DB` started in the background, its output
+/// piped (read by [`run_output`]).
+fn spawn_run(spec: &Path, workers: usize, db: &Path) -> Proc {
+    Proc(
+        dancehall()
+            .arg("run")
+            .arg(spec)
+            .args(["--workers", &workers.to_string(), "--json", "--db"])
+            .arg(db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Waits until a run of [`spawn_run`] ends: its exit status, stdout and stderr.
+fn run_output(run: &mut Proc) -> (std::process::ExitStatus, String, String) {
+    use std::io::Read;
+    let status = wait_until("run to finish", || run.exited());
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    let child = &mut run.0;
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status, stdout, stderr)
+}
+
 #[test]
 fn run_goes_on_when_one_of_its_workers_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("run.db");
     // Long enough (a few seconds in a debug build) for the kill to land mid-job.
     let spec = queens_spec(dir.path(), 14, 200_000);
-    let mut run = Proc(
-        dancehall()
-            .arg("run")
-            .arg(&spec)
-            .args(["--workers", "2", "--json", "--db"])
-            .arg(&db)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let mut run = spawn_run(&spec, 2, &db);
     // Wait until the units are leased, then kill one of run's own worker processes.
     let worker = wait_until("a local worker with a lease", || {
         if !db.exists() {
@@ -361,22 +388,7 @@ fn run_goes_on_when_one_of_its_workers_is_killed() {
     unsafe {
         libc::kill(worker as libc::pid_t, libc::SIGKILL);
     }
-    let status = wait_until("run to finish", || run.exited());
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    use std::io::Read;
-    run.0
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    run.0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let (status, stdout, stderr) = run_output(&mut run);
     assert!(status.success(), "{status}: {stderr}");
     let v: Value = serde_json::from_str(stdout.trim()).unwrap();
     // OEIS A000170: 14 queens have 365,596 solutions.
@@ -413,6 +425,139 @@ fn a_restarted_coordinator_resumes_on_its_database() {
     assert_eq!(solutions(&done), 2_279_184);
     drop(coord);
     assert_accepted_once(&db, job, 2_279_184);
+}
+
+/// What a coordinator or `run` refused on `db` says first: the one using it, by its pid and
+/// address as it wrote them into the lock file.
+fn in_use(db: &Path, pid: u32, url: &str) -> String {
+    format!(
+        "dancehall: the database {} is in use by another coordinator (pid {pid}, at {url}): \
+         use another --db, or wait until it ends",
+        db.display()
+    )
+}
+
+/// Regression: a `run` on a database another coordinator served ended with "cannot connect to
+/// the coordinator: transport error ... Connection reset by peer" (its own coordinator had
+/// stopped at the lock). A second coordinator or `run` says who uses the database, exits 2
+/// and starts nothing; the first serves on, and once it is gone the database is free.
+#[test]
+fn a_second_coordinator_or_run_on_a_database_in_use_says_who_and_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "in-use-token");
+    let db = dir.path().join("busy.db");
+    let coord = start_coordinator(&db, &token, 0, 30);
+    wait_until("the coordinator to make its tables", || {
+        try_db_rows(&db, "SELECT COUNT(*) FROM workers").ok()
+    });
+    let said = in_use(&db, coord.proc.pid(), &coord.url);
+    let spec = queens_spec(dir.path(), 8, 1_000);
+    let out = run_expect(
+        dancehall()
+            .args(["coordinator", "--listen", "127.0.0.1:0", "--token-file"])
+            .arg(&token)
+            .arg("--db")
+            .arg(&db),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&said), "{err}");
+    assert!(!err.contains("listening"), "{err}");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(&db),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&said), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Nothing started: no job submitted, no worker registered.
+    assert_eq!(
+        db_rows(
+            &db,
+            "SELECT (SELECT COUNT(*) FROM jobs), (SELECT COUNT(*) FROM workers)"
+        ),
+        [["0", "0"]]
+    );
+    // The first serves on.
+    let job = submit(&coord.url, &token, &spec);
+    let _w = start_worker(&coord.url, &token, 1, "w");
+    // OEIS A000170: 8 queens have 92 solutions.
+    assert_eq!(solutions(&wait_done(&coord.url, &token, job)), 92);
+    drop(coord);
+    // Gone (killed): its lock file stays, but the lock with it, and run counts here.
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    assert_eq!(solutions(&json_lines(&out)[0]), 92);
+}
+
+/// Two `dancehall run` on one database: the second, started while the first counts, says the
+/// first uses it, exits 2 and starts nothing; the first counts on, exactly. The first is
+/// stopped (SIGSTOP) once it holds the database, so that it cannot end before the second
+/// has tried, and continued after.
+#[test]
+fn a_second_run_on_a_database_in_use_is_refused_and_the_first_counts_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("two.db");
+    // Seconds: it is stopped long before it could end.
+    let spec = queens_spec(dir.path(), 15, 200_000);
+    let mut first = spawn_run(&spec, 1, &db);
+    let lock = dir.path().join("two.db.lock");
+    let url = wait_until("the first run to take the database", || {
+        let text = std::fs::read_to_string(&lock).ok()?;
+        if !text.starts_with(&format!("pid {}\n", first.pid())) {
+            return None;
+        }
+        text.lines()
+            .find_map(|l| l.strip_prefix("address "))
+            .map(str::to_string)
+    });
+    // SAFETY: kill(2) on this test's own child.
+    unsafe {
+        libc::kill(first.pid() as libc::pid_t, libc::SIGSTOP);
+    }
+    assert!(
+        first.exited().is_none(),
+        "the first run ended before it was stopped"
+    );
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(&db),
+        2,
+    );
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(first.pid() as libc::pid_t, libc::SIGCONT);
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&in_use(&db, first.pid(), &url)), "{err}");
+    let (status, stdout, stderr) = run_output(&mut first);
+    assert!(status.success(), "{status}: {stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    // OEIS A000170: 15 queens have 2,279,184 solutions.
+    assert_eq!(solutions(&v), 2_279_184);
+    assert_accepted_once(&db, v["job"].as_u64().unwrap(), 2_279_184);
+    assert_eq!(
+        db_rows(&db, "SELECT COUNT(*) FROM jobs"),
+        [["1"]],
+        "one job"
+    );
 }
 
 #[test]

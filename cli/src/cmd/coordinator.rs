@@ -70,11 +70,6 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
         (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
         _ => None,
     };
-    let scheme = if config.tls.is_some() {
-        "https"
-    } else {
-        "http"
-    };
     if !args.listen.ip().is_loopback() && config.tls.is_none() {
         eprintln!(
             "warning: listening on {} without TLS: the bearer token and every count travel in \
@@ -90,13 +85,15 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
-        let addr = listener.local_addr()?;
+        let url = coordinator::server::listen_url(listener.local_addr()?, config.tls.is_some());
+        // Refused before it says it listens when another coordinator uses the database.
+        let lock = crate::cluster::lock_database(&args.db, &url)?;
         // Tests and scripts read this line to learn the port of `--listen 127.0.0.1:0`.
         eprintln!(
-            "dancehall coordinator listening on {scheme}://{addr} (database {})",
+            "dancehall coordinator listening on {url} (database {})",
             args.db.display()
         );
-        coordinator::serve(listener, config, super::worker::shutdown_signal())
+        coordinator::serve_locked(listener, config, lock, super::worker::shutdown_signal())
             .await
             .context("coordinator")
     })

@@ -15,7 +15,10 @@
 //! the coordinator was down can still report); then their units are queued again.
 //!
 //! One coordinator per database file: `serve` holds an exclusive lock on `<db>.lock` while it
-//! runs (the kernel drops it when the process dies, so a killed coordinator can be restarted).
+//! runs (the kernel drops it when the process dies, so a killed coordinator can be restarted),
+//! with its pid and address written in it, so that a second one is told who holds it. A
+//! caller that must refuse before it starts anything else (`run`) takes the lock itself
+//! ([`store::lock`]) and calls [`serve_locked`].
 
 mod auth;
 mod conn;
@@ -113,11 +116,35 @@ impl Shared {
     }
 }
 
+/// The URL clients reach a coordinator listening on `addr` at (`https` with TLS).
+pub fn listen_url(addr: std::net::SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
+    format!("{scheme}://{addr}")
+}
+
 /// Serves the coordinator on `listener` until `shutdown` completes (the CLI binds the
-/// listener, on 127.0.0.1 unless told otherwise). Runs the migrations before serving.
+/// listener, on 127.0.0.1 unless told otherwise). Takes the database's lock, then runs the
+/// migrations before serving.
 pub async fn serve(
     listener: TcpListener,
     config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), Error> {
+    // One coordinator per database: a second one would hand out the same units twice.
+    let address = listener
+        .local_addr()
+        .ok()
+        .map(|a| listen_url(a, config.tls.is_some()));
+    let lock = store::lock(&config.db_path, address.as_deref())?;
+    serve_locked(listener, config, lock, shutdown).await
+}
+
+/// [`serve`] with the database's lock already taken by the caller (who must refuse before
+/// starting anything else when another coordinator holds it).
+pub async fn serve_locked(
+    listener: TcpListener,
+    config: Config,
+    lock: store::DbLock,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Error> {
     if config.token.is_empty() {
@@ -125,8 +152,8 @@ pub async fn serve(
             "the coordinator needs a non-empty token".to_string(),
         ));
     }
-    // One coordinator per database: a second one would hand out the same units twice.
-    let _lock = store::lock(&config.db_path)?;
+    // Held until this function returns.
+    let _lock = lock;
     let pool = store::open(&config.db_path).await?;
     let snapshot = store::load(&pool).await?;
     let sched = Arc::new(Mutex::new(Scheduler::restore(

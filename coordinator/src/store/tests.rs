@@ -953,3 +953,33 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
         ]
     );
 }
+
+/// One coordinator per database: the lock names its holder (pid, address), and a second
+/// taker is refused with that name; once the holder lets go, the next one takes it and
+/// writes itself.
+#[test]
+fn the_database_lock_names_its_holder_to_a_second_taker() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sub").join("x.db");
+    let first = lock(&db, Some("http://127.0.0.1:4567")).unwrap();
+    let me = std::process::id();
+    match lock(&db, None) {
+        Err(e @ StoreError::InUse { .. }) => assert_eq!(
+            e.to_string(),
+            format!(
+                "the database {} is in use by another coordinator (pid {me}, at \
+                 http://127.0.0.1:4567)",
+                db.display()
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+    drop(first);
+    let _second = lock(&db, None).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("sub").join("x.db.lock")).unwrap();
+    assert_eq!(text, format!("pid {me}\n"));
+    assert_eq!(
+        LockHolder::parse("").to_string(),
+        "a process that did not say which"
+    );
+}
