@@ -457,6 +457,7 @@ async fn write_units(
             task_json(u.task.as_ref())?.into(),
             u.weight.to_string().into(),
             i64::from(u.failures).into(),
+            i64::from(u.deaths).into(),
         ])
     }
     let items: Vec<&Unit> = sets.iter().flat_map(|c| &c.units).collect();
@@ -464,9 +465,10 @@ async fn write_units(
         tx,
         "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
              est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
-             lease_granted_at, lease_deadline, created_at, task, weight, failures) ",
+             lease_granted_at, lease_deadline, created_at, task, weight, failures, deaths) ",
         " ON CONFLICT (id) DO UPDATE SET state = excluded.state,
              attempts = excluded.attempts, failures = excluded.failures,
+             deaths = excluded.deaths,
              lease_worker = excluded.lease_worker,
              lease_token = excluded.lease_token,
              lease_granted_at = excluded.lease_granted_at,
@@ -857,6 +859,7 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
                 .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
             attempts: uint(row.try_get("attempts")?, "attempts")? as u32,
             failures: uint(row.try_get("failures")?, "failures")? as u32,
+            deaths: uint(row.try_get("deaths")?, "deaths")? as u32,
             lease,
             created_at: get_u64(&row, "created_at")?,
         });

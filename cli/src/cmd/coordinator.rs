@@ -42,6 +42,13 @@ pub struct CoordinatorArgs {
     /// higher limit, the coordinator leases it again.
     #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_FAILURES_LIMIT)]
     pub failures_limit: u32,
+    /// Hold a unit, never leasing it again, once its leases ended with their worker's death
+    /// this many times: expired (a worker killed, out of memory, preempted, cut off) or, for
+    /// `run`'s local workers, ended with the worker process (an alarm `died` names it; 0: never
+    /// hold). A unit with a death is leased alone, so that a death is its own. Higher than
+    /// --failures-limit: workers also die for reasons of their own.
+    #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_DEATHS_LIMIT)]
+    pub deaths_limit: u32,
 }
 
 pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
@@ -66,6 +73,7 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
     }
     config.connections.max_connections = args.max_connections;
     config.failures_limit = args.failures_limit;
+    config.deaths_limit = args.deaths_limit;
     config.tls = match (args.tls_cert, args.tls_key) {
         (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
         _ => None,

@@ -72,6 +72,7 @@ fn scheduler_config(c: &Config) -> SchedulerConfig {
         lease_duration_ms: c.lease_duration.as_millis() as u64,
         attempts_alarm: c.attempts_alarm,
         failures_limit: c.failures_limit,
+        deaths_limit: c.deaths_limit,
         max_units_per_lease: c.max_units_per_lease,
         retry_after_ms: c.retry_after.as_millis() as u64,
     }
