@@ -329,23 +329,27 @@ fn children_of(parent: u32) -> Vec<u32> {
     pids
 }
 
-/// `dancehall run SPEC --workers N --json --db DB` started in the background, its output
-/// piped (read by [`run_output`]).
-fn spawn_run(spec: &Path, workers: usize, db: &Path) -> Proc {
+/// `dancehall run SPEC --workers N --db DB`, to be given more and started by [`spawn`].
+fn run_command(spec: &Path, workers: usize, db: &Path) -> std::process::Command {
+    let mut cmd = dancehall();
+    cmd.arg("run")
+        .arg(spec)
+        .args(["--workers", &workers.to_string(), "--db"])
+        .arg(db);
+    cmd
+}
+
+/// `cmd` started in the background, its output piped (read by [`run_output`]).
+fn spawn(cmd: &mut std::process::Command) -> Proc {
     Proc(
-        dancehall()
-            .arg("run")
-            .arg(spec)
-            .args(["--workers", &workers.to_string(), "--json", "--db"])
-            .arg(db)
-            .stdout(Stdio::piped())
+        cmd.stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
     )
 }
 
-/// Waits until a run of [`spawn_run`] ends: its exit status, stdout and stderr.
+/// Waits until a run of [`spawn`] ends: its exit status, stdout and stderr.
 fn run_output(run: &mut Proc) -> (std::process::ExitStatus, String, String) {
     use std::io::Read;
     let status = wait_until("run to finish", || run.exited());
@@ -372,7 +376,7 @@ fn run_goes_on_when_one_of_its_workers_is_killed() {
     let db = dir.path().join("run.db");
     // Long enough (a few seconds in a debug build) for the kill to land mid-job.
     let spec = queens_spec(dir.path(), 14, 200_000);
-    let mut run = spawn_run(&spec, 2, &db);
+    let mut run = spawn(run_command(&spec, 2, &db).arg("--json"));
     // Wait until the units are leased, then kill one of run's own worker processes.
     let worker = wait_until("a local worker with a lease", || {
         if !db.exists() {
@@ -514,7 +518,7 @@ fn a_second_run_on_a_database_in_use_is_refused_and_the_first_counts_on() {
     let db = dir.path().join("two.db");
     // Seconds: it is stopped long before it could end.
     let spec = queens_spec(dir.path(), 15, 200_000);
-    let mut first = spawn_run(&spec, 1, &db);
+    let mut first = spawn(run_command(&spec, 1, &db).arg("--json"));
     let lock = dir.path().join("two.db.lock");
     let url = wait_until("the first run to take the database", || {
         let text = std::fs::read_to_string(&lock).ok()?;
@@ -558,6 +562,75 @@ fn a_second_run_on_a_database_in_use_is_refused_and_the_first_counts_on() {
         [["1"]],
         "one job"
     );
+}
+
+/// Regression: a unit that kills its worker (an abort, out of memory, a stack overflow) only
+/// expired, so `run` leased it again and again, replacing its workers until it gave up
+/// ("local workers keep dying"). Each local worker's death is told to the coordinator at once
+/// with its signal: its leases end as deaths, at the deaths limit the unit is held with an
+/// alarm `died` naming SIGABRT, the job's other units are counted (the one the first victim
+/// held beside it too), and `run` exits 1 with the problem said first. The abort is the
+/// worker's fault-injection hook (`worker::fault`).
+#[test]
+fn run_holds_a_unit_that_kills_its_workers_and_says_which_signal_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("abort.db");
+    // Six units (one per square of a first line); unit 1 aborts every worker that starts it.
+    let spec = queens_spec(dir.path(), 6, 1_000_000);
+    let mut run = spawn(run_command(&spec, 1, &db).env(worker::fault::ABORT_UNIT_ENV, "1"));
+    let (status, out, err) = run_output(&mut run);
+    assert_eq!(status.code(), Some(1), "stdout: {out}\nstderr: {err}");
+    let limit = coordinator::config::DEFAULT_DEATHS_LIMIT;
+    let abort = "was killed by signal 6 (SIGABRT)";
+    let lines: Vec<&str> = err.lines().collect();
+    // Each death said as it happened, then the held unit first among the problems.
+    let deaths = lines
+        .iter()
+        .filter(|l| l.starts_with("local worker local-0 (pid ") && l.contains(abort))
+        .count();
+    assert_eq!(deaths, limit as usize, "{err}");
+    let alarm = format!("unit 1 died {limit} times (worker local-0 (pid ");
+    let said = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
+    let held_at = said(&format!("HELD job 1 (queens-6): {alarm}")).expect(&err);
+    assert!(
+        lines[held_at].ends_with(&format!("{abort}); held, the count is incomplete")),
+        "{err}"
+    );
+    let problem_at = said("PROBLEM ").expect(&err);
+    assert!(held_at < problem_at, "{err}");
+    assert!(
+        err.contains(&format!(
+            "PROBLEM job 1 (queens-6): alarm died on unit 1: {alarm}"
+        )),
+        "{err}"
+    );
+    // The verdict first; never a partial count shown as the count.
+    assert!(out.starts_with("PROBLEMS ("), "{out}");
+    assert!(
+        out.contains("solutions: incomplete (5 of 6 units counted, 1 held"),
+        "{out}"
+    );
+    // In the database: unit 1 held with its deaths, each lease of it ended at once as died
+    // (none waited for its expiry); unit 2, held by the first victim beside it, died once and
+    // was counted.
+    let units = db_rows(
+        &db,
+        "SELECT id, state, deaths, failures FROM units WHERE job_id = 1 ORDER BY id",
+    );
+    let row = |id: &str, state: &str, deaths: &str| {
+        vec![id.into(), state.into(), deaths.into(), "0".to_string()]
+    };
+    let mut want = vec![
+        row("1", "queued", &limit.to_string()),
+        row("2", "done", "1"),
+    ];
+    want.extend((3..=6).map(|id| row(&id.to_string(), "done", "0")));
+    assert_eq!(units, want);
+    let ends = db_rows(
+        &db,
+        "SELECT end_reason, COUNT(*) FROM leases WHERE unit_id = 1 GROUP BY end_reason",
+    );
+    assert_eq!(ends, [["died".to_string(), limit.to_string()]]);
 }
 
 #[test]

@@ -101,8 +101,14 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
             "dancehall coordinator listening on {url} (database {})",
             args.db.display()
         );
-        coordinator::serve_locked(listener, config, lock, super::worker::shutdown_signal())
-            .await
-            .context("coordinator")
+        coordinator::serve_locked(
+            listener,
+            config,
+            lock,
+            None,
+            super::worker::shutdown_signal(),
+        )
+        .await
+        .context("coordinator")
     })
 }

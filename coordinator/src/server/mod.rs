@@ -22,6 +22,7 @@
 
 mod auth;
 mod conn;
+mod control;
 mod convert;
 mod jobs;
 mod worker;
@@ -47,6 +48,7 @@ use crate::{store, Config, Error};
 
 pub use auth::BearerAuth;
 pub use conn::ConnLimits;
+pub use control::{control, Control, ControlInbox};
 /// The one conversion of a benchmark task and a frozen file to the wire, for clients too.
 pub use convert::{bench_task_pb, frozen_file_pb};
 
@@ -117,6 +119,27 @@ impl Shared {
     }
 }
 
+/// Applies what a [`Control`] says, one command at a time, until it is dropped.
+async fn obey(shared: Arc<Shared>, mut inbox: ControlInbox) {
+    while let Some(command) = inbox.rx.recv().await {
+        match command {
+            control::Command::WorkerDied { name, why, ended } => {
+                let outcome = shared
+                    .mutate(move |s, now| {
+                        let workers = s.workers_named(&name);
+                        let ended: Result<Vec<usize>, _> = workers
+                            .into_iter()
+                            .map(|w| s.worker_died(now, w, &why))
+                            .collect();
+                        ended.map(|n| n.into_iter().sum::<usize>())
+                    })
+                    .await;
+                let _ = ended.send(outcome.and_then(|n| Ok(n?)));
+            }
+        }
+    }
+}
+
 /// The URL clients reach a coordinator listening on `addr` at (`https` with TLS).
 pub fn listen_url(addr: std::net::SocketAddr, tls: bool) -> String {
     let scheme = if tls { "https" } else { "http" };
@@ -137,15 +160,17 @@ pub async fn serve(
         .ok()
         .map(|a| listen_url(a, config.tls.is_some()));
     let lock = store::lock(&config.db_path, address.as_deref())?;
-    serve_locked(listener, config, lock, shutdown).await
+    serve_locked(listener, config, lock, None, shutdown).await
 }
 
 /// [`serve`] with the database's lock already taken by the caller (who must refuse before
-/// starting anything else when another coordinator holds it).
+/// starting anything else when another coordinator holds it), and optionally a [`Control`]'s
+/// inbox: what the process owning the workers tells this coordinator directly.
 pub async fn serve_locked(
     listener: TcpListener,
     config: Config,
     lock: store::DbLock,
+    control: Option<ControlInbox>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Error> {
     if config.token.is_empty() {
@@ -224,6 +249,10 @@ pub async fn serve_locked(
             }
         })
     };
+    let commands = control.map(|inbox| {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(obey(shared, inbox))
+    });
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, tls = config.tls.is_some(), db = %config.db_path.display(), "coordinator serving");
     }
@@ -245,6 +274,9 @@ pub async fn serve_locked(
         })
         .await;
     expiry.abort();
+    if let Some(commands) = commands {
+        commands.abort();
+    }
     // Let the writes queued so far finish before the pool closes.
     let _ = shared.mutate(|_, _| ()).await;
     pool.close().await;
