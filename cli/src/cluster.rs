@@ -2,6 +2,18 @@
 //! token, and local `dancehall worker` processes talking gRPC to it (`run`, `bench
 //! distributed`). Local workers die with this process, even when it is killed (-9), and one
 //! that dies while work is left is replaced.
+//!
+//! A local worker that dies is told to the coordinator at once, in-process
+//! (`coordinator::server::Control`), with how it ended (a signal such as SIGABRT, SIGKILL or
+//! SIGSEGV, or an exit status): its leases end then as deaths with that reason, rather than
+//! at their deadline, and a unit that keeps killing its workers is held at the deaths limit
+//! (its alarm `died` names the signal), so the job goes on and `run` ends. Replacing a
+//! worker whose death ended a lease makes progress (each such death counts towards a unit's
+//! limit); replacements after deaths that ended none are bounded ([`IDLE_DEATHS`]).
+//!
+//! One coordinator per database: [`lock_database`] takes the database's lock before anything
+//! starts, so that a second `run` (or `dancehall coordinator`) on a database in use says so
+//! and starts nothing.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -19,6 +31,9 @@ use crate::spec::JobSpec;
 
 /// How long a local worker's lease lasts: short, so that a dead worker's units come back soon.
 const LOCAL_LEASE: Duration = Duration::from_secs(6);
+/// Local workers that may die holding no lease, per worker, before `run` gives up (they die
+/// for reasons of their own, and a replacement would too).
+const IDLE_DEATHS: usize = 5;
 
 type ServerTask = tokio::task::JoinHandle<Result<(), coordinator::Error>>;
 
@@ -32,14 +47,35 @@ pub struct LocalCluster {
     pub workers: usize,
     token_file: tempfile::NamedTempFile,
     children: Vec<Child>,
-    restarts: usize,
+    /// Replacements of workers whose death ended no lease.
+    idle_deaths: usize,
+    control: coordinator::server::Control,
     server: ServerTask,
     stop_server: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+/// Takes the lock of database `db` for a coordinator of this process that listens at `url`;
+/// when another coordinator holds it, a user error naming that one (its pid and address).
+pub fn lock_database(db: &Path, url: &str) -> anyhow::Result<coordinator::store::DbLock> {
+    use coordinator::store::{self, StoreError};
+    store::lock(db, Some(url)).map_err(|e| match e {
+        e @ StoreError::InUse { .. } => {
+            crate::exit::user_error(format!("{e}: use another --db, or wait until it ends"))
+        }
+        e => anyhow::Error::new(e).context("locking the database"),
+    })
+}
+
 impl LocalCluster {
-    /// Starts the coordinator on `db`; no worker yet.
+    /// Starts the coordinator on `db`; no worker yet. Refused, with nothing started, when
+    /// another coordinator uses `db`.
     pub async fn start(db: &Path, workers: usize) -> anyhow::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("binding a loopback port")?;
+        let addr = listener.local_addr()?;
+        let url = coordinator::server::listen_url(addr, false);
+        let lock = lock_database(db, &url)?;
         let token = coordinator::generate_token();
         // NamedTempFile is created with mode 0600: only this user can read the token.
         let mut token_file = tempfile::Builder::new()
@@ -49,10 +85,6 @@ impl LocalCluster {
         token_file.write_all(token.as_bytes())?;
         token_file.flush()?;
 
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .context("binding a loopback port")?;
-        let addr = listener.local_addr()?;
         let mut config = coordinator::Config::new(token.clone());
         config.db_path = db.to_path_buf();
         config.lease_duration = LOCAL_LEASE;
@@ -60,10 +92,17 @@ impl LocalCluster {
         // Idle local workers ask again soon, so that a job starts at once after submission.
         config.retry_after = Duration::from_millis(100);
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(coordinator::serve(listener, config, async {
+        let (control, inbox) = coordinator::server::control();
+        let stop = async {
             let _ = stop_rx.await;
-        }));
-        let url = format!("http://{addr}");
+        };
+        let server = tokio::spawn(coordinator::serve_locked(
+            listener,
+            config,
+            lock,
+            Some(inbox),
+            stop,
+        ));
         let channel = client::connect(&url, None).await?;
         let jobs = client::jobs(channel, &token)?;
         Ok(LocalCluster {
@@ -73,7 +112,8 @@ impl LocalCluster {
             workers,
             token_file,
             children: Vec::new(),
-            restarts: 0,
+            idle_deaths: 0,
+            control,
             server,
             stop_server: Some(stop_tx),
         })
@@ -112,7 +152,7 @@ impl LocalCluster {
             .arg("--threads")
             .arg("1")
             .arg("--worker-id")
-            .arg(format!("local-{index}"))
+            .arg(worker_name(index))
             .arg("--quiet")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -188,6 +228,12 @@ impl LocalCluster {
                     );
                 }
             }
+            // A local worker that died is told to the coordinator first (its leases end as
+            // deaths), then replaced.
+            if let Err(e) = self.replace_dead_workers(&bar).await {
+                bar.abandon();
+                return Err(e);
+            }
             let infos = self.status(ids).await?;
             let done: u64 = infos.iter().map(|i| i.units_done).sum();
             let total: u64 = infos.iter().map(|i| i.units_total).sum();
@@ -217,21 +263,40 @@ impl LocalCluster {
                 bar.finish_and_clear();
                 return Ok(infos);
             }
-            // A local worker that died while work is left is replaced.
-            for i in 0..self.children.len() {
-                if let Some(status) = self.children[i].try_wait()? {
-                    if self.restarts >= 5 * self.workers.max(1) {
-                        bar.abandon();
-                        anyhow::bail!("local workers keep dying (last: {status}); giving up");
-                    }
-                    bar.suspend(|| {
-                        eprintln!("local worker {i} exited ({status}); starting another")
-                    });
-                    self.restarts += 1;
-                    self.children[i] = self.spawn_worker(i)?;
+        }
+    }
+
+    /// Tells the coordinator of each local worker that has died, with how it ended (its leases
+    /// end now as deaths), and starts another in its place. Gives up when workers keep dying
+    /// without holding a lease.
+    async fn replace_dead_workers(&mut self, bar: &ProgressBar) -> anyhow::Result<()> {
+        for i in 0..self.children.len() {
+            let pid = self.children[i].id().unwrap_or(0);
+            let Some(status) = self.children[i].try_wait()? else {
+                continue;
+            };
+            let name = worker_name(i);
+            let why = format!("worker {name} (pid {pid}) {}", exit_reason(status));
+            let ended = self
+                .control
+                .worker_died(&name, &why)
+                .await
+                .context("telling the coordinator of a dead local worker")?;
+            if ended == 0 {
+                self.idle_deaths += 1;
+                if self.idle_deaths > IDLE_DEATHS * self.workers.max(1) {
+                    anyhow::bail!("local workers keep dying (last: {why}); giving up");
                 }
             }
+            let leases = match ended {
+                0 => "it held no lease".to_string(),
+                1 => "its lease ended as a death".to_string(),
+                n => format!("its {n} leases ended as deaths"),
+            };
+            bar.suspend(|| eprintln!("local {why}; {leases}; starting another"));
+            self.children[i] = self.spawn_worker(i)?;
         }
+        Ok(())
     }
 
     /// Every unit of a job (estimates and measurements).
@@ -269,6 +334,39 @@ impl LocalCluster {
                 anyhow::bail!("the coordinator did not stop within 10 s")
             }
         }
+    }
+}
+
+/// The name local worker `index` registers under (`--worker-id`); its replacements take the
+/// same name, after the coordinator was told of its death.
+fn worker_name(index: usize) -> String {
+    format!("local-{index}")
+}
+
+/// How a worker process ended, for its death's alarm: "was killed by signal 6 (SIGABRT)",
+/// "exited with status 101".
+fn exit_reason(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt as _;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => {
+            let name = match signal {
+                libc::SIGABRT => "SIGABRT",
+                libc::SIGKILL => "SIGKILL",
+                libc::SIGSEGV => "SIGSEGV",
+                libc::SIGBUS => "SIGBUS",
+                libc::SIGILL => "SIGILL",
+                libc::SIGFPE => "SIGFPE",
+                libc::SIGTERM => "SIGTERM",
+                libc::SIGINT => "SIGINT",
+                libc::SIGHUP => "SIGHUP",
+                libc::SIGQUIT => "SIGQUIT",
+                libc::SIGXCPU => "SIGXCPU",
+                _ => return format!("was killed by signal {signal}"),
+            };
+            format!("was killed by signal {signal} ({name})")
+        }
+        _ => format!("ended ({status})"),
     }
 }
 

@@ -329,23 +329,54 @@ fn children_of(parent: u32) -> Vec<u32> {
     pids
 }
 
+/// `dancehall run SPEC --workers N --db DB`, to be given more and started by [`spawn`].
+fn run_command(spec: &Path, workers: usize, db: &Path) -> std::process::Command {
+    let mut cmd = dancehall();
+    cmd.arg("run")
+        .arg(spec)
+        .args(["--workers", &workers.to_string(), "--db"])
+        .arg(db);
+    cmd
+}
+
+/// `cmd` started in the background, its output piped (read by [`run_output`]).
+fn spawn(cmd: &mut std::process::Command) -> Proc {
+    Proc(
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Waits until a run of [`spawn`] ends: its exit status, stdout and stderr.
+fn run_output(run: &mut Proc) -> (std::process::ExitStatus, String, String) {
+    use std::io::Read;
+    let status = wait_until("run to finish", || run.exited());
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    let child = &mut run.0;
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status, stdout, stderr)
+}
+
 #[test]
 fn run_goes_on_when_one_of_its_workers_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("run.db");
     // Long enough (a few seconds in a debug build) for the kill to land mid-job.
     let spec = queens_spec(dir.path(), 14, 200_000);
-    let mut run = Proc(
-        dancehall()
-            .arg("run")
-            .arg(&spec)
-            .args(["--workers", "2", "--json", "--db"])
-            .arg(&db)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let mut run = spawn(run_command(&spec, 2, &db).arg("--json"));
     // Wait until the units are leased, then kill one of run's own worker processes.
     let worker = wait_until("a local worker with a lease", || {
         if !db.exists() {
@@ -361,22 +392,7 @@ fn run_goes_on_when_one_of_its_workers_is_killed() {
     unsafe {
         libc::kill(worker as libc::pid_t, libc::SIGKILL);
     }
-    let status = wait_until("run to finish", || run.exited());
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    use std::io::Read;
-    run.0
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    run.0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let (status, stdout, stderr) = run_output(&mut run);
     assert!(status.success(), "{status}: {stderr}");
     let v: Value = serde_json::from_str(stdout.trim()).unwrap();
     // OEIS A000170: 14 queens have 365,596 solutions.
@@ -413,6 +429,208 @@ fn a_restarted_coordinator_resumes_on_its_database() {
     assert_eq!(solutions(&done), 2_279_184);
     drop(coord);
     assert_accepted_once(&db, job, 2_279_184);
+}
+
+/// What a coordinator or `run` refused on `db` says first: the one using it, by its pid and
+/// address as it wrote them into the lock file.
+fn in_use(db: &Path, pid: u32, url: &str) -> String {
+    format!(
+        "dancehall: the database {} is in use by another coordinator (pid {pid}, at {url}): \
+         use another --db, or wait until it ends",
+        db.display()
+    )
+}
+
+/// Regression: a `run` on a database another coordinator served ended with "cannot connect to
+/// the coordinator: transport error ... Connection reset by peer" (its own coordinator had
+/// stopped at the lock). A second coordinator or `run` says who uses the database, exits 2
+/// and starts nothing; the first serves on, and once it is gone the database is free.
+#[test]
+fn a_second_coordinator_or_run_on_a_database_in_use_says_who_and_starts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = write_token(dir.path(), "token", "in-use-token");
+    let db = dir.path().join("busy.db");
+    let coord = start_coordinator(&db, &token, 0, 30);
+    wait_until("the coordinator to make its tables", || {
+        try_db_rows(&db, "SELECT COUNT(*) FROM workers").ok()
+    });
+    let said = in_use(&db, coord.proc.pid(), &coord.url);
+    let spec = queens_spec(dir.path(), 8, 1_000);
+    let out = run_expect(
+        dancehall()
+            .args(["coordinator", "--listen", "127.0.0.1:0", "--token-file"])
+            .arg(&token)
+            .arg("--db")
+            .arg(&db),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&said), "{err}");
+    assert!(!err.contains("listening"), "{err}");
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(&db),
+        2,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&said), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Nothing started: no job submitted, no worker registered.
+    assert_eq!(
+        db_rows(
+            &db,
+            "SELECT (SELECT COUNT(*) FROM jobs), (SELECT COUNT(*) FROM workers)"
+        ),
+        [["0", "0"]]
+    );
+    // The first serves on.
+    let job = submit(&coord.url, &token, &spec);
+    let _w = start_worker(&coord.url, &token, 1, "w");
+    // OEIS A000170: 8 queens have 92 solutions.
+    assert_eq!(solutions(&wait_done(&coord.url, &token, job)), 92);
+    drop(coord);
+    // Gone (killed): its lock file stays, but the lock with it, and run counts here.
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--json", "--db"])
+            .arg(&db),
+        0,
+    );
+    assert_eq!(solutions(&json_lines(&out)[0]), 92);
+}
+
+/// Two `dancehall run` on one database: the second, started while the first counts, says the
+/// first uses it, exits 2 and starts nothing; the first counts on, exactly. The first is
+/// stopped (SIGSTOP) once it holds the database, so that it cannot end before the second
+/// has tried, and continued after.
+#[test]
+fn a_second_run_on_a_database_in_use_is_refused_and_the_first_counts_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("two.db");
+    // Seconds: it is stopped long before it could end.
+    let spec = queens_spec(dir.path(), 15, 200_000);
+    let mut first = spawn(run_command(&spec, 1, &db).arg("--json"));
+    let lock = dir.path().join("two.db.lock");
+    let url = wait_until("the first run to take the database", || {
+        let text = std::fs::read_to_string(&lock).ok()?;
+        if !text.starts_with(&format!("pid {}\n", first.pid())) {
+            return None;
+        }
+        text.lines()
+            .find_map(|l| l.strip_prefix("address "))
+            .map(str::to_string)
+    });
+    // SAFETY: kill(2) on this test's own child.
+    unsafe {
+        libc::kill(first.pid() as libc::pid_t, libc::SIGSTOP);
+    }
+    assert!(
+        first.exited().is_none(),
+        "the first run ended before it was stopped"
+    );
+    let out = run_expect(
+        dancehall()
+            .arg("run")
+            .arg(&spec)
+            .args(["--workers", "1", "--db"])
+            .arg(&db),
+        2,
+    );
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(first.pid() as libc::pid_t, libc::SIGCONT);
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with(&in_use(&db, first.pid(), &url)), "{err}");
+    let (status, stdout, stderr) = run_output(&mut first);
+    assert!(status.success(), "{status}: {stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    // OEIS A000170: 15 queens have 2,279,184 solutions.
+    assert_eq!(solutions(&v), 2_279_184);
+    assert_accepted_once(&db, v["job"].as_u64().unwrap(), 2_279_184);
+    assert_eq!(
+        db_rows(&db, "SELECT COUNT(*) FROM jobs"),
+        [["1"]],
+        "one job"
+    );
+}
+
+/// Regression: a unit that kills its worker (an abort, out of memory, a stack overflow) only
+/// expired, so `run` leased it again and again, replacing its workers until it gave up
+/// ("local workers keep dying"). Each local worker's death is told to the coordinator at once
+/// with its signal: its leases end as deaths, at the deaths limit the unit is held with an
+/// alarm `died` naming SIGABRT, the job's other units are counted (the one the first victim
+/// held beside it too), and `run` exits 1 with the problem said first. The abort is the
+/// worker's fault-injection hook (`worker::fault`).
+#[test]
+fn run_holds_a_unit_that_kills_its_workers_and_says_which_signal_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("abort.db");
+    // Six units (one per square of a first line); unit 1 aborts every worker that starts it.
+    let spec = queens_spec(dir.path(), 6, 1_000_000);
+    let mut run = spawn(run_command(&spec, 1, &db).env(worker::fault::ABORT_UNIT_ENV, "1"));
+    let (status, out, err) = run_output(&mut run);
+    assert_eq!(status.code(), Some(1), "stdout: {out}\nstderr: {err}");
+    let limit = coordinator::config::DEFAULT_DEATHS_LIMIT;
+    let abort = "was killed by signal 6 (SIGABRT)";
+    let lines: Vec<&str> = err.lines().collect();
+    // Each death said as it happened, then the held unit first among the problems.
+    let deaths = lines
+        .iter()
+        .filter(|l| l.starts_with("local worker local-0 (pid ") && l.contains(abort))
+        .count();
+    assert_eq!(deaths, limit as usize, "{err}");
+    let alarm = format!("unit 1 died {limit} times (worker local-0 (pid ");
+    let said = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
+    let held_at = said(&format!("HELD job 1 (queens-6): {alarm}")).expect(&err);
+    assert!(
+        lines[held_at].ends_with(&format!("{abort}); held, the count is incomplete")),
+        "{err}"
+    );
+    let problem_at = said("PROBLEM ").expect(&err);
+    assert!(held_at < problem_at, "{err}");
+    assert!(
+        err.contains(&format!(
+            "PROBLEM job 1 (queens-6): alarm died on unit 1: {alarm}"
+        )),
+        "{err}"
+    );
+    // The verdict first; never a partial count shown as the count.
+    assert!(out.starts_with("PROBLEMS ("), "{out}");
+    assert!(
+        out.contains("solutions: incomplete (5 of 6 units counted, 1 held"),
+        "{out}"
+    );
+    // In the database: unit 1 held with its deaths, each lease of it ended at once as died
+    // (none waited for its expiry); unit 2, held by the first victim beside it, died once and
+    // was counted.
+    let units = db_rows(
+        &db,
+        "SELECT id, state, deaths, failures FROM units WHERE job_id = 1 ORDER BY id",
+    );
+    let row = |id: &str, state: &str, deaths: &str| {
+        vec![id.into(), state.into(), deaths.into(), "0".to_string()]
+    };
+    let mut want = vec![
+        row("1", "queued", &limit.to_string()),
+        row("2", "done", "1"),
+    ];
+    want.extend((3..=6).map(|id| row(&id.to_string(), "done", "0")));
+    assert_eq!(units, want);
+    let ends = db_rows(
+        &db,
+        "SELECT end_reason, COUNT(*) FROM leases WHERE unit_id = 1 GROUP BY end_reason",
+    );
+    assert_eq!(ends, [["died".to_string(), limit.to_string()]]);
 }
 
 #[test]

@@ -18,6 +18,9 @@ use crate::Error;
 pub const DEFAULT_LISTEN_ADDR: &str = "127.0.0.1:7321";
 /// A unit whose runs failed on workers this many times is held (never leased again).
 pub const DEFAULT_FAILURES_LIMIT: u32 = 3;
+/// A unit whose leases ended with their worker's death this many times is held. Higher than
+/// the failures limit: workers also die for reasons of their own (preemption, a kill).
+pub const DEFAULT_DEATHS_LIMIT: u32 = 10;
 
 /// The environment variable [`load_token`] reads when no token file is given.
 pub const TOKEN_ENV: &str = "DANCEHALL_TOKEN";
@@ -96,6 +99,9 @@ pub struct Config {
     /// Hold a unit, never leasing it again, once its runs failed on workers this many times
     /// (0: never hold).
     pub failures_limit: u32,
+    /// Hold a unit, never leasing it again, once its leases ended with their worker's death
+    /// (an expiry, or a worker known dead) this many times (0: never hold).
+    pub deaths_limit: u32,
     /// Cap on units per Lease call.
     pub max_units_per_lease: u32,
     /// Suggested wait for a worker that got no unit.
@@ -108,7 +114,7 @@ pub struct Config {
 
 impl Config {
     /// Defaults: `results/dancehall.db`, no TLS, 60 s leases, 15 s heartbeats, a unit held
-    /// after 3 failed runs.
+    /// after 3 failed runs or 10 deaths.
     pub fn new(token: impl Into<String>) -> Self {
         Config {
             db_path: PathBuf::from(crate::store::DEFAULT_DB_PATH),
@@ -118,6 +124,7 @@ impl Config {
             heartbeat_interval: Duration::from_secs(15),
             attempts_alarm: 5,
             failures_limit: DEFAULT_FAILURES_LIMIT,
+            deaths_limit: DEFAULT_DEATHS_LIMIT,
             max_units_per_lease: 64,
             retry_after: Duration::from_millis(500),
             partition: PartitionDefaults::default(),

@@ -122,17 +122,21 @@ pub enum AlarmKind {
     WrongAnswer,
     /// A unit's runs failed `failures_limit` times; it is held.
     Failed,
+    /// A unit's leases ended with its worker's death (an expiry, or a worker known dead)
+    /// `deaths_limit` times; it is held.
+    Died,
 }
 
 impl AlarmKind {
     /// Every kind (for tests).
-    pub const ALL: [AlarmKind; 6] = [
+    pub const ALL: [AlarmKind; 7] = [
         AlarmKind::Mismatch,
         AlarmKind::AuditMismatch,
         AlarmKind::Rejected,
         AlarmKind::Attempts,
         AlarmKind::WrongAnswer,
         AlarmKind::Failed,
+        AlarmKind::Died,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -143,6 +147,7 @@ impl AlarmKind {
             AlarmKind::Attempts => "attempts",
             AlarmKind::WrongAnswer => "wrong-answer",
             AlarmKind::Failed => "failed",
+            AlarmKind::Died => "died",
         }
     }
 
@@ -154,8 +159,15 @@ impl AlarmKind {
             "attempts" => AlarmKind::Attempts,
             "wrong-answer" => AlarmKind::WrongAnswer,
             "failed" => AlarmKind::Failed,
+            "died" => AlarmKind::Died,
             _ => return None,
         })
+    }
+
+    /// Whether an alarm of this kind says that its unit is held (never leased again): each
+    /// held unit has one, raised once, when it becomes held.
+    pub fn holds(self) -> bool {
+        matches!(self, AlarmKind::Failed | AlarmKind::Died)
     }
 }
 
@@ -174,17 +186,21 @@ pub enum LeaseEnd {
     Rejected,
     /// Its job was cancelled while it ran.
     Cancelled,
+    /// Its worker was known to die while it held it (a local worker process of `run` that
+    /// ended); counts as a death, as an expiry does.
+    Died,
 }
 
 impl LeaseEnd {
     /// Every end (for tests).
-    pub const ALL: [LeaseEnd; 6] = [
+    pub const ALL: [LeaseEnd; 7] = [
         LeaseEnd::Expired,
         LeaseEnd::Released,
         LeaseEnd::Failed,
         LeaseEnd::Reported,
         LeaseEnd::Rejected,
         LeaseEnd::Cancelled,
+        LeaseEnd::Died,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -195,6 +211,7 @@ impl LeaseEnd {
             LeaseEnd::Reported => "reported",
             LeaseEnd::Rejected => "rejected",
             LeaseEnd::Cancelled => "cancelled",
+            LeaseEnd::Died => "died",
         }
     }
 
@@ -206,6 +223,7 @@ impl LeaseEnd {
             "reported" => LeaseEnd::Reported,
             "rejected" => LeaseEnd::Rejected,
             "cancelled" => LeaseEnd::Cancelled,
+            "died" => LeaseEnd::Died,
             _ => return None,
         })
     }
@@ -349,6 +367,11 @@ pub struct Unit {
     /// report rejected as malformed; an expired lease is not one). At the scheduler's
     /// `failures_limit` the unit is held.
     pub failures: u32,
+    /// Leases that ended with their worker's death: expired (but not those granted by an
+    /// earlier run of the coordinator), or ended because their worker was known dead (its
+    /// process ended: `run`'s local workers). At the scheduler's `deaths_limit` the unit is
+    /// held; a unit with a death is leased alone (see `scheduler::lease`).
+    pub deaths: u32,
     pub lease: Option<Lease>,
     pub created_at: Millis,
 }
@@ -358,6 +381,12 @@ impl Unit {
     /// held: never leased again.
     pub fn failed_out(&self, failures_limit: u32) -> bool {
         failures_limit > 0 && self.failures >= failures_limit
+    }
+
+    /// Whether its leases ended with their worker's death `deaths_limit` times (0: no limit);
+    /// such a unit, queued, is held: never leased again.
+    pub fn died_out(&self, deaths_limit: u32) -> bool {
+        deaths_limit > 0 && self.deaths >= deaths_limit
     }
 }
 

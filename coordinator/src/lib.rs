@@ -21,4 +21,4 @@ pub mod store;
 
 pub use config::{generate_token, load_token, Clock, Config, PartitionDefaults, TlsConfig};
 pub use error::Error;
-pub use server::serve;
+pub use server::{serve, serve_locked};

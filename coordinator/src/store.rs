@@ -63,6 +63,70 @@ pub enum StoreError {
     Range(String),
     #[error("{0}")]
     Locked(String),
+    /// Another coordinator holds the database's lock ([`lock`]).
+    #[error("the database {db} is in use by another coordinator ({holder})")]
+    InUse { db: String, holder: LockHolder },
+}
+
+/// Who holds a database's lock, as it wrote into the lock file when it took it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LockHolder {
+    pub pid: Option<u32>,
+    /// Where it listens (`http://127.0.0.1:7321`), when it said.
+    pub address: Option<String>,
+}
+
+impl LockHolder {
+    /// This process, listening at `address`.
+    fn me(address: Option<&str>) -> LockHolder {
+        LockHolder {
+            pid: Some(std::process::id()),
+            address: address.map(str::to_string),
+        }
+    }
+
+    /// The lock file's text: `pid N` and `address URL`, a line each.
+    fn text(&self) -> String {
+        let mut t = String::new();
+        if let Some(pid) = self.pid {
+            t.push_str(&format!("pid {pid}\n"));
+        }
+        if let Some(a) = &self.address {
+            t.push_str(&format!("address {a}\n"));
+        }
+        t
+    }
+
+    /// Reads what [`LockHolder::text`] wrote (unknown lines, and a lock file an older release
+    /// left empty, say nothing).
+    fn parse(text: &str) -> LockHolder {
+        let mut h = LockHolder::default();
+        for line in text.lines() {
+            match line.split_once(' ') {
+                Some(("pid", pid)) => h.pid = pid.trim().parse().ok(),
+                Some(("address", a)) => h.address = Some(a.trim().to_string()),
+                _ => {}
+            }
+        }
+        h
+    }
+}
+
+impl std::fmt::Display for LockHolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.pid, &self.address) {
+            (Some(pid), Some(a)) => write!(f, "pid {pid}, at {a}"),
+            (Some(pid), None) => write!(f, "pid {pid}"),
+            (None, Some(a)) => write!(f, "at {a}"),
+            (None, None) => f.write_str("a process that did not say which"),
+        }
+    }
+}
+
+/// The exclusive lock of a database ([`lock`]): held until dropped or the process ends.
+#[derive(Debug)]
+pub struct DbLock {
+    _file: std::fs::File,
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -81,9 +145,11 @@ fn create_parent(path: &Path) -> Result<()> {
 }
 
 /// Takes the exclusive lock of the database at `path` (the file `<path>.lock`, created if
-/// needed), held until the returned file is dropped or the process ends. Fails with
-/// [`StoreError::Locked`] when another process (or another coordinator in this one) holds it.
-pub fn lock(path: &Path) -> Result<std::fs::File> {
+/// needed), held until the returned [`DbLock`] is dropped or the process ends, and writes
+/// this process's id and `address` (where it listens) into the file. Fails with
+/// [`StoreError::InUse`], naming the holder as it wrote itself, when another process (or
+/// another coordinator in this one) holds it.
+pub fn lock(path: &Path, address: Option<&str>) -> Result<DbLock> {
     create_parent(path)?;
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
@@ -98,12 +164,20 @@ pub fn lock(path: &Path) -> Result<std::fs::File> {
             source,
         })?;
     match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked(format!(
-            "another coordinator is serving {} (it holds {}); stop it first",
-            path.display(),
-            lock_path.display()
-        ))),
+        Ok(()) => {
+            use std::io::Write as _;
+            let written = file
+                .set_len(0)
+                .and_then(|()| (&file).write_all(LockHolder::me(address).text().as_bytes()));
+            written.map_err(|e| {
+                StoreError::Locked(format!("cannot write {}: {e}", lock_path.display()))
+            })?;
+            Ok(DbLock { _file: file })
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse {
+            db: path.display().to_string(),
+            holder: LockHolder::parse(&std::fs::read_to_string(&lock_path).unwrap_or_default()),
+        }),
         Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Locked(format!(
             "cannot lock {}: {e}",
             lock_path.display()
@@ -383,6 +457,7 @@ async fn write_units(
             task_json(u.task.as_ref())?.into(),
             u.weight.to_string().into(),
             i64::from(u.failures).into(),
+            i64::from(u.deaths).into(),
         ])
     }
     let items: Vec<&Unit> = sets.iter().flat_map(|c| &c.units).collect();
@@ -390,9 +465,10 @@ async fn write_units(
         tx,
         "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
              est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
-             lease_granted_at, lease_deadline, created_at, task, weight, failures) ",
+             lease_granted_at, lease_deadline, created_at, task, weight, failures, deaths) ",
         " ON CONFLICT (id) DO UPDATE SET state = excluded.state,
              attempts = excluded.attempts, failures = excluded.failures,
+             deaths = excluded.deaths,
              lease_worker = excluded.lease_worker,
              lease_token = excluded.lease_token,
              lease_granted_at = excluded.lease_granted_at,
@@ -783,6 +859,7 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
                 .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
             attempts: uint(row.try_get("attempts")?, "attempts")? as u32,
             failures: uint(row.try_get("failures")?, "failures")? as u32,
+            deaths: uint(row.try_get("deaths")?, "deaths")? as u32,
             lease,
             created_at: get_u64(&row, "created_at")?,
         });

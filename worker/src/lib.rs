@@ -13,6 +13,7 @@ use std::time::Duration;
 pub mod backoff;
 pub mod bench;
 pub mod cputime;
+pub mod fault;
 pub mod outbox;
 pub mod panic;
 mod session;

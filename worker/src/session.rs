@@ -559,6 +559,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         if let Some(task) = unit.bench.take() {
             return self.start_bench(unit, task).await;
         }
+        crate::fault::abort_if_asked(unit.unit_id);
         let got = self.job(unit.job_id).await.and_then(|d| match d {
             JobData::Count(p, core) => Ok((p, core)),
             JobData::Bench(_) => Err("a counting unit of a benchmark job".to_string()),

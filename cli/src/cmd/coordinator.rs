@@ -42,6 +42,13 @@ pub struct CoordinatorArgs {
     /// higher limit, the coordinator leases it again.
     #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_FAILURES_LIMIT)]
     pub failures_limit: u32,
+    /// Hold a unit, never leasing it again, once its leases ended with their worker's death
+    /// this many times: expired (a worker killed, out of memory, preempted, cut off) or, for
+    /// `run`'s local workers, ended with the worker process (an alarm `died` names it; 0: never
+    /// hold). A unit with a death is leased alone, so that a death is its own. Higher than
+    /// --failures-limit: workers also die for reasons of their own.
+    #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_DEATHS_LIMIT)]
+    pub deaths_limit: u32,
 }
 
 pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
@@ -66,14 +73,10 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
     }
     config.connections.max_connections = args.max_connections;
     config.failures_limit = args.failures_limit;
+    config.deaths_limit = args.deaths_limit;
     config.tls = match (args.tls_cert, args.tls_key) {
         (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
         _ => None,
-    };
-    let scheme = if config.tls.is_some() {
-        "https"
-    } else {
-        "http"
     };
     if !args.listen.ip().is_loopback() && config.tls.is_none() {
         eprintln!(
@@ -90,14 +93,22 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
-        let addr = listener.local_addr()?;
+        let url = coordinator::server::listen_url(listener.local_addr()?, config.tls.is_some());
+        // Refused before it says it listens when another coordinator uses the database.
+        let lock = crate::cluster::lock_database(&args.db, &url)?;
         // Tests and scripts read this line to learn the port of `--listen 127.0.0.1:0`.
         eprintln!(
-            "dancehall coordinator listening on {scheme}://{addr} (database {})",
+            "dancehall coordinator listening on {url} (database {})",
             args.db.display()
         );
-        coordinator::serve(listener, config, super::worker::shutdown_signal())
-            .await
-            .context("coordinator")
+        coordinator::serve_locked(
+            listener,
+            config,
+            lock,
+            None,
+            super::worker::shutdown_signal(),
+        )
+        .await
+        .context("coordinator")
     })
 }

@@ -157,7 +157,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // alarm, of a kind known here or not, is among the problems below.
     for i in counted.iter().chain(&benched) {
         if i.units_held + i.audits_held > 0 {
-            let failed = |a: &&pb::Alarm| AlarmKind::parse(&a.kind) == Some(AlarmKind::Failed);
+            let failed = |a: &&pb::Alarm| AlarmKind::parse(&a.kind).is_some_and(AlarmKind::holds);
             for a in i.alarms.iter().filter(failed) {
                 eprintln!("HELD job {} ({}): {}", i.job_id, i.name, a.message);
             }

@@ -186,8 +186,8 @@ pub fn job_detail(i: &pb::JobInfo) -> String {
     if i.units_held > 0 {
         let _ = writeln!(
             s,
-            "  held        {} queued units failed too often and are not leased: the job \
-             cannot finish (see the alarms)",
+            "  held        {} queued units failed or died too often and are not leased: the \
+             job cannot finish (see the alarms)",
             i.units_held
         );
     }

@@ -120,7 +120,7 @@ impl Scheduler {
             }
         }
         for &uid in &requeue {
-            self.set_unit_state(uid, UnitState::Queued);
+            self.requeue(now, uid, None);
         }
         self.reopen(now, job, requeue.len());
         self.event(

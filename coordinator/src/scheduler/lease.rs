@@ -1,6 +1,16 @@
-//! Leases: grant (oldest queued unit first), heartbeat (extend), expire (requeue), release
-//! (requeue), release as failed (requeue, or hold a unit whose runs failed `failures_limit`
-//! times).
+//! Leases: grant (oldest queued unit first), heartbeat (extend), expire (requeue, counting a
+//! death), release (requeue), release as failed (requeue, or hold a unit whose runs failed
+//! `failures_limit` times), a worker known dead (its leases end, each counting a death; a
+//! unit whose leases ended so `deaths_limit` times is held).
+//!
+//! Deaths: a worker killed by the unit it runs (an abort, out of memory, a stack overflow)
+//! takes the units it held beside it down too, and its leases all end alike. So a unit with a
+//! death is leased alone, to a worker that holds no other lease and gets none while it holds
+//! that one: an innocent unit has at most the one death it shared, and runs alone after it,
+//! while the unit that kills its workers dies alone until it is held. Workers also die for
+//! reasons of their own (preemption, a kill), hence a deaths limit of its own, higher than the
+//! failures limit. Leases granted before a restart are no deaths when they expire: the
+//! coordinator's downtime (or `run` killed with its workers) may have ended them.
 //!
 //! Routing: a benchmark unit goes to a worker that can run it (`Capabilities::can_run`: its
 //! configuration's solver installed, its memory limit within the machine's). When no worker
@@ -16,8 +26,8 @@ use std::collections::HashMap;
 
 use super::{LeaseRecord, SchedError, Scheduler};
 use crate::job::{
-    AlarmKind, BenchTask, JobKind, JobState, Lease, LeaseEnd, LeaseToken, Millis, Unit, UnitId,
-    UnitState, WorkerId,
+    AlarmKind, BenchTask, JobState, Lease, LeaseEnd, LeaseToken, Millis, Unit, UnitId, UnitState,
+    WorkerId,
 };
 
 /// One unit handed to a worker.
@@ -79,11 +89,15 @@ impl Scheduler {
         self.expire(now);
         let max = max.min(self.config.max_units_per_lease) as usize;
         let mut picked = Vec::new();
+        let held = self.holding.get(&worker);
+        let holds_any = held.is_some_and(|h| !h.is_empty());
+        // A worker holding a unit with a death is leased nothing else.
+        let holds_suspect = held.is_some_and(|h| h.iter().any(|u| self.units[u].deaths > 0));
         let mut bench_left = max_bench as usize;
         // Per (configuration, memory limit): may this worker take such a unit?
         let mut routed: HashMap<(&str, Option<u64>), bool> = HashMap::new();
         for &(job, uid) in &self.queue {
-            if picked.len() >= max {
+            if picked.len() >= max || holds_suspect {
                 break;
             }
             if self.jobs[&job].state == JobState::Cancelled {
@@ -107,6 +121,14 @@ impl Scheduler {
                     continue;
                 }
             }
+            if unit.deaths > 0 {
+                // Alone: to a worker holding nothing, as the one unit of this call.
+                if holds_any || !picked.is_empty() {
+                    continue;
+                }
+                picked.push(uid);
+                break;
+            }
             if unit.task.is_some() {
                 bench_left -= 1;
             }
@@ -126,6 +148,7 @@ impl Scheduler {
                 deadline: now + self.config.lease_duration_ms,
             };
             self.deadlines.insert((lease.deadline, uid));
+            self.holding.entry(worker).or_default().insert(uid);
             unit.lease = Some(lease.clone());
             let (job, attempt, audit) = (unit.job, unit.attempts, unit.audit_of.is_some());
             let unit = unit.clone();
@@ -221,8 +244,14 @@ impl Scheduler {
     }
 
     /// Returns every unit whose lease deadline has passed (`deadline < now`) to the queue;
-    /// their tokens stop being valid. Returns how many.
+    /// their tokens stop being valid. Each such expiry counts a death on its unit (its worker
+    /// is gone or cut off), unless the lease was granted before a restart; at `deaths_limit`
+    /// deaths the unit is held, with one alarm `died`. Returns how many expired.
+    ///
+    /// Also raises the alarms of units that a restart found held without one (a lower limit
+    /// than before): every operation and the server's start-up expire first.
     pub fn expire(&mut self, now: Millis) -> usize {
+        self.raise_restored_hold_alarms(now);
         let mut expired: Vec<UnitId> = self
             .deadlines
             .iter()
@@ -231,10 +260,21 @@ impl Scheduler {
             .collect();
         expired.sort_unstable();
         for &uid in &expired {
-            let job = self.units[&uid].job;
+            let unit = &self.units[&uid];
+            let job = unit.job;
+            let lease = unit.lease.as_ref().expect("an expiring unit is leased");
+            let worker = lease.worker;
+            let inherited = self.inherited.contains(&lease.token);
             self.end_lease(now, uid, LeaseEnd::Expired);
-            self.set_unit_state(uid, UnitState::Queued);
-            self.event(now, Some(job), Some(uid), "lease-expired", String::new());
+            if inherited {
+                let why = "granted before the coordinator restarted: no death";
+                self.event(now, Some(job), Some(uid), "lease-expired", why.into());
+                self.requeue(now, uid, None);
+            } else {
+                let why = format!("its lease expired without a word from worker {worker}");
+                self.event(now, Some(job), Some(uid), "lease-expired", String::new());
+                self.count_death(now, uid, &why);
+            }
         }
         expired.len()
     }
@@ -264,7 +304,7 @@ impl Scheduler {
                 None => {
                     let job = self.units[&uid].job;
                     self.end_lease(now, uid, LeaseEnd::Released);
-                    self.set_unit_state(uid, UnitState::Queued);
+                    self.requeue(now, uid, None);
                     self.event(now, Some(job), Some(uid), "lease-released", String::new());
                 }
                 Some(why) => self.fail(now, uid, why),
@@ -286,28 +326,64 @@ impl Scheduler {
     }
 
     /// Counts a failed run of `uid`, whose lease has just ended (released as failed, or its
-    /// report rejected), and queues the unit again: held when this was its
-    /// `failures_limit`-th failure, with one alarm `failed`.
+    /// report rejected), and queues the unit again: held once its failures reach
+    /// `failures_limit`, with its alarm `failed` (raised once) naming `why`.
     pub(super) fn count_failure(&mut self, now: Millis, uid: UnitId, why: &str) {
-        let unit = self.units.get_mut(&uid).expect("unit exists");
-        unit.failures += 1;
-        let (job, failures, audit) = (unit.job, unit.failures, unit.audit_of.is_some());
+        self.units.get_mut(&uid).expect("unit exists").failures += 1;
         // After the count: a unit that has failed out is queued outside the queue.
-        self.set_unit_state(uid, UnitState::Queued);
-        if failures == self.config.failures_limit {
-            let lost = match (audit, self.jobs[&job].kind) {
-                (true, _) => "its audit is not compared",
-                (false, JobKind::Count) => "the count is incomplete",
-                (false, JobKind::Benchmark) => "its run is missing",
-            };
-            self.alarm(
-                now,
-                job,
-                Some(uid),
-                AlarmKind::Failed,
-                format!("unit {uid} failed {failures} times ({why}); held, {lost}"),
-            );
+        self.requeue(now, uid, Some((AlarmKind::Failed, why)));
+    }
+
+    /// Counts a death of `uid`, whose lease has just ended with its worker (expired, or its
+    /// worker known dead), and queues the unit again: held once its deaths reach
+    /// `deaths_limit`, with its alarm `died` (raised once) naming `why`.
+    fn count_death(&mut self, now: Millis, uid: UnitId, why: &str) {
+        self.units.get_mut(&uid).expect("unit exists").deaths += 1;
+        self.requeue(now, uid, Some((AlarmKind::Died, why)));
+    }
+
+    /// Ends every live lease of `worker`, which is known dead (`why`: e.g. its process was
+    /// killed by a signal), at once rather than at its deadline: each ends as `died` and
+    /// counts a death on its unit, as an expiry would. Returns how many ended.
+    pub fn worker_died(
+        &mut self,
+        now: Millis,
+        worker: WorkerId,
+        why: &str,
+    ) -> Result<usize, SchedError> {
+        if !self.workers.contains_key(&worker) {
+            return Err(SchedError::UnknownWorker(worker));
         }
+        self.expire(now);
+        let units: Vec<UnitId> = self
+            .holding
+            .get(&worker)
+            .map(|h| h.iter().copied().collect())
+            .unwrap_or_default();
+        self.event(
+            now,
+            None,
+            None,
+            "worker-died",
+            format!("worker {worker}: {why}"),
+        );
+        for &uid in &units {
+            let job = self.units[&uid].job;
+            self.end_lease(now, uid, LeaseEnd::Died);
+            self.event(now, Some(job), Some(uid), "lease-died", why.to_string());
+            self.count_death(now, uid, why);
+        }
+        Ok(units.len())
+    }
+
+    /// The workers registered under `name` (a worker registers again under the same name
+    /// when the coordinator forgot it).
+    pub fn workers_named(&self, name: &str) -> Vec<WorkerId> {
+        self.workers
+            .values()
+            .filter(|w| w.name == name)
+            .map(|w| w.id)
+            .collect()
     }
 
     /// The earliest deadline of a live lease (for the server's expiry timer).

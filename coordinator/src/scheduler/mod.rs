@@ -14,9 +14,19 @@
 //!   deadline), it is released, its result is reported, or its job is cancelled; never again;
 //! - the queue holds exactly the queued units that are not held, in (job, unit id) order:
 //!   oldest first, so an expired unit goes back ahead of the newer ones;
-//! - a unit is held when its runs failed `failures_limit` times (leases its workers released
-//!   with a failure, reports rejected as malformed; expiries do not count): it stays queued, out of the queue, so it is
-//!   never leased again, and one alarm `failed` names it with the last reason;
+//! - a unit is held when its runs failed `failures_limit` times or more (leases its workers
+//!   released with a failure, reports rejected as malformed; expiries do not count), or when
+//!   its leases ended with their worker's death `deaths_limit` times or more (expiries, except
+//!   of leases granted before a restart, and leases of a worker known dead: a unit that kills
+//!   its worker would otherwise be leased forever): it stays queued, out of the queue, so it
+//!   is never leased again;
+//! - every held unit has its alarm (`failed`, `died`: one for each limit it reached), raised
+//!   once per unit when it becomes held (with the last reason), also when a restart under a
+//!   lower limit holds it (then with the first operation after the restart, which the server
+//!   makes at once);
+//! - a unit with a death is leased alone: to a worker holding no lease, which is leased
+//!   nothing else while it holds it, so that a death is the unit's own, never shared with
+//!   the units a worker held beside the one that killed it;
 //! - a job is done exactly when none of its work units is queued or leased (a held unit keeps
 //!   its job running: its count is incomplete, and [`JobStatus::units_held`] says so).
 //!
@@ -29,7 +39,7 @@ mod lease;
 mod model_test;
 mod report;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::job::{
     Accepted, Alarm, AlarmKind, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind,
@@ -51,6 +61,9 @@ pub struct SchedulerConfig {
     pub attempts_alarm: u32,
     /// Hold a unit (never lease it again) once its runs failed this many times (0: never).
     pub failures_limit: u32,
+    /// Hold a unit once its leases ended with their worker's death this many times (0:
+    /// never).
+    pub deaths_limit: u32,
     /// Cap on the units of one lease call.
     pub max_units_per_lease: u32,
     /// Hint to a worker that got no unit.
@@ -63,6 +76,7 @@ impl Default for SchedulerConfig {
             lease_duration_ms: 60_000,
             attempts_alarm: 5,
             failures_limit: crate::config::DEFAULT_FAILURES_LIMIT,
+            deaths_limit: crate::config::DEFAULT_DEATHS_LIMIT,
             max_units_per_lease: 64,
             retry_after_ms: 1_000,
         }
@@ -240,8 +254,9 @@ pub struct JobStatus {
     pub units_leased: u64,
     /// Queued work units, the held ones included.
     pub units_queued: u64,
-    /// Queued work units that are held (their runs failed `failures_limit` times): never
-    /// leased again, so a running job whose open units are all held will not finish.
+    /// Queued work units that are held (their runs failed `failures_limit` times, or their
+    /// leases ended with their worker's death `deaths_limit` times): never leased again, so a
+    /// running job whose open units are all held will not finish.
     pub units_held: u64,
     pub audits_total: u64,
     pub audits_done: u64,
@@ -271,8 +286,19 @@ pub struct Scheduler {
     /// (every operation expires first: a scan of all live leases would cost each call as
     /// much as the leases held, thousands with many workers holding reserves).
     deadlines: BTreeSet<(Millis, UnitId)>,
+    /// The units each worker holds a live lease on.
+    holding: HashMap<WorkerId, BTreeSet<UnitId>>,
+    /// Live leases granted before this scheduler was restored: their expiry is no death (the
+    /// coordinator's restart, not the unit, may have cost their workers).
+    inherited: HashSet<LeaseToken>,
     history: HashMap<LeaseToken, LeaseRecord>,
     workers: BTreeMap<WorkerId, WorkerInfo>,
+    /// The alarms that hold units (`AlarmKind::holds`) raised so far, by unit: each is
+    /// raised once.
+    hold_alarms: HashSet<(UnitId, AlarmKind)>,
+    /// Units a restart found held without their alarm (a lower limit than before): the next
+    /// expiry raises it (a restore has no clock).
+    unalarmed: Vec<UnitId>,
     next_job: JobId,
     next_unit: UnitId,
     next_worker: WorkerId,
@@ -307,8 +333,12 @@ impl Scheduler {
             queue: BTreeSet::new(),
             live: HashMap::new(),
             deadlines: BTreeSet::new(),
+            holding: HashMap::new(),
+            inherited: HashSet::new(),
             history: HashMap::new(),
             workers: BTreeMap::new(),
+            hold_alarms: HashSet::new(),
+            unalarmed: Vec::new(),
             next_job: 1,
             next_unit: 1,
             next_worker: 1,
@@ -329,6 +359,8 @@ impl Scheduler {
                     Some(lease) => {
                         s.live.insert(lease.token.clone(), unit.id);
                         s.deadlines.insert((lease.deadline, unit.id));
+                        s.holding.entry(lease.worker).or_default().insert(unit.id);
+                        s.inherited.insert(lease.token.clone());
                     }
                     // A leased unit without its lease cannot be reported: queue it.
                     None => unit.state = UnitState::Queued,
@@ -360,8 +392,17 @@ impl Scheduler {
         }
         for a in snapshot.alarms {
             s.next_alarm = s.next_alarm.max(a.id + 1);
+            if let (Some(unit), true) = (a.unit, a.kind.holds()) {
+                s.hold_alarms.insert((unit, a.kind));
+            }
             s.alarms.insert(a.id, a);
         }
+        s.unalarmed = s
+            .units
+            .values()
+            .filter(|u| !s.missing_hold_alarms(u).is_empty())
+            .map(|u| u.id)
+            .collect();
         s
     }
 
@@ -684,6 +725,7 @@ impl Scheduler {
                 state: UnitState::Queued,
                 attempts: 0,
                 failures: 0,
+                deaths: 0,
                 lease: None,
                 created_at: now,
             },
@@ -697,23 +739,107 @@ impl Scheduler {
         id
     }
 
-    /// Whether `unit` is held: queued, but its runs failed `failures_limit` times, so it
-    /// is kept out of the queue.
+    /// Whether `unit` is held: queued, but its runs failed `failures_limit` times or its
+    /// leases ended with their worker's death `deaths_limit` times, so it is kept out of the
+    /// queue.
     fn held(&self, unit: &Unit) -> bool {
-        unit.state == UnitState::Queued && unit.failed_out(self.config.failures_limit)
+        unit.state == UnitState::Queued && self.held_out(unit)
+    }
+
+    /// Whether `unit` reached a limit (held once it is queued).
+    fn held_out(&self, unit: &Unit) -> bool {
+        unit.failed_out(self.config.failures_limit) || unit.died_out(self.config.deaths_limit)
+    }
+
+    /// The hold alarms `unit` lacks: `failed` when it is held for its failures and has none,
+    /// `died` when it is held for its deaths and has none.
+    fn missing_hold_alarms(&self, unit: &Unit) -> Vec<AlarmKind> {
+        let reached = [
+            (
+                AlarmKind::Failed,
+                unit.failed_out(self.config.failures_limit),
+            ),
+            (AlarmKind::Died, unit.died_out(self.config.deaths_limit)),
+        ];
+        reached
+            .into_iter()
+            .filter(|&(kind, reached)| {
+                reached
+                    && unit.state == UnitState::Queued
+                    && !self.hold_alarms.contains(&(unit.id, kind))
+            })
+            .map(|(kind, _)| kind)
+            .collect()
+    }
+
+    /// Queues a unit again (its lease has ended, or a cancelled benchmark run is resumed); one
+    /// that is held gets the alarms that say so, unless it has them. `cause`: the kind of
+    /// what ended its last lease (a failure, a death) and why, when that made it held.
+    fn requeue(&mut self, now: Millis, uid: UnitId, cause: Option<(AlarmKind, &str)>) {
+        self.set_unit_state(uid, UnitState::Queued);
+        self.raise_hold_alarms(now, uid, cause);
+    }
+
+    /// Raises the hold alarms `uid` lacks (see [`Scheduler::missing_hold_alarms`]), the one of
+    /// `cause`'s kind with its reason.
+    fn raise_hold_alarms(&mut self, now: Millis, uid: UnitId, cause: Option<(AlarmKind, &str)>) {
+        let unit = &self.units[&uid];
+        let kinds = self.missing_hold_alarms(unit);
+        if kinds.is_empty() {
+            return;
+        }
+        let (job, audit) = (unit.job, unit.audit_of.is_some());
+        let (failures, deaths) = (unit.failures, unit.deaths);
+        let lost = match (audit, self.jobs[&job].kind) {
+            (true, _) => "its audit is not compared",
+            (false, JobKind::Count) => "the count is incomplete",
+            (false, JobKind::Benchmark) => "its run is missing",
+        };
+        for kind in kinds {
+            let (times, limit, name) = match kind {
+                AlarmKind::Failed => (failures, self.config.failures_limit, "failures limit"),
+                AlarmKind::Died => (deaths, self.config.deaths_limit, "deaths limit"),
+                _ => unreachable!("not a hold alarm: {kind:?}"),
+            };
+            let why = match cause {
+                Some((k, why)) if k == kind => why.to_string(),
+                _ => format!("at least the {name}, {limit}"),
+            };
+            self.alarm(
+                now,
+                job,
+                Some(uid),
+                kind,
+                format!(
+                    "unit {uid} {} {} ({why}); held, {lost}",
+                    kind.as_str(),
+                    match times {
+                        1 => "once".to_string(),
+                        n => format!("{n} times"),
+                    }
+                ),
+            );
+        }
+    }
+
+    /// Raises the hold alarms that a restart found missing (the first expiry does).
+    fn raise_restored_hold_alarms(&mut self, now: Millis) {
+        for uid in std::mem::take(&mut self.unalarmed) {
+            self.raise_hold_alarms(now, uid, None);
+        }
     }
 
     /// Moves a unit to `state`, keeping the queue and the open counts in step (a held unit
     /// is queued outside the queue).
     fn set_unit_state(&mut self, uid: UnitId, state: UnitState) {
-        let limit = self.config.failures_limit;
+        let held_out = self.held_out(&self.units[&uid]);
         let unit = self.units.get_mut(&uid).expect("unit exists");
         let was_open = matches!(unit.state, UnitState::Queued | UnitState::Leased);
         let is_open = matches!(state, UnitState::Queued | UnitState::Leased);
         if unit.state == UnitState::Queued {
             self.queue.remove(&(unit.job, uid));
         }
-        if state == UnitState::Queued && !unit.failed_out(limit) {
+        if state == UnitState::Queued && !held_out {
             self.queue.insert((unit.job, uid));
         }
         if unit.audit_of.is_none() && was_open != is_open {
@@ -734,6 +860,13 @@ impl Scheduler {
         if let Some(lease) = unit.lease.take() {
             self.live.remove(&lease.token);
             self.deadlines.remove(&(lease.deadline, uid));
+            self.inherited.remove(&lease.token);
+            if let Some(held) = self.holding.get_mut(&lease.worker) {
+                held.remove(&uid);
+                if held.is_empty() {
+                    self.holding.remove(&lease.worker);
+                }
+            }
             if let Some(rec) = self.history.get_mut(&lease.token) {
                 rec.ended = Some((now, why));
             }
@@ -788,6 +921,9 @@ impl Scheduler {
             message,
             raised_at: at,
         };
+        if let (Some(unit), true) = (unit, kind.holds()) {
+            self.hold_alarms.insert((unit, kind));
+        }
         self.alarms.insert(id, a.clone());
         self.dirty.alarms.push(a);
     }
@@ -802,6 +938,16 @@ impl Scheduler {
             .map(|u| (u.job, u.id))
             .collect();
         assert_eq!(queued, self.queue, "queue out of step");
+        // Every held unit has its alarms, or is waiting for them after a restart.
+        for u in self.units.values() {
+            if !self.missing_hold_alarms(u).is_empty() {
+                assert!(
+                    self.unalarmed.contains(&u.id),
+                    "unit {} held silently",
+                    u.id
+                );
+            }
+        }
         // Live tokens are exactly the leases of leased units.
         let live: HashMap<LeaseToken, UnitId> = self
             .units
@@ -815,6 +961,27 @@ impl Scheduler {
             .filter_map(|u| u.lease.as_ref().map(|l| (l.deadline, u.id)))
             .collect();
         assert_eq!(deadlines, self.deadlines, "lease deadlines out of step");
+        let mut holding: HashMap<WorkerId, BTreeSet<UnitId>> = HashMap::new();
+        for u in self.units.values() {
+            if let Some(l) = &u.lease {
+                holding.entry(l.worker).or_default().insert(u.id);
+            }
+        }
+        assert_eq!(holding, self.holding, "leases by worker out of step");
+        assert!(
+            self.inherited.iter().all(|t| self.live.contains_key(t)),
+            "an inherited lease that ended"
+        );
+        // A worker holding a unit with a death holds nothing else.
+        for held in self.holding.values() {
+            if held.iter().any(|u| self.units[u].deaths > 0) {
+                assert_eq!(
+                    held.len(),
+                    1,
+                    "a unit with a death shares its worker: {held:?}"
+                );
+            }
+        }
         for u in self.units.values() {
             // Split children and audits inherit the weight; no weight is 0.
             assert!(u.weight >= 1, "unit {} has weight 0", u.id);

@@ -1,10 +1,12 @@
 //! Seeded random model test of the scheduler (matklad, "Properly Testing Concurrent Data
 //! Structures"): random operations (lease, heartbeat, clock advance, expire, report,
 //! re-split report, duplicate and wrong late reports, unknown tokens, release, release as
-//! failed, restart) are applied both to the scheduler and to a small model written
-//! independently here; after each step the verdicts, granted units and counts must agree, and
-//! at the end every job's total must be the true count of the synthetic tree less the
-//! subtrees of the units held for failing, each unit accepted exactly once. The root's
+//! failed, a worker known dead, restart) are applied both to the scheduler and to a small
+//! model written independently here; after each step the verdicts, granted units and counts
+//! must agree, and at the end every job's total must be the true count of the synthetic tree
+//! less the subtrees of the units held for failing or dying, each unit accepted exactly once.
+//! The model's deaths: every expiry of a lease granted since the last restart, and every
+//! lease of a worker known dead; a unit with a death is granted alone. The root's
 //! children carry weights (1, 3, 2^40): every unit split from one keeps its weight, and the
 //! weighted total (beyond 2^64) is exact.
 
@@ -26,6 +28,8 @@ const FANOUT: u32 = 3;
 const LEASE_MS: u64 = 1_000;
 /// The random model's failures limit (low, so that units are held often).
 const FAILURES: u32 = 2;
+/// The random model's deaths limit.
+const DEATHS: u32 = 2;
 /// The weights of the root's children (the job's first units).
 const WEIGHTS: [u128; FANOUT as usize] = [1, 3, 1 << 40];
 
@@ -92,6 +96,8 @@ struct MUnit {
     state: MState,
     /// Leases released as failed.
     failures: u32,
+    /// Leases that expired (granted since the last restart) or whose worker was known dead.
+    deaths: u32,
 }
 
 impl MUnit {
@@ -100,12 +106,13 @@ impl MUnit {
             prefix,
             state: MState::Queued,
             failures: 0,
+            deaths: 0,
         }
     }
 
-    /// Queued, but failed too often to be leased again.
+    /// Queued, but failed or died too often to be leased again.
     fn held(&self) -> bool {
-        self.state == MState::Queued && self.failures >= FAILURES
+        self.state == MState::Queued && (self.failures >= FAILURES || self.deaths >= DEATHS)
     }
 }
 
@@ -117,20 +124,93 @@ struct Model {
     tokens: BTreeMap<LeaseToken, UnitId>,
     accepted_verdicts: BTreeMap<UnitId, u32>,
     alarms: usize,
+    /// Tokens live at the last restart: their expiry is no death.
+    inherited: BTreeSet<LeaseToken>,
+    /// Units held for their deaths.
+    died: usize,
+    /// Expiries of inherited leases (no deaths).
+    inherited_expiries: usize,
 }
 
 impl Model {
     fn expire(&mut self, now: Millis) -> usize {
         let mut n = 0;
-        for u in self.units.values_mut() {
-            if let MState::Leased { deadline, .. } = u.state {
-                if deadline < now {
-                    u.state = MState::Queued;
+        let ids: Vec<UnitId> = self.units.keys().copied().collect();
+        for uid in ids {
+            if let MState::Leased {
+                deadline, token, ..
+            } = &self.units[&uid].state
+            {
+                if *deadline < now {
+                    let death = !self.inherited.contains(token);
+                    self.units.get_mut(&uid).unwrap().state = MState::Queued;
+                    if death {
+                        self.die(uid);
+                    } else {
+                        self.inherited_expiries += 1;
+                    }
                     n += 1;
                 }
             }
         }
         n
+    }
+
+    /// A death of `uid` (whose lease has just ended): at the limit, held with an alarm.
+    fn die(&mut self, uid: UnitId) {
+        let u = self.units.get_mut(&uid).unwrap();
+        u.deaths += 1;
+        if u.deaths == DEATHS {
+            self.alarms += 1;
+            self.died += 1;
+        }
+    }
+
+    /// Worker `w` is known dead: its live leases end, each a death. How many.
+    fn worker_died(&mut self, w: WorkerId) -> usize {
+        let ids: Vec<UnitId> = self
+            .units
+            .iter()
+            .filter(|(_, u)| matches!(u.state, MState::Leased { worker, .. } if worker == w))
+            .map(|(&id, _)| id)
+            .collect();
+        for &uid in &ids {
+            self.units.get_mut(&uid).unwrap().state = MState::Queued;
+            self.die(uid);
+        }
+        ids.len()
+    }
+
+    /// The units a lease of up to `n` by `w` grants: the queued ones, oldest first; a unit
+    /// with a death only alone, to a worker holding nothing; nothing to a worker holding such
+    /// a unit.
+    fn grantable(&self, w: WorkerId, n: usize) -> Vec<UnitId> {
+        let holding: Vec<&MUnit> = self
+            .units
+            .values()
+            .filter(|u| matches!(u.state, MState::Leased { worker, .. } if worker == w))
+            .collect();
+        let mut want = Vec::new();
+        if holding.iter().any(|u| u.deaths > 0) {
+            return want;
+        }
+        for (&id, u) in &self.units {
+            if want.len() >= n {
+                break;
+            }
+            if u.state != MState::Queued || u.held() {
+                continue;
+            }
+            if u.deaths > 0 {
+                if holding.is_empty() && want.is_empty() {
+                    want.push(id);
+                    break;
+                }
+                continue;
+            }
+            want.push(id);
+        }
+        want
     }
 
     fn live(&self, token: &LeaseToken) -> Option<(UnitId, WorkerId)> {
@@ -218,6 +298,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         lease_duration_ms: LEASE_MS,
         attempts_alarm: 0,
         failures_limit: FAILURES,
+        deaths_limit: DEATHS,
         max_units_per_lease: 4,
         retry_after_ms: 10,
     };
@@ -267,6 +348,9 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         tokens: BTreeMap::new(),
         accepted_verdicts: BTreeMap::new(),
         alarms: 0,
+        inherited: BTreeSet::new(),
+        died: 0,
+        inherited_expiries: 0,
     };
     let mut past: Vec<(WorkerId, LeaseToken, UnitId, UnitResult)> = Vec::new();
     let mut alarms_seen = 0;
@@ -279,16 +363,13 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 let w = *pick(&mut rng, &workers).unwrap();
                 let n = rng.random_range(1..6u32);
                 m.expire(now);
-                let want: Vec<UnitId> = m
-                    .units
-                    .iter()
-                    .filter(|(_, u)| u.state == MState::Queued && !u.held())
-                    .map(|(&id, _)| id)
-                    .take(n.min(config.max_units_per_lease) as usize)
-                    .collect();
+                let want = m.grantable(w, n.min(config.max_units_per_lease) as usize);
                 let got = s.lease(now, w, n).unwrap();
                 let ids: Vec<UnitId> = got.units.iter().map(|g| g.unit.id).collect();
                 assert_eq!(ids, want, "{ctx}: granted units");
+                if ids.iter().any(|id| m.units[id].deaths > 0) {
+                    *seen.entry("alone".into()).or_default() += 1;
+                }
                 for g in got.units {
                     assert_eq!(g.unit.prefix, m.units[&g.unit.id].prefix, "{ctx}");
                     assert_eq!(g.lease.deadline, now + LEASE_MS);
@@ -450,12 +531,30 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 let got = s.release(now, w, &ask, failure).unwrap();
                 assert_eq!(got, want, "{ctx}: released");
             }
+            97..=99 => {
+                // A worker known dead (its process ended): its leases end at once, deaths.
+                let w = *pick(&mut rng, &workers).unwrap();
+                m.expire(now);
+                let want = m.worker_died(w);
+                let got = s.worker_died(now, w, "killed by SIGKILL").unwrap();
+                assert_eq!(got, want, "{ctx}: leases of the dead worker");
+                *seen.entry("worker-died".into()).or_default() += usize::from(got > 0);
+            }
             _ => {
-                // Restart from the persisted state.
+                // Restart from the persisted state; the leases live now are no deaths when
+                // they expire.
                 let snap = s.snapshot();
                 s = Scheduler::restore(config.clone(), snap.clone(), token_gen(counter.clone()));
                 *seen.entry("restart".into()).or_default() += 1;
                 assert_eq!(s.snapshot(), snap, "{ctx}: restore is lossless");
+                m.inherited = m
+                    .units
+                    .values()
+                    .filter_map(|u| match &u.state {
+                        MState::Leased { token, .. } => Some(token.clone()),
+                        _ => None,
+                    })
+                    .collect();
             }
         }
         s.check_invariants();
@@ -501,10 +600,12 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 u.failures,
                 "{ctx}: unit {uid}"
             );
+            assert_eq!(s.unit(*uid).unwrap().deaths, u.deaths, "{ctx}: unit {uid}");
         }
     }
 
-    // Drain: lease everything and report truthfully until only held units are left open.
+    // Drain: lease everything and report truthfully until only held units are left open
+    // (the other leases expire meanwhile, deaths too).
     let mut rounds = 0;
     loop {
         let st = s.status(job).unwrap();
@@ -514,18 +615,29 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         rounds += 1;
         assert!(rounds < 10_000, "seed {seed}: the job never settles");
         now += 1;
+        m.expire(now);
+        let want = m.grantable(workers[2], 4);
         let g = s.lease(now, workers[2], 4).unwrap();
+        let ids: Vec<UnitId> = g.units.iter().map(|g| g.unit.id).collect();
+        assert_eq!(ids, want, "seed {seed}: drain round {rounds}");
         for g in g.units {
+            let n = count(&g.unit.prefix);
             let v = s.report(
                 now,
                 workers[2],
                 &g.lease.token,
                 g.unit.id,
-                result(count(&g.unit.prefix), vec![]),
+                result(n, vec![]),
             );
             assert_eq!(v.verdict, Verdict::Accepted);
+            m.units.get_mut(&g.unit.id).unwrap().state = MState::Accepted {
+                solutions: n,
+                remaining: String::new(),
+            };
         }
     }
+    *seen.entry("died".into()).or_default() += m.died;
+    *seen.entry("inherited".into()).or_default() += m.inherited_expiries;
     // The held units' subtrees are all that is missing; a job with none is done.
     let st = s.status(job).unwrap();
     let held: Vec<&Prefix> = m.held().map(|u| &u.prefix).collect();
@@ -563,7 +675,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
 #[test]
 fn scheduler_agrees_with_the_model() {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for seed in 0..40 {
+    for seed in 0..80 {
         for (k, n) in run_model(seed, 400) {
             *seen.entry(k).or_default() += n;
         }
@@ -577,6 +689,10 @@ fn scheduler_agrees_with_the_model() {
         "split",
         "restart",
         "held",
+        "died",
+        "worker-died",
+        "alone",
+        "inherited",
         "done",
     ] {
         assert!(
@@ -1040,14 +1156,7 @@ fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
         .collect();
     assert_eq!(failed.len(), 1, "exactly one alarm");
     // Its lease history: two failures, one release, one expiry, the third failure.
-    let mut ends: Vec<LeaseEnd> = s
-        .snapshot()
-        .leases
-        .into_iter()
-        .filter(|l| l.unit == 1)
-        .map(|l| l.ended.unwrap().1)
-        .collect();
-    ends.sort();
+    let ends = lease_ends(&s, 1);
     assert_eq!(
         ends,
         [
@@ -1077,6 +1186,19 @@ fn a_plain_release_is_no_failure_and_never_holds() {
     assert_eq!((st.units_queued, st.units_held), (1, 0));
     assert!(st.alarms.iter().all(|a| a.kind != AlarmKind::Failed));
     s.check_invariants();
+}
+
+/// How the leases of `unit` ended, sorted.
+fn lease_ends(s: &Scheduler, unit: UnitId) -> Vec<LeaseEnd> {
+    let mut ends: Vec<LeaseEnd> = s
+        .snapshot()
+        .leases
+        .into_iter()
+        .filter(|l| l.unit == unit)
+        .map(|l| l.ended.unwrap().1)
+        .collect();
+    ends.sort();
+    ends
 }
 
 /// Holds unit 1 of a two-unit job by failing it `failures_limit` times.
@@ -1134,5 +1256,231 @@ fn a_cancelled_job_ends_its_held_units() {
     assert_eq!(s.unit(1).unwrap().state, UnitState::Cancelled);
     let st = s.status(job).unwrap();
     assert_eq!((st.units_queued, st.units_held), (0, 0));
+    s.check_invariants();
+}
+
+/// Regression: the `failed` alarm fired only when a unit's failures *equalled* the limit,
+/// while holding took "at least": a coordinator restarted with a lower `--failures-limit` held
+/// units silently, both one that had failed often enough when it stopped and one that was
+/// leased then and failed again. Every held unit has its alarm, raised once, when it becomes
+/// held.
+#[test]
+fn a_unit_held_under_a_lower_limit_after_a_restart_has_its_failed_alarm_once() {
+    let (mut s, ws, job) = two_worker_job(0.0, 3);
+    // Units 1 and 2 fail twice under the default limit (3): not held.
+    for now in 1..=2 {
+        let g = s.lease(now, ws[0], 2).unwrap();
+        let tokens: Vec<LeaseToken> = g.units.iter().map(|g| g.lease.token.clone()).collect();
+        assert_eq!(
+            g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        s.release(now, ws[0], &tokens, Some("bad prefix: x"))
+            .unwrap();
+    }
+    // Unit 1 is queued when the coordinator stops, unit 2 leased.
+    let g = s.lease(3, ws[0], 2).unwrap();
+    assert_eq!(
+        g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    s.release(3, ws[0], &[g.units[0].lease.token.clone()], None)
+        .unwrap();
+    let leased = g.units[1].lease.token.clone();
+    assert_eq!(s.status(job).unwrap().units_held, 0);
+    assert!(s.take_changes().alarms.is_empty());
+
+    let lower = SchedulerConfig {
+        failures_limit: 1,
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::restore(lower.clone(), s.snapshot(), || LeaseToken("again".into()));
+    s.check_invariants();
+    // Unit 1 is held at once; its alarm comes with the first operation (the server's first
+    // is the expiry of leases that ended while it was down).
+    assert_eq!(s.status(job).unwrap().units_held, 1);
+    s.expire(4);
+    s.check_invariants();
+    let alarms = s.take_changes().alarms;
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(
+        (alarms[0].kind, alarms[0].unit),
+        (AlarmKind::Failed, Some(1))
+    );
+    assert_eq!(
+        alarms[0].message,
+        "unit 1 failed 2 times (at least the failures limit, 1); held, the count is incomplete"
+    );
+    // Unit 2's run fails a third time: held, with its alarm and the reason.
+    assert_eq!(
+        s.release(
+            5,
+            ws[0],
+            std::slice::from_ref(&leased),
+            Some("the search panicked: boom")
+        )
+        .unwrap(),
+        1
+    );
+    s.check_invariants();
+    let alarms = s.take_changes().alarms;
+    assert_eq!(alarms.len(), 1, "{alarms:?}");
+    assert_eq!(
+        alarms[0].message,
+        "unit 2 failed 3 times (the search panicked: boom); held, the count is incomplete"
+    );
+    let st = s.status(job).unwrap();
+    assert_eq!(st.units_held, 2);
+    // Restarted again under the same limit: no second alarm for either.
+    let mut s = Scheduler::restore(lower, s.snapshot(), || LeaseToken("third".into()));
+    s.expire(6);
+    assert!(s.take_changes().alarms.is_empty());
+    let failed = |s: &Scheduler| {
+        s.status(job)
+            .unwrap()
+            .alarms
+            .iter()
+            .filter(|a| a.kind == AlarmKind::Failed)
+            .map(|a| a.unit.unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(failed(&s), [1, 2], "one alarm per held unit");
+    s.check_invariants();
+}
+
+/// Regression: a unit that kills its worker (an abort, out of memory) only expired, so it was
+/// leased again forever. Each lease that ends with its worker's death (known dead, or
+/// expired) counts a death; at the deaths limit the unit is held with one alarm `died`
+/// naming the last reason. A unit with a death is leased alone, so the unit the dead worker
+/// held beside it (one death, shared) runs alone after it and is counted.
+#[test]
+fn a_unit_whose_workers_die_deaths_limit_times_is_held_and_its_neighbour_is_not() {
+    let (mut s, _, job) = two_worker_job(0.0, 3);
+    let limit = SchedulerConfig::default().deaths_limit;
+    assert!(limit > SchedulerConfig::default().failures_limit);
+    let lease_ms = SchedulerConfig::default().lease_duration_ms;
+    let abort = "worker local-0 (pid 7) was killed by signal 6 (SIGABRT)";
+    // The first worker leases units 1 and 2; unit 1 kills it.
+    let mut now = 1;
+    let w = s.register(now, "local-0", "h", 1, "t");
+    let g = s.lease(now, w, 2).unwrap();
+    assert_eq!(
+        g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    assert_eq!(s.worker_died(now, w, abort).unwrap(), 2);
+    assert_eq!(
+        (s.unit(1).unwrap().deaths, s.unit(2).unwrap().deaths),
+        (1, 1)
+    );
+    s.check_invariants();
+    // Each next worker gets unit 1 alone, and nothing more while it holds it; it dies too
+    // (one of them silently: its lease expires).
+    for death in 2..=limit {
+        now += 1;
+        let w = s.register(now, "local-0", "h", 1, "t");
+        let g = s.lease(now, w, 4).unwrap();
+        assert_eq!(g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(), [1]);
+        assert!(s.lease(now, w, 4).unwrap().units.is_empty(), "alone");
+        if death == 2 {
+            now += lease_ms + 1;
+            assert_eq!(s.expire(now), 1);
+        } else {
+            assert_eq!(s.worker_died(now, w, abort).unwrap(), 1);
+        }
+        assert_eq!(s.unit(1).unwrap().deaths, death);
+        s.check_invariants();
+    }
+    // Held: never leased again; one alarm with the count and the last reason.
+    let changes = s.take_changes();
+    let died: Vec<_> = changes
+        .alarms
+        .iter()
+        .filter(|a| a.kind == AlarmKind::Died)
+        .collect();
+    assert_eq!(died.len(), 1);
+    assert_eq!(died[0].unit, Some(1));
+    assert_eq!(
+        died[0].message,
+        format!("unit 1 died {limit} times ({abort}); held, the count is incomplete")
+    );
+    // Its lease history: one expiry, the other leases ended as died.
+    let ends = lease_ends(&s, 1);
+    let mut want = vec![LeaseEnd::Died; limit as usize - 1];
+    want.insert(0, LeaseEnd::Expired);
+    assert_eq!(ends, want);
+    // Unit 2 (its one death shared) runs alone, then unit 3 as usual.
+    let w = s.register(now, "local-1", "h", 1, "t");
+    for want in [2, 3] {
+        let g = s.lease(now, w, 4).unwrap();
+        assert_eq!(
+            g.units.iter().map(|g| g.unit.id).collect::<Vec<_>>(),
+            [want]
+        );
+        let u = &g.units[0];
+        let r = s.report(now, w, &u.lease.token, u.unit.id, result(5, vec![]));
+        assert_eq!(r.verdict, Verdict::Accepted);
+    }
+    let l = s.lease(now, w, 4).unwrap();
+    assert!(l.units.is_empty() && l.idle, "nothing leasable is left");
+    let st = s.status(job).unwrap();
+    assert_eq!(
+        st.job.state,
+        JobState::Running,
+        "a held unit keeps its job open"
+    );
+    assert_eq!(
+        (st.units_done, st.units_held, st.solutions),
+        (2, 1, Some(10))
+    );
+    assert_eq!(s.unit(1).unwrap().failures, 0, "deaths are no failures");
+    s.check_invariants();
+    // A coordinator restarted with a lower deaths limit holds unit 2 too: its alarm comes
+    // with the first operation, once.
+    let lower = SchedulerConfig {
+        deaths_limit: 1,
+        ..SchedulerConfig::default()
+    };
+    let (mut s2, _, job2) = two_worker_job(0.0, 1);
+    let w = s2.register(1, "x", "h", 1, "t");
+    s2.lease(1, w, 1).unwrap();
+    s2.worker_died(1, w, abort).unwrap();
+    let mut s2 = Scheduler::restore(lower, s2.snapshot(), || LeaseToken("x".into()));
+    s2.expire(2);
+    let died: Vec<String> = s2
+        .status(job2)
+        .unwrap()
+        .alarms
+        .into_iter()
+        .filter(|a| a.kind == AlarmKind::Died)
+        .map(|a| a.message)
+        .collect();
+    assert_eq!(
+        died,
+        ["unit 1 died once (at least the deaths limit, 1); held, the count is incomplete"]
+    );
+    s2.expire(3);
+    assert_eq!(s2.status(job2).unwrap().alarms.len(), 1, "once");
+    s2.check_invariants();
+}
+
+/// A lease granted before a restart is no death when it expires after it: the coordinator's
+/// downtime (or `run` killed with its workers), not the unit, may have ended it.
+#[test]
+fn a_lease_granted_before_a_restart_is_no_death_when_it_expires() {
+    let (mut s, ws, _) = two_worker_job(0.0, 2);
+    s.lease(1, ws[0], 1).unwrap();
+    let mut s = Scheduler::restore(SchedulerConfig::default(), s.snapshot(), || {
+        LeaseToken("again".into())
+    });
+    s.check_invariants();
+    let later = 2 + SchedulerConfig::default().lease_duration_ms;
+    assert_eq!(s.expire(later), 1);
+    assert_eq!(s.unit(1).unwrap().deaths, 0);
+    // Leased again after the restart and expired: a death.
+    let g = s.lease(later, ws[1], 1).unwrap();
+    assert_eq!(g.units[0].unit.id, 1);
+    assert_eq!(s.expire(later * 3), 1);
+    assert_eq!(s.unit(1).unwrap().deaths, 1);
     s.check_invariants();
 }

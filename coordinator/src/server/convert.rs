@@ -347,6 +347,7 @@ pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>, current: bool) ->
         estimate_nodes: u.estimate.map_or(0.0, |e| e.nodes),
         attempts: u.attempts,
         failures: u.failures,
+        deaths: u.deaths,
         solutions: r.map_or_else(String::new, |r| r.solutions.to_string()),
         nodes: r.map_or(0, |r| r.nodes),
         updates: r.map_or(0, |r| r.updates),

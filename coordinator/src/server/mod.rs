@@ -15,10 +15,14 @@
 //! the coordinator was down can still report); then their units are queued again.
 //!
 //! One coordinator per database file: `serve` holds an exclusive lock on `<db>.lock` while it
-//! runs (the kernel drops it when the process dies, so a killed coordinator can be restarted).
+//! runs (the kernel drops it when the process dies, so a killed coordinator can be restarted),
+//! with its pid and address written in it, so that a second one is told who holds it. A
+//! caller that must refuse before it starts anything else (`run`) takes the lock itself
+//! ([`store::lock`]) and calls [`serve_locked`].
 
 mod auth;
 mod conn;
+mod control;
 mod convert;
 mod jobs;
 mod worker;
@@ -44,6 +48,7 @@ use crate::{store, Config, Error};
 
 pub use auth::BearerAuth;
 pub use conn::ConnLimits;
+pub use control::{control, Control, ControlInbox};
 /// The one conversion of a benchmark task and a frozen file to the wire, for clients too.
 pub use convert::{bench_task_pb, frozen_file_pb};
 
@@ -69,6 +74,7 @@ fn scheduler_config(c: &Config) -> SchedulerConfig {
         lease_duration_ms: c.lease_duration.as_millis() as u64,
         attempts_alarm: c.attempts_alarm,
         failures_limit: c.failures_limit,
+        deaths_limit: c.deaths_limit,
         max_units_per_lease: c.max_units_per_lease,
         retry_after_ms: c.retry_after.as_millis() as u64,
     }
@@ -113,11 +119,58 @@ impl Shared {
     }
 }
 
+/// Applies what a [`Control`] says, one command at a time, until it is dropped.
+async fn obey(shared: Arc<Shared>, mut inbox: ControlInbox) {
+    while let Some(command) = inbox.rx.recv().await {
+        match command {
+            control::Command::WorkerDied { name, why, ended } => {
+                let outcome = shared
+                    .mutate(move |s, now| {
+                        let workers = s.workers_named(&name);
+                        let ended: Result<Vec<usize>, _> = workers
+                            .into_iter()
+                            .map(|w| s.worker_died(now, w, &why))
+                            .collect();
+                        ended.map(|n| n.into_iter().sum::<usize>())
+                    })
+                    .await;
+                let _ = ended.send(outcome.and_then(|n| Ok(n?)));
+            }
+        }
+    }
+}
+
+/// The URL clients reach a coordinator listening on `addr` at (`https` with TLS).
+pub fn listen_url(addr: std::net::SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
+    format!("{scheme}://{addr}")
+}
+
 /// Serves the coordinator on `listener` until `shutdown` completes (the CLI binds the
-/// listener, on 127.0.0.1 unless told otherwise). Runs the migrations before serving.
+/// listener, on 127.0.0.1 unless told otherwise). Takes the database's lock, then runs the
+/// migrations before serving.
 pub async fn serve(
     listener: TcpListener,
     config: Config,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), Error> {
+    // One coordinator per database: a second one would hand out the same units twice.
+    let address = listener
+        .local_addr()
+        .ok()
+        .map(|a| listen_url(a, config.tls.is_some()));
+    let lock = store::lock(&config.db_path, address.as_deref())?;
+    serve_locked(listener, config, lock, None, shutdown).await
+}
+
+/// [`serve`] with the database's lock already taken by the caller (who must refuse before
+/// starting anything else when another coordinator holds it), and optionally a [`Control`]'s
+/// inbox: what the process owning the workers tells this coordinator directly.
+pub async fn serve_locked(
+    listener: TcpListener,
+    config: Config,
+    lock: store::DbLock,
+    control: Option<ControlInbox>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), Error> {
     if config.token.is_empty() {
@@ -125,8 +178,8 @@ pub async fn serve(
             "the coordinator needs a non-empty token".to_string(),
         ));
     }
-    // One coordinator per database: a second one would hand out the same units twice.
-    let _lock = store::lock(&config.db_path)?;
+    // Held until this function returns.
+    let _lock = lock;
     let pool = store::open(&config.db_path).await?;
     let snapshot = store::load(&pool).await?;
     let sched = Arc::new(Mutex::new(Scheduler::restore(
@@ -196,6 +249,10 @@ pub async fn serve(
             }
         })
     };
+    let commands = control.map(|inbox| {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(obey(shared, inbox))
+    });
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, tls = config.tls.is_some(), db = %config.db_path.display(), "coordinator serving");
     }
@@ -217,6 +274,9 @@ pub async fn serve(
         })
         .await;
     expiry.abort();
+    if let Some(commands) = commands {
+        commands.abort();
+    }
     // Let the writes queued so far finish before the pool closes.
     let _ = shared.mutate(|_, _| ()).await;
     pool.close().await;

@@ -1045,3 +1045,80 @@ async fn imported_split_units_keep_their_state_and_children_across_a_restart() {
     assert_eq!(l.rows[1].parent, Some(first));
     assert_eq!(l.pending[0].parent, Some(first));
 }
+
+/// One coordinator per database: the lock names its holder (pid, address), and a second
+/// taker is refused with that name; once the holder lets go, the next one takes it and
+/// writes itself.
+#[test]
+fn the_database_lock_names_its_holder_to_a_second_taker() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sub").join("x.db");
+    let first = lock(&db, Some("http://127.0.0.1:4567")).unwrap();
+    let me = std::process::id();
+    match lock(&db, None) {
+        Err(e @ StoreError::InUse { .. }) => assert_eq!(
+            e.to_string(),
+            format!(
+                "the database {} is in use by another coordinator (pid {me}, at \
+                 http://127.0.0.1:4567)",
+                db.display()
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+    drop(first);
+    let _second = lock(&db, None).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("sub").join("x.db.lock")).unwrap();
+    assert_eq!(text, format!("pid {me}\n"));
+    assert_eq!(
+        LockHolder::parse("").to_string(),
+        "a process that did not say which"
+    );
+}
+
+/// A unit's deaths, its leases ended as `died` and its alarm `died` are written and read back;
+/// restarted, it stays held.
+#[tokio::test]
+async fn a_unit_held_for_its_deaths_survives_a_restart() {
+    let (_dir, pool) = temp_db().await;
+    let config = SchedulerConfig {
+        deaths_limit: 2,
+        ..config()
+    };
+    let mut s = Scheduler::new(config.clone(), tokens());
+    let job = s.add_job(1, new_job(2, None));
+    for now in 2..4 {
+        let w = s.register(now, "local-0", "h", 1, "v");
+        assert_eq!(s.lease(now, w, 1).unwrap().units[0].unit.id, 1);
+        s.worker_died(now, w, "killed by signal 9 (SIGKILL)")
+            .unwrap();
+        flush(&mut s, &pool).await;
+    }
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+    let deaths: i64 = sqlx::query_scalar("SELECT deaths FROM units WHERE id = 1")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(deaths, 2);
+    let ends: Vec<String> =
+        sqlx::query_scalar("SELECT end_reason FROM leases WHERE unit_id = 1 ORDER BY attempt")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(ends, ["died", "died"]);
+    let alarms = job_alarms(&pool, job).await.unwrap();
+    assert_eq!(alarms.len(), 1);
+    assert_eq!((alarms[0].0.as_str(), alarms[0].1), ("died", Some(1)));
+    let mut s = Scheduler::restore(config, load(&pool).await.unwrap(), tokens());
+    assert_eq!(s.unit(1).unwrap().deaths, 2);
+    let w = s.register(10, "b", "h", 1, "v");
+    let ids: Vec<u64> = s
+        .lease(10, w, 4)
+        .unwrap()
+        .units
+        .iter()
+        .map(|g| g.unit.id)
+        .collect();
+    assert_eq!(ids, [2]);
+    assert_eq!(s.status(job).unwrap().units_held, 1);
+}
