@@ -498,6 +498,32 @@ fn the_queens_21_ledger_sums_to_oeis_and_recounts() {
     check_queens_ledger(LEDGER_QUEENS_21, 21, 314_666_222_712, &[0, units / 2]);
 }
 
+/// Units drawn from each of the queens-20 and queens-21 ledgers: 8 of each, about 25 CPU
+/// seconds in the dev profile.
+const SCALAR_SAMPLE: usize = 8;
+
+#[test]
+fn sampled_queens_ledger_units_recount_on_the_scalar_path() {
+    // The ledgers were counted by the queens core on a CPU with AVX-512 (their README.md),
+    // where units of 18 to 21 queens go to its lanes (`cores::grids::queens`); the scalar
+    // search, the one CPUs without AVX-512 run, must give each sampled unit's recorded count
+    // too. Units drawn uniformly without replacement by ChaCha8 with the fixed seed 20: the
+    // same draw on every run and machine.
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(20);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    for (path, n) in [(LEDGER_QUEENS_20, 20), (LEDGER_QUEENS_21, 21)] {
+        let rows = queens_ledger(path);
+        for i in rand::seq::index::sample(&mut rng, rows.len(), SCALAR_SAMPLE) {
+            let (prefix, _, count, _) = &rows[i];
+            let got = cores::grids::queens::count_queens_scalar(n, prefix, &stop)
+                .unwrap()
+                .unwrap();
+            assert_eq!(got.solutions, *count, "{path}: unit {prefix:?}");
+        }
+    }
+}
+
 /// The queens of `prefix` on the border ring of the `n` x `n` board (rows and columns 0 and
 /// n-1), as sorted option ids: the unit of `queens-border` that a ledger row belongs to. The
 /// partitioner's splits add queens inside the ring only: a border unit already holds a queen
