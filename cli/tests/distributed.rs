@@ -797,6 +797,13 @@ fn html_report(db: &std::path::Path, dir: &std::path::Path) -> String {
 /// report's table per configuration and file; a second run resumes and skips everything.
 #[test]
 fn the_quick_sudoku_benchmark_runs_slices_of_puzzle_files_as_work_units() {
+    for c in worker::bench::configs_of(cores::bench::Family::Sudoku) {
+        let a = c.availability();
+        let tool = format!("{} ({})", c.name, a.reason.unwrap_or_default());
+        if !tools::present(a.available, &tool, "run scripts/install-solvers.sh") {
+            return;
+        }
+    }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("sudoku.db");
     let spec = specs().join("sudoku-quick.toml");
