@@ -53,6 +53,8 @@ enum Command {
     Retry(cmd::submit::RetryArgs),
     /// A counting job's accepted units as CSV (givens or prefix, weight, count, ...).
     Ledger(cmd::ledger::LedgerArgs),
+    /// A spec's weighted units (what its `[units]` makes) as CSV, without counting.
+    Units(cmd::units::UnitsArgs),
     /// What the database says about jobs: tables, CSV, JSON or an HTML page with charts.
     Report(report::ReportArgs),
     /// Run one read-only SQL query on the database (views: v_jobs, v_unit_results, v_bench_runs).
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
         Command::Cancel(a) => cmd::submit::cancel(a),
         Command::Retry(a) => cmd::submit::retry(a),
         Command::Ledger(a) => cmd::ledger::run(a),
+        Command::Units(a) => cmd::units::run(a),
         Command::Report(a) => report::run(a),
         Command::Query(a) => cmd::query::run(a),
         Command::Domino(c) => cmd::domino::run(c),

@@ -16,6 +16,9 @@ const LEDGER_8X8: &str = "../results/reference/sudoku-8x8/ledger.csv";
 
 struct Row {
     state: String,
+    /// The unit a split handed this one back from; empty for a unit of the partition (and in
+    /// ledgers older than splits).
+    parent: String,
     givens: String,
     weight: u128,
     count: u128,
@@ -53,11 +56,14 @@ fn read(ledger: &str) -> Vec<Row> {
     };
     let (g, w, c, f) = (col("givens"), col("weight"), col("count"), col("factor"));
     let st = col("state");
+    // Ledgers written before splits were recorded have no `parent` column.
+    let pa = header.iter().position(|h| *h == "parent");
     lines
         .map(|line| {
             let v: Vec<&str> = line.split(',').collect();
             Row {
                 state: v[st].to_string(),
+                parent: pa.map_or("", |i| v[i]).to_string(),
                 givens: v[g].to_string(),
                 weight: v[w].parse().unwrap(),
                 count: v[c].parse().unwrap(),
@@ -144,35 +150,108 @@ fn the_8x8_ledger_sums_to_the_published_total_and_recounts() {
     assert_eq!(count_box("2x4", &r.givens, "sudoku-bands"), r.count);
 }
 
+/// `dancehall units SPEC [--box RxC]` (the units the spec's `[units]` makes, through the same
+/// code as `dancehall run`): each unit's givens or prefix with its weight, and the factor.
+fn generated(spec: &str, shape: Option<&str>) -> (Vec<(String, u128)>, u128) {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bench-specs")
+        .join(spec);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dancehall"));
+    cmd.arg("units").arg(&spec);
+    if let Some(shape) = shape {
+        cmd.args(["--box", shape]);
+    }
+    let o = cmd.output().expect("run dancehall");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(header.ends_with(",weight,factor"), "{header}");
+    let mut factors = std::collections::BTreeSet::new();
+    let units = lines
+        .map(|line| {
+            let v: Vec<&str> = line.split(',').collect();
+            factors.insert(v[2].parse::<u128>().unwrap());
+            (v[0].to_string(), v[1].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(factors.len(), 1, "one factor: {factors:?}");
+    (units, factors.pop_first().unwrap())
+}
+
+#[test]
+fn units_says_what_it_cannot_print() {
+    // A user error: exit status 2, the reason on stderr, nothing on stdout.
+    for (spec, args, says) in [
+        (
+            "queens-13.toml",
+            &[][..],
+            "queens-13.toml: no job has [units]",
+        ),
+        (
+            "default.toml",
+            &["--job", "sudoku-6x6"][..],
+            "job `sudoku-6x6` has no [units]",
+        ),
+        (
+            "queens-19.toml",
+            &["--box", "3x3"][..],
+            "--box 3x3: job `queens-19` is not a Sudoku of that shape",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_dancehall"))
+            .arg("units")
+            .arg(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../bench-specs")
+                    .join(spec),
+            )
+            .args(args)
+            .output()
+            .expect("run dancehall");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{spec} {args:?}: {err}");
+        assert!(err.contains(says), "{spec} {args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{spec} {args:?}");
+    }
+}
+
+/// Fails unless `made` and `committed` hold the same (unit, weight) pairs, as many times each;
+/// names the first difference (the lists are too long to print).
+fn assert_same_units(
+    what: &str,
+    mut made: Vec<(String, u128)>,
+    mut committed: Vec<(String, u128)>,
+) {
+    made.sort();
+    committed.sort();
+    if let Some((m, c)) = made.iter().zip(&committed).find(|(m, c)| m != c) {
+        panic!("{what}: the generator makes {m:?} where the ledger has {c:?}");
+    }
+    assert_eq!(made.len(), committed.len(), "{what}: units");
+}
+
+/// Checks that the generator of `spec` makes exactly the units of the Sudoku `ledger` (its
+/// rows without a parent: the units of the partition, split or not), with their weights and
+/// the ledger's factor: a change of a generator that moves weight between classes, changes a
+/// unit's givens or the factor, fails here even if the weights still add up.
+fn assert_generator_made_the_sudoku_ledger(ledger: &str, spec: &str, shape: &str) {
+    let rows = read(ledger);
+    let (made, factor) = generated(spec, Some(shape));
+    let committed: Vec<(String, u128)> = rows
+        .iter()
+        .filter(|r| r.parent.is_empty())
+        .map(|r| (r.givens.clone(), r.weight))
+        .collect();
+    assert_same_units(ledger, made, committed);
+    assert!(rows.iter().all(|r| r.factor == factor), "{ledger}: factor");
+}
+
 #[test]
 fn the_band_reduction_gives_the_committed_ledgers_units_and_weights() {
-    // The committed ledgers are the reference: a change of `grid_units` that moves weight
-    // between band classes (or changes a unit's givens, or the factor) fails here, even if the
-    // class sizes still sum to 36,288.
-    for (ledger, (r, c)) in [(LEDGER, (3, 3)), (LEDGER_8X8, (2, 4))] {
-        let units = cores::grids::units::grid_units(r, c).unwrap();
-        let side = r * c;
-        let mut made: Vec<(String, u128)> = units
-            .units
-            .iter()
-            .map(|u| {
-                (
-                    cores::problems::sudoku::format_grid(&u.givens, side),
-                    u.weight,
-                )
-            })
-            .collect();
-        let rows = read(ledger);
-        let mut committed: Vec<(String, u128)> =
-            rows.iter().map(|r| (r.givens.clone(), r.weight)).collect();
-        made.sort();
-        committed.sort();
-        assert_eq!(made.len(), committed.len(), "{ledger}");
-        for (m, c) in made.iter().zip(&committed) {
-            assert_eq!(m, c, "{ledger}: a unit or its weight differs");
-        }
-        assert!(rows.iter().all(|row| row.factor == units.symmetry_factor));
-    }
+    // The plain grids' generator (`sudoku-grids`, `cores::grids::units`).
+    assert_generator_made_the_sudoku_ledger(LEDGER, "sudoku-9x9.toml", "3x3");
+    assert_generator_made_the_sudoku_ledger(LEDGER_8X8, "sudoku-8x8-grids.toml", "2x4");
 }
 
 const LEDGER_8X8_DIAGONAL: &str = "../results/reference/sudoku-8x8-diagonal/ledger.csv";
@@ -197,26 +276,11 @@ fn the_8x8_diagonal_ledger_is_the_generators_units_and_recounts() {
     let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
     assert_eq!(sum, 7_409_704);
     assert_eq!(40_320 * sum, 298_759_265_280);
-    let config = cores::problems::sudoku::SudokuConfig {
-        variants: vec![cores::problems::Variant::Diagonal],
-        ..cores::problems::sudoku::SudokuConfig::new(2, 4)
-    };
-    let built = cores::problems::sudoku::Sudoku::build(&config).unwrap();
-    let groups = cores::grids::groups::read_groups(2, 4, &built.problem).unwrap();
-    let symmetries = cores::grids::symmetry::variant_symmetries(&groups)
-        .unwrap()
-        .perms;
-    let units = cores::grids::variant_band::band_units(&groups, 0, &symmetries).unwrap();
-    let mut made: Vec<(String, u128)> = units
-        .units
-        .iter()
-        .map(|u| (cores::problems::sudoku::format_grid(&u.givens, 8), u.weight))
-        .collect();
-    let mut committed: Vec<(String, u128)> =
-        rows.iter().map(|r| (r.givens.clone(), r.weight)).collect();
-    made.sort();
-    committed.sort();
-    assert_eq!(made, committed);
+    assert_generator_made_the_sudoku_ledger(
+        LEDGER_8X8_DIAGONAL,
+        "sudoku-8x8-diagonal-grids.toml",
+        "2x4",
+    );
     let mut by_count: Vec<&Row> = rows.iter().collect();
     by_count.sort_by_key(|r| r.count);
     let smallest = by_count[0];
@@ -367,19 +431,22 @@ const LEDGER_QUEENS_21: &str = "../results/reference/queens-21/ledger.csv";
 
 /// A queens ledger's rows: one per unit, the queens on the border ring as option ids
 /// `row * n + col` (a split unit's rows carry the queens the partitioner added), the weight
-/// (the size of its class under the symmetries of the square) and the count.
-fn queens_ledger(path: &str) -> Vec<(Vec<u32>, u128, u128)> {
+/// (the size of its class under the symmetries of the square), the count and the factor.
+fn queens_ledger(path: &str) -> Vec<(Vec<u32>, u128, u128, u128)> {
     let text = ledger_text(path);
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let (p, w, c, s) = (col("prefix"), col("weight"), col("count"), col("state"));
-    let mut rows: Vec<(Vec<u32>, u128, u128)> = lines
+    let (pa, f) = (col("parent"), col("factor"));
+    let mut rows: Vec<(Vec<u32>, u128, u128, u128)> = lines
         .map(|line| {
             let v: Vec<&str> = line.split(',').collect();
             assert_eq!(v[s], "done");
+            assert_eq!(v[pa], "", "no unit was split after the partition");
             let prefix = v[p].split(' ').map(|x| x.parse().unwrap()).collect();
-            (prefix, v[w].parse().unwrap(), v[c].parse().unwrap())
+            let num = |i: usize| v[i].parse().unwrap();
+            (prefix, num(w), num(c), num(f))
         })
         .collect();
     rows.sort_by_key(|r| r.2);
@@ -391,7 +458,7 @@ fn queens_ledger(path: &str) -> Vec<(Vec<u32>, u128, u128)> {
 /// too (independent of the core that made the ledger).
 fn check_queens_ledger(path: &str, n: usize, total: u128, ranks: &[usize]) {
     let rows = queens_ledger(path);
-    let sum: u128 = rows.iter().map(|(_, w, c)| w * c).sum();
+    let sum: u128 = rows.iter().map(|(_, w, c, _)| w * c).sum();
     assert_eq!(sum, total, "{path}");
     let stop = std::sync::atomic::AtomicBool::new(false);
     for &rank in ranks {
@@ -429,4 +496,105 @@ fn the_queens_21_ledger_sums_to_oeis_and_recounts() {
     // median unit recounted.
     let units = queens_ledger(LEDGER_QUEENS_21).len();
     check_queens_ledger(LEDGER_QUEENS_21, 21, 314_666_222_712, &[0, units / 2]);
+}
+
+/// Units drawn from each of the queens-20 and queens-21 ledgers: 8 of each, about 25 CPU
+/// seconds in the dev profile.
+const SCALAR_SAMPLE: usize = 8;
+
+#[test]
+fn sampled_queens_ledger_units_recount_on_the_scalar_path() {
+    // The ledgers were counted by the queens core on a CPU with AVX-512 (their README.md),
+    // where units of 18 to 21 queens go to its lanes (`cores::grids::queens`); the scalar
+    // search, the one CPUs without AVX-512 run, must give each sampled unit's recorded count
+    // too. Units drawn uniformly without replacement by ChaCha8 with the fixed seed 20: the
+    // same draw on every run and machine.
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(20);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    for (path, n) in [(LEDGER_QUEENS_20, 20), (LEDGER_QUEENS_21, 21)] {
+        let rows = queens_ledger(path);
+        for i in rand::seq::index::sample(&mut rng, rows.len(), SCALAR_SAMPLE) {
+            let (prefix, _, count, _) = &rows[i];
+            let got = cores::grids::queens::count_queens_scalar(n, prefix, &stop)
+                .unwrap()
+                .unwrap();
+            assert_eq!(got.solutions, *count, "{path}: unit {prefix:?}");
+        }
+    }
+}
+
+/// The queens of `prefix` on the border ring of the `n` x `n` board (rows and columns 0 and
+/// n-1), as sorted option ids: the unit of `queens-border` that a ledger row belongs to. The
+/// partitioner's splits add queens inside the ring only: a border unit already holds a queen
+/// in each of the ring's rows and columns.
+fn border_queens(n: usize, prefix: &[u32]) -> Vec<u32> {
+    let mut ring: Vec<u32> = prefix
+        .iter()
+        .copied()
+        .filter(|&o| {
+            let (r, c) = (o as usize / n, o as usize % n);
+            r == 0 || c == 0 || r == n - 1 || c == n - 1
+        })
+        .collect();
+    ring.sort_unstable();
+    ring
+}
+
+/// Checks that `queens-border` for the spec of n queens makes exactly the units of the queens
+/// `ledger`, with their weights and the ledger's factor. The ledger's rows are the units as
+/// the partitioner cut them (the largest split by queens inside the ring, no row with a
+/// parent): grouped by their border queens, each group is one generated unit, its rows all
+/// carrying its weight.
+fn assert_generator_made_the_queens_ledger(ledger: &str, spec: &str, n: usize) {
+    let rows = queens_ledger(ledger);
+    let mut classes: BTreeMap<Vec<u32>, u128> = BTreeMap::new();
+    for (prefix, weight, _, _) in &rows {
+        let ring = border_queens(n, prefix);
+        let w = *classes.entry(ring.clone()).or_insert(*weight);
+        assert_eq!(
+            w, *weight,
+            "{ledger}: the rows of unit {ring:?} differ in weight"
+        );
+    }
+    let text = coordinator::job::prefix_text;
+    let (made, factor) = generated(spec, None);
+    let made: Vec<(String, u128)> = made
+        .into_iter()
+        .map(|(prefix, w)| {
+            let mut ids: Vec<u32> = prefix.split(' ').map(|x| x.parse().unwrap()).collect();
+            ids.sort_unstable();
+            (text(&ids), w)
+        })
+        .collect();
+    let committed = classes.iter().map(|(ring, &w)| (text(ring), w)).collect();
+    assert_same_units(ledger, made, committed);
+    assert!(rows.iter().all(|r| r.3 == factor), "{ledger}: factor");
+}
+
+#[test]
+fn the_border_generator_gives_the_committed_queens_ledgers_units() {
+    // results/reference/queens-{19,20,21}/ledger.csv, from bench-specs/queens-{19,20,21}.toml.
+    for (ledger, spec, n) in [
+        (LEDGER_QUEENS_19, "queens-19.toml", 19),
+        (LEDGER_QUEENS_20, "queens-20.toml", 20),
+        (LEDGER_QUEENS_21, "queens-21.toml", 21),
+    ] {
+        assert_generator_made_the_queens_ledger(ledger, spec, n);
+    }
+}
+
+#[test]
+fn the_variant_generator_gives_the_committed_x_sudoku_ledgers_units() {
+    assert_generator_made_the_sudoku_ledger(LEDGER_9X9_DIAGONAL, "sudoku-9x9-diagonal.toml", "3x3");
+}
+
+#[test]
+fn the_variant_generator_gives_the_committed_windoku_ledgers_units() {
+    assert_generator_made_the_sudoku_ledger(LEDGER_9X9_HYPER, "sudoku-9x9-hyper.toml", "3x3");
+}
+
+#[test]
+fn the_variant_generator_gives_the_committed_sudokup_ledgers_units() {
+    assert_generator_made_the_sudoku_ledger(LEDGER_9X9_DISJOINT, "sudoku-9x9-disjoint.toml", "3x3");
 }

@@ -12,6 +12,8 @@ use std::process::{Command, Output};
 use cores::bench::{HostInfo, Measure, RunRecord, Status, Termination};
 use cores::domino::{self, SolveLimits};
 
+mod common;
+
 fn dancehall(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dancehall"))
         .args(args)
@@ -355,9 +357,8 @@ fn query_reads_the_views_and_refuses_a_write() {
 }
 
 /// The HTML report in headless Chromium: no console error, every chart there, a screenshot
-/// with something on it. Skipped (with a note) where Chromium is not installed, except under
-/// CI (`CI` set), where a missing Chromium fails the test: CI installs it
-/// (scripts/install-test-tools.sh), so its absence is a broken install step.
+/// with something on it. A missing Chromium (scripts/install-test-tools.sh installs it) fails
+/// the test, or under `DANCEHALL_ALLOW_SKIP=1` skips the rendering part (`common::tools`).
 #[test]
 fn the_html_report_renders_in_headless_chromium() {
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
@@ -408,9 +409,8 @@ fn the_html_report_renders_in_headless_chromium() {
         "unproven"
     );
     let Some(chromium) = chromium else {
-        let why = "chromium is not installed (scripts/install-test-tools.sh installs it)";
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("{why}: the rendering part is skipped");
+        let install = "run scripts/install-test-tools.sh (Debian's chromium)";
+        common::tools::present(false, "chromium", install);
         return;
     };
     // A probe that records errors and console.error calls into the DOM, injected first.

@@ -7,8 +7,9 @@
 //! hand their units back) and finished by a second array.
 //!
 //! Counts: 14,200 solutions of 12 queens and 14,772,512 of 16 queens (OEIS A000170).
-//! Needs root (or password-less sudo) and Debian's packages; prints what it does, so that CI
-//! logs show the Slurm job ids, array tasks and counts.
+//! Needs root (or password-less sudo) and Debian's packages: without them the test fails, or
+//! skips under `DANCEHALL_ALLOW_SKIP=1` (`common::tools`). Prints what it does, so that CI logs
+//! show the Slurm job ids, array tasks and counts.
 
 mod common;
 
@@ -59,9 +60,20 @@ fn queued(job: u64) -> Vec<String> {
 
 #[test]
 fn slurm_workers_count_exactly_and_drain_on_scancel() {
-    sh(Command::new("bash")
+    let start = Command::new("bash")
         .arg(repo().join("scripts/launch/slurm-single-node.sh"))
-        .arg("start"));
+        .arg("start")
+        .output()
+        .expect("bash runs");
+    let install = format!(
+        "scripts/launch/slurm-single-node.sh start (as root or with password-less sudo) failed: \
+         {}{}",
+        String::from_utf8_lossy(&start.stdout),
+        String::from_utf8_lossy(&start.stderr).trim_end()
+    );
+    if !tools::present(start.status.success(), "a single-node Slurm", &install) {
+        return;
+    }
     let info = sh(Command::new("sinfo").args(["-h", "-o", "%N %c %T"]));
     println!("slurm: node {}", stdout(&info));
 

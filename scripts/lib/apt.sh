@@ -1,7 +1,8 @@
 # Sourced by the install scripts (after lib/as-root.sh and a `log` function):
 # `apt_install_missing PKG...` installs the Debian packages given, quietly, updating the
 # package lists once and only when an install from the current lists fails. A package that
-# cannot be installed is logged, never fatal.
+# cannot be installed is logged, not fatal here: each install script then checks what it
+# needs and fails at its end (lib/finish.sh).
 apt_install_missing() {
     [ "$#" -gt 0 ] || return 0
     if ! command -v apt-get >/dev/null 2>&1; then

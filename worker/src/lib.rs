@@ -17,6 +17,8 @@ pub mod fault;
 pub mod outbox;
 pub mod panic;
 mod session;
+#[cfg(test)]
+mod test_tools;
 pub mod unit;
 
 /// How a worker reaches its coordinator and how much it runs at once.
@@ -79,3 +81,39 @@ pub enum Error {
 }
 
 pub use session::{run, DRAIN_LIMIT};
+
+/// [`test_tools`]' own tests (here, not in its file: the CLI's test crates include that file).
+#[cfg(test)]
+mod test_tools_tests {
+    use super::test_tools::{append, on_path, present, skip_line};
+
+    #[test]
+    fn a_found_tool_goes_on_and_programs_are_found_on_path() {
+        assert!(present(true, "sh", "never read"));
+        assert!(on_path("sh"));
+        assert!(!on_path("no-such-program-dancehall"));
+    }
+
+    #[test]
+    #[should_panic(expected = "no-such-tool is missing: install it (or set DANCEHALL_ALLOW_SKIP=1")]
+    fn a_missing_tool_fails_by_default() {
+        skip_line("no-such-tool", "install it", false);
+    }
+
+    #[test]
+    fn an_allowed_skip_names_the_test_and_the_tool_and_is_appended() {
+        let line = skip_line("no-such-tool", "install it", true);
+        assert_eq!(
+            line,
+            "test_tools_tests::an_allowed_skip_names_the_test_and_the_tool_and_is_appended: \
+             no-such-tool is missing: install it"
+        );
+        let log = std::env::temp_dir().join(format!("dancehall-skips-{}", std::process::id()));
+        let _ = std::fs::remove_file(&log);
+        append(&log, &line);
+        append(&log, "second");
+        let text = std::fs::read_to_string(&log).unwrap();
+        std::fs::remove_file(&log).unwrap();
+        assert_eq!(text, format!("{line}\nsecond\n"));
+    }
+}

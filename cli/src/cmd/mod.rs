@@ -15,4 +15,5 @@ pub mod solve;
 pub mod solvers;
 pub mod submit;
 pub mod sudoku;
+pub mod units;
 pub mod worker;

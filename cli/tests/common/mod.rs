@@ -1,6 +1,7 @@
 //! Helpers of the end-to-end tests that run `dancehall` processes (`distributed.rs`,
 //! `slurm.rs`, `ssh.rs`): starting coordinators and workers, submitting, waiting on conditions
-//! with deadlines, running the project's scripts, reading the database.
+//! with deadlines, running the project's scripts, reading the database; and [`tools`], what a
+//! test does when a tool it needs is missing.
 #![allow(dead_code)] // each test binary uses a part
 
 use std::io::{BufRead, BufReader};
@@ -10,6 +11,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+/// What a test does when a tool it needs is missing (fail, or under `DANCEHALL_ALLOW_SKIP=1` a
+/// recorded skip): the worker's tests' rule, from the one file that holds it.
+#[path = "../../../worker/src/test_tools.rs"]
+pub mod tools;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_dancehall");
 /// Generous: the machine is shared and the tests run in a debug build.

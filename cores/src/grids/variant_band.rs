@@ -99,12 +99,16 @@ pub fn band_units(
             profile_of_cell[c] |= 1 << k;
         }
     }
-    // The symmetries that keep the band, as maps from its cells.
-    let keep: Vec<Vec<usize>> = symmetries
+    // The symmetries that keep the band, as maps from its cells, each map once: symmetries
+    // that differ only outside the band (the 9x9 SudokuP's 432 keeping the middle band make
+    // 216 maps, the windoku's 64 make 16) key every filling alike.
+    let mut keep: Vec<Vec<usize>> = symmetries
         .iter()
         .filter(|p| band_cells.clone().all(|c| inside(usize::from(p[c]))))
         .map(|p| band_cells.clone().map(|c| usize::from(p[c])).collect())
         .collect();
+    keep.sort_unstable();
+    keep.dedup();
     let identity: Vec<usize> = band_cells.clone().collect();
     let keep = if keep.is_empty() {
         vec![identity]

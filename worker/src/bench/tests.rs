@@ -1,5 +1,7 @@
-//! End-to-end runs of the real solvers (installed by `scripts/install-solvers.sh`; CI runs it).
-//! Each solver call is kept to about a second on small instances.
+//! End-to-end runs of the real solvers (installed by `scripts/install-solvers.sh`, which
+//! `scripts/test.sh` runs first). A missing solver fails its test ([`needs`]) unless the
+//! developer set `DANCEHALL_ALLOW_SKIP=1`. Each solver call is kept to about a second on small
+//! instances.
 
 use std::time::Duration;
 
@@ -35,14 +37,13 @@ fn limits(seconds: u64) -> RunLimits {
     }
 }
 
-/// Fails with the install hint when a solver this test needs is missing.
-pub(super) fn require(name: &str) {
+/// Whether the solver of configuration `name` is here: when it is not, a failure naming it and
+/// its install script, or under `DANCEHALL_ALLOW_SKIP=1` a recorded skip
+/// ([`crate::test_tools::present`]), after which the caller returns.
+pub(super) fn needs(name: &str) -> bool {
     let a = config(name).unwrap().availability();
-    assert!(
-        a.available,
-        "{name} is not available ({:?}): run scripts/install-solvers.sh",
-        a.reason
-    );
+    let tool = format!("{name} ({})", a.reason.as_deref().unwrap_or("available"));
+    crate::test_tools::present(a.available, &tool, "run scripts/install-solvers.sh")
 }
 
 fn assert_optimal(r: &RunRecord, optimum: u32) {
@@ -68,7 +69,9 @@ fn assert_optimal(r: &RunRecord, optimum: u32) {
 #[test]
 fn placement_model_clingo_and_native_find_the_brute_force_optimum() {
     for name in ["gecode-placement", "clingo"] {
-        require(name);
+        if !needs(name) {
+            return;
+        }
     }
     for json in SMALL {
         let inst = instance(json);
@@ -94,7 +97,9 @@ fn placement_model_clingo_and_native_find_the_brute_force_optimum() {
 
 #[test]
 fn the_seed_model_and_its_four_searches_find_the_optimum() {
-    require("gecode-basic");
+    if !needs("gecode-basic") {
+        return;
+    }
     // b01-e3 (everything fits) and tight-3 (only two of three tiles fit).
     for json in [SMALL[2], SMALL[6]] {
         let inst = instance(json);
@@ -114,7 +119,9 @@ fn the_seed_model_and_its_four_searches_find_the_optimum() {
 
 #[test]
 fn a_tiny_limit_on_a_hard_instance_is_a_walltime_timeout_and_leaves_no_process() {
-    require("gecode-basic");
+    if !needs("gecode-basic") {
+        return;
+    }
     let inst = instance(HARD);
     // MiniZinc needs seconds to compile this instance, so nothing is solved in 0.2 s.
     let mut l = limits(1);
@@ -132,7 +139,9 @@ fn a_tiny_limit_on_a_hard_instance_is_a_walltime_timeout_and_leaves_no_process()
 
 #[test]
 fn a_wrong_placement_is_recorded_wrong() {
-    require("clingo");
+    if !needs("clingo") {
+        return;
+    }
     // tight-3: three tiles of different constant values on 3 x 3; two fit (rows 0 and 2).
     // A model without the adjacency rule stacks all three, which the verifier must reject.
     let inst = instance(SMALL[6]);
@@ -153,7 +162,9 @@ fn a_wrong_placement_is_recorded_wrong() {
     assert!(r.message.as_deref().unwrap().contains("verifier"), "{r:?}");
 
     // A MiniZinc model whose objective line overstates its placement is wrong too.
-    require("gecode-placement");
+    if !needs("gecode-placement") {
+        return;
+    }
     let a = config("gecode-placement").unwrap().availability();
     let mut ext = external_for(config("gecode-placement").unwrap().engine, &a).unwrap();
     let text = models::model("domino-placement.mzn").unwrap().text;
@@ -173,7 +184,9 @@ fn a_wrong_placement_is_recorded_wrong() {
 
 #[test]
 fn a_broken_model_is_an_error_with_the_solver_message() {
-    require("gecode-placement");
+    if !needs("gecode-placement") {
+        return;
+    }
     let inst = instance(SMALL[0]);
     let a = config("gecode-placement").unwrap().availability();
     let mut ext = external_for(config("gecode-placement").unwrap().engine, &a).unwrap();
@@ -237,22 +250,6 @@ fn a_record_round_trips_through_json() {
     );
 }
 
-/// Whether configuration `name` runs here; when it does not, a skip with the reason, or under
-/// CI (`CI` set) a failure: CI installs every solver (scripts/install-solvers.sh).
-fn available_or_skip(name: &str, test: &str) -> bool {
-    let a = config(name).unwrap().availability();
-    if a.available {
-        return true;
-    }
-    let why = format!(
-        "{name} is not available ({}): run scripts/install-solvers.sh",
-        a.reason.unwrap_or_default()
-    );
-    assert!(std::env::var_os("CI").is_none(), "{why}");
-    eprintln!("\n**** SKIPPED {test}: {why} ****\n");
-    false
-}
-
 /// Medium instances of the public suite (../shared/data/domino/suite-public/batch01.txt,
 /// lines 6 and 8) with the optimum the native solver proves on them (all their tiles).
 const PUBLIC_PROVED: &[(&str, u32)] = &[
@@ -268,10 +265,7 @@ const PUBLIC_PROVED: &[(&str, u32)] = &[
 
 #[test]
 fn cp_sat_finds_the_optimum_of_brute_force_and_native() {
-    if !available_or_skip(
-        "cp-sat",
-        "cp_sat_finds_the_optimum_of_brute_force_and_native",
-    ) {
+    if !needs("cp-sat") {
         return;
     }
     let brute = SMALL
@@ -299,8 +293,7 @@ fn cp_sat_finds_the_optimum_of_brute_force_and_native() {
 
 #[test]
 fn cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process() {
-    let test = "cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process";
-    if !available_or_skip("cp-sat", test) {
+    if !needs("cp-sat") {
         return;
     }
     // b01-h1 (24 tiles on 13 x 13) takes CP-SAT several seconds to prove; in one second
@@ -326,7 +319,7 @@ fn cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process() {
 
 #[test]
 fn a_wrong_cp_sat_answer_is_recorded_wrong() {
-    if !available_or_skip("cp-sat", "a_wrong_cp_sat_answer_is_recorded_wrong") {
+    if !needs("cp-sat") {
         return;
     }
     // tight-3: three tiles of different constant values on 3 x 3; two fit (rows 0 and 2).

@@ -9,6 +9,10 @@
 mod bench;
 mod leases;
 mod lifecycle;
+/// What a test does when a tool it needs is missing (`worker/src/test_tools.rs`).
+#[path = "../../src/test_tools.rs"]
+#[allow(dead_code)] // a part is used here
+mod test_tools;
 mod weights;
 
 use std::future::Future;

@@ -1,0 +1,109 @@
+//! `dancehall units SPEC [--job NAME] [--box RxC]`: the weighted units of a spec's counting job
+//! (what its `[units]` makes: a generator's, or a CSV file's), as CSV on stdout, without
+//! counting anything. Columns: `givens` (one line of side x side cells, `.` for empty: jobs
+//! counted by a Sudoku core, or any Sudoku job with `--box`) or `prefix` (option ids), then
+//! `weight` and `factor` (the job's symmetry factor, on every row). The job's total is
+//! `factor x sum(weight x count)`; the output is itself a `[units]` file, and it lines up with
+//! the ledger of the job once counted (`dancehall ledger`), unit by unit: the tests pin the
+//! generators to the committed ledgers with it (`cli/tests/ledger.rs`).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use cores::grids::CoreSpec;
+use cores::problems::sudoku::format_grid;
+
+use crate::exit::user_error;
+use crate::spec::JobSpec;
+
+#[derive(clap::Args, Debug)]
+pub struct UnitsArgs {
+    /// A bench spec with a counting job that has `[units]` (its benchmarks are left alone).
+    pub spec: PathBuf,
+    /// The job, by `name`, when the spec has several with `[units]`.
+    #[arg(long)]
+    pub job: Option<String>,
+    /// Write each unit as givens of a Sudoku with this box shape (`3x3`), also when the job is
+    /// counted by the Dancing Links engine (the default for jobs of the Sudoku cores).
+    #[arg(long = "box", value_name = "RxC", value_parser = super::problem::parse_dims)]
+    pub box_dims: Option<(usize, usize)>,
+}
+
+pub fn run(args: UnitsArgs) -> anyhow::Result<()> {
+    let spec = crate::spec::load(&args.spec)?;
+    let job = pick(&spec.jobs, args.job.as_deref(), &args.spec)?;
+    let csv = to_csv(job, args.box_dims)?;
+    std::io::stdout().lock().write_all(csv.as_bytes())?;
+    let units = job.units.as_ref().map_or(&[][..], |u| &u.units[..]);
+    let weights: u128 = units.iter().map(|(_, w)| w).sum();
+    eprintln!(
+        "{}: {} units, weights summing to {weights}, factor {} ({})",
+        job.name,
+        units.len(),
+        job.symmetry_factor,
+        job.label
+    );
+    Ok(())
+}
+
+/// The job named `name`, else the only job with `[units]`.
+fn pick<'a>(
+    jobs: &'a [JobSpec],
+    name: Option<&str>,
+    spec: &std::path::Path,
+) -> anyhow::Result<&'a JobSpec> {
+    let shown = spec.display();
+    let with_units: Vec<&JobSpec> = jobs.iter().filter(|j| j.units.is_some()).collect();
+    match (name, &with_units[..]) {
+        (Some(name), _) => match jobs.iter().find(|j| j.name == name) {
+            Some(job) if job.units.is_some() => Ok(job),
+            Some(_) => Err(user_error(format!("{shown}: job `{name}` has no [units]"))),
+            None => Err(user_error(format!("{shown}: no job `{name}`"))),
+        },
+        (None, [one]) => Ok(one),
+        (None, []) => Err(user_error(format!("{shown}: no job has [units]"))),
+        (None, _) => {
+            let names: Vec<&str> = with_units.iter().map(|j| j.name.as_str()).collect();
+            Err(user_error(format!(
+                "{shown}: several jobs have [units] ({}): name one with --job",
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// The job's units as CSV (header line first), as givens of `shape` (or of the job's Sudoku
+/// core) when there is one.
+fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String> {
+    let Some(units) = &job.units else {
+        return Err(user_error(format!("job `{}` has no [units]", job.name)));
+    };
+    if let Some((r, c)) = shape {
+        cores::grids::groups::read_groups(r, c, &job.problem).map_err(|e| {
+            user_error(format!(
+                "--box {r}x{c}: job `{}` is not a Sudoku of that shape: {e}",
+                job.name
+            ))
+        })?;
+    }
+    let shape = shape.or(match job.core {
+        CoreSpec::SudokuBands { box_rows, box_cols }
+        | CoreSpec::SudokuGroups { box_rows, box_cols } => Some((box_rows, box_cols)),
+        CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
+    });
+    let cells = if shape.is_some() { "givens" } else { "prefix" };
+    let mut s = format!("{cells},weight,factor\n");
+    for (i, (prefix, weight)) in units.units.iter().enumerate() {
+        let cells = match shape {
+            Some((r, c)) => {
+                let givens = cores::grids::givens_from_prefix(r, c, prefix).map_err(|e| {
+                    user_error(format!("unit {}: not givens of the Sudoku: {e}", i + 1))
+                })?;
+                format_grid(&givens, r * c)
+            }
+            None => coordinator::job::prefix_text(prefix),
+        };
+        s.push_str(&format!("{cells},{weight},{}\n", job.symmetry_factor));
+    }
+    Ok(s)
+}
