@@ -423,7 +423,7 @@ fn report(
                 i.units_total,
                 match i.units_held {
                     0 => String::new(),
-                    n => format!(", {n} held after failing"),
+                    n => format!(", {n} held after failing or dying too often"),
                 },
                 state_name(i.state())
             )?,
