@@ -218,7 +218,7 @@ pub struct Permanent {
 }
 
 impl Permanent {
-    /// "ryser-classes 36" or "rook 2 x 4, ryser 3": each block's method and order.
+    /// "rook, order 36" or "rook, 2 blocks of order 4; ryser, order 3": each block's method.
     pub fn describe(&self) -> String {
         let mut parts: Vec<(Method, usize, usize)> = Vec::new();
         for b in &self.blocks {
@@ -233,11 +233,11 @@ impl Permanent {
         parts
             .iter()
             .map(|&(m, o, k)| match k {
-                1 => format!("{} {o}", m.name()),
-                _ => format!("{} {k} x {o}", m.name()),
+                1 => format!("{}, order {o}", m.name()),
+                _ => format!("{}, {k} blocks of order {o}", m.name()),
             })
             .collect::<Vec<_>>()
-            .join(", ")
+            .join("; ")
     }
 }
 
@@ -396,11 +396,10 @@ pub fn factorial(n: usize) -> BigUint {
     (1..=n as u64).fold(BigUint::from(1u8), |acc, k| acc * k)
 }
 
-/// A big number for people: all its digits up to 15 of them, else `d.ddde<exponent>`.
-pub fn approx(x: &BigUint) -> String {
-    let s = x.to_string();
-    if s.len() <= 15 {
-        return s;
+/// A decimal number for people: itself up to 15 digits, else `d.ddde<exponent>` (truncated).
+pub fn approx(digits: &str) -> String {
+    if digits.len() <= 15 || !digits.is_ascii() {
+        return digits.to_string();
     }
-    format!("{}.{}e{}", &s[..1], &s[1..4], s.len() - 1)
+    format!("{}.{}e{}", &digits[..1], &digits[1..4], digits.len() - 1)
 }

@@ -90,10 +90,11 @@ pub struct NextRow {
 }
 
 /// A next row's exact count and its bounds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RowFigures {
     pub next: NextRow,
-    pub exact: Permanent,
+    /// The permanent, or why it is beyond reach (the bounds are there either way).
+    pub exact: Result<Permanent, PermanentError>,
     /// Bregman's bound, rounded up.
     pub upper: BigUint,
     /// Van der Waerden's bound, rounded down, where the matrix is regular.
@@ -101,16 +102,16 @@ pub struct RowFigures {
 }
 
 /// The exact count of a next row and its two bounds.
-pub fn figures(next: NextRow) -> Result<RowFigures, PermanentError> {
-    let exact = permanent(&next.matrix)?;
+pub fn figures(next: NextRow) -> RowFigures {
+    let exact = permanent(&next.matrix);
     let upper = bounds::bregman(&next.matrix.row_sums());
     let lower = bounds::van_der_waerden(&next.matrix);
-    Ok(RowFigures {
+    RowFigures {
         next,
         exact,
         upper,
         lower,
-    })
+    }
 }
 
 /// An upper bound on the grids (or completions), with the availability it assumed per cell.
