@@ -32,6 +32,8 @@ enum Command {
     Export(cmd::problem::ExportArgs),
     /// Print the per-depth profile of a search (Depth Covers Backtracks Degrees).
     Trace(cmd::problem::TraceArgs),
+    /// The next row's fillings of a Sudoku or Latin square as a permanent, with its bounds.
+    Bounds(cmd::bounds::BoundsArgs),
     /// Benchmarks that print throughput figures.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCmd),
@@ -84,6 +86,7 @@ fn main() -> ExitCode {
         Command::Estimate(a) => cmd::problem::estimate(a),
         Command::Export(a) => cmd::problem::export(a),
         Command::Trace(a) => cmd::problem::trace(a),
+        Command::Bounds(a) => cmd::bounds::run(a),
         Command::Bench(c) => cmd::bench::run(c),
         Command::Run(a) => cmd::run::run(a),
         Command::Coordinator(a) => cmd::coordinator::run(a),

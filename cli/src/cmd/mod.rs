@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_distributed;
 pub mod bench_load;
 pub mod bench_speedup;
+pub mod bounds;
 pub mod coordinator;
 pub mod domino;
 pub mod fleet;
