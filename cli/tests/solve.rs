@@ -42,6 +42,8 @@ fn example_1_by_every_solver() {
         "sat",
         "sat-naive",
         "alldiff",
+        "alldiff-range",
+        "alldiff-bounds",
         "minisat",
         "gprolog",
         "minizinc",

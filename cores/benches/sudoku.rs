@@ -274,7 +274,7 @@ fn main() {
             &[
                 Solver::Ps12Generic,
                 Solver::Dlx,
-                Solver::Alldiff,
+                Solver::Alldiff(cores::sudoku::Level::Hyperarc),
                 Solver::Sat,
                 Solver::SatNaive,
             ]

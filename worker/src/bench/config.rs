@@ -1,7 +1,7 @@
 //! The benchmark configurations of every family ("Solvers: each is a benchmark configuration
 //! that a worker runs") and what this machine has of them: the domino benchmark's (seed 001)
-//! and the Sudoku solvers' (seed 000: the in-process `cores::sudoku` solvers, and minisat,
-//! gprolog and MiniZinc as processes).
+//! and the Sudoku solvers' (seed 000: the in-process `cores::sudoku` solvers, alldifferent at
+//! three levels among them, and minisat, gprolog and MiniZinc as processes).
 //!
 //! Names are stable and unique across families: they are stored with every run. Detection
 //! runs each tool once per process (`minizinc --version`, `minizinc --solvers-json`,
@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use cores::bench::Family;
-use cores::sudoku::Solver;
+use cores::sudoku::{Level, Solver};
 
 use super::sudoku_external::External;
 
@@ -204,9 +204,23 @@ pub const CONFIGS: &[Config] = &[
     Config {
         family: Family::Sudoku,
         name: "alldiff",
-        engine: Engine::Sudoku(Solver::Alldiff),
+        engine: Engine::Sudoku(Solver::Alldiff(Level::Hyperarc)),
         about: "Régin's matching-based alldifferent filtering and search (seed 000 1.5)",
         unit_puzzles: 5000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "alldiff-range",
+        engine: Engine::Sudoku(Solver::Alldiff(Level::Range)),
+        about: "alldiff's search, Leconte's range consistency (seed 000 1.6)",
+        unit_puzzles: 5000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "alldiff-bounds",
+        engine: Engine::Sudoku(Solver::Alldiff(Level::Bounds)),
+        about: "alldiff's search, bounds consistency (Lopez-Ortiz et al.; seed 000 1.6)",
+        unit_puzzles: 1000,
     },
     Config {
         family: Family::Sudoku,
@@ -616,7 +630,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{solver} has no configuration"));
             assert_eq!(c.name, solver.name());
         }
-        assert_eq!(configs_of(Family::Sudoku).count(), 9);
+        assert_eq!(configs_of(Family::Sudoku).count(), 11);
         assert!(configs_of(Family::Sudoku).all(|c| c.unit_puzzles >= 10));
         assert!(configs_of(Family::Domino).all(|c| c.unit_puzzles == 1));
         assert_eq!(
