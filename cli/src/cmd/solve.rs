@@ -129,6 +129,12 @@ pub enum SolverArg {
     Gprolog,
     /// MiniZinc with Gecode (external program).
     Minizinc,
+    /// Gecode's alldifferent, value propagation, through MiniZinc (external program).
+    MinizincValue,
+    /// Gecode's alldifferent, bounds consistency, through MiniZinc (external program).
+    MinizincBounds,
+    /// Gecode's alldifferent, domain consistency, through MiniZinc (external program).
+    MinizincDomain,
 }
 
 impl SolverArg {

@@ -156,7 +156,7 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
         Measure::None
     };
     record.command = match cfg.engine {
-        Engine::SudokuExternal(e) => vec![e.name().to_string()],
+        Engine::SudokuExternal(e) => vec![e.program().to_string()],
         _ => Vec::new(),
     };
     record.termination = ended.unwrap_or(Termination::Normal);
@@ -193,7 +193,10 @@ pub fn solutions(engine: Engine, puzzle: &Puzzle, want: usize, deadline: Instant
             Err(e) => Solved::Failed(e.to_string()),
         },
         Engine::SudokuExternal(e) => match external::solutions_within(e, puzzle, want, deadline) {
-            Ok(grids) => Solved::Grids { grids, stats: None },
+            Ok(found) => Solved::Grids {
+                grids: found.grids,
+                stats: found.stats,
+            },
             Err(ExternalError::Unavailable(why)) => Solved::Unavailable(why),
             Err(ExternalError::Timeout(why)) => Solved::Timeout(why),
             Err(ExternalError::Failed(why)) => Solved::Failed(why),
@@ -405,12 +408,31 @@ mod tests {
         };
         let before = leftovers();
         let mut records = vec![run(&s, "ps12", 30)];
-        for name in ["minisat", "gprolog", "minizinc"] {
+        for name in [
+            "minisat",
+            "gprolog",
+            "minizinc",
+            "minizinc-value",
+            "minizinc-bounds",
+            "minizinc-domain",
+        ] {
             require(name);
             let r = run(&s, name, 120);
             assert_eq!(r.status, Status::Solved, "{name}: {:?}", r.message);
             assert!(!r.solver_version.is_empty());
             assert!(r.puzzles().iter().all(|p| p.status == PuzzleStatus::Unique));
+            // MiniZinc's runs bring Gecode's statistics: a hard puzzle needs search, and the
+            // search for a second solution fails somewhere.
+            for p in r.puzzles() {
+                assert_eq!(p.stats.is_some(), name.starts_with("minizinc"), "{name}");
+                if let Some(st) = p.stats {
+                    assert!(st.nodes > 1 && st.failures >= 1, "{name}: {st:?}");
+                    assert!(
+                        st.propagations > 0 && st.solve_seconds.is_some(),
+                        "{name}: {st:?}"
+                    );
+                }
+            }
             records.push(r);
         }
         assert_eq!(cores::bench::cross_check(&records), vec![]);
