@@ -214,14 +214,14 @@ pub const CONFIGS: &[Config] = &[
         name: "alldiff-range",
         engine: Engine::Sudoku(Solver::Alldiff(Level::Range)),
         about: "alldiff's search, Leconte's range consistency (seed 000 1.6)",
-        unit_puzzles: 5000,
+        unit_puzzles: 500,
     },
     Config {
         family: Family::Sudoku,
         name: "alldiff-bounds",
         engine: Engine::Sudoku(Solver::Alldiff(Level::Bounds)),
         about: "alldiff's search, bounds consistency (Lopez-Ortiz et al.; seed 000 1.6)",
-        unit_puzzles: 1000,
+        unit_puzzles: 20,
     },
     Config {
         family: Family::Sudoku,
