@@ -1038,7 +1038,7 @@ fn the_quick_sudoku_benchmark_runs_slices_of_puzzle_files_as_work_units() {
     let configs: Vec<&str> = worker::bench::configs_of(cores::bench::Family::Sudoku)
         .map(|c| c.name)
         .collect();
-    assert_eq!(configs.len(), 9);
+    assert_eq!(configs.len(), 14);
     for c in &configs {
         assert!(
             text.contains(&format!("\n{c} ")),

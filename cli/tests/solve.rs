@@ -42,9 +42,14 @@ fn example_1_by_every_solver() {
         "sat",
         "sat-naive",
         "alldiff",
+        "alldiff-range",
+        "alldiff-bounds",
         "minisat",
         "gprolog",
         "minizinc",
+        "minizinc-value",
+        "minizinc-bounds",
+        "minizinc-domain",
     ] {
         let out = ok(&["solve", "sudoku", EXAMPLE_1, "--solver", solver, "--unique"]);
         // An external program that is not installed says so; it never gives a wrong grid. It

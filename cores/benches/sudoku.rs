@@ -5,8 +5,12 @@
 //! program built locally from tdoku's public source (never committed), beside tdoku, all
 //! in the same run.
 //!
-//! Usage: `cargo bench -p cores --bench sudoku -- [--seconds S] [--quick] [FILE...]`
-//! (`--quick`: only the band kernel, the `sudoku` crate and tdoku). Each
+//! Usage: `cargo bench -p cores --bench sudoku -- [--seconds S] [--first N] [--quick |
+//! --alldiff] [FILE...]` (`--first N`: only the first N puzzles of each file; `--quick`: only
+//! the band kernel, the `sudoku` crate and tdoku; `--alldiff`: those and the three levels of
+//! `cores::sudoku::alldiff`, seed 000 sections 1.5-1.6, whose search statistics over the
+//! puzzles they did are printed in every mode: nodes, failures and filter runs (propagations)
+//! per puzzle, values removed per propagation, microseconds per propagation). Each
 //! configuration runs over the file's puzzles in order until all are done or S seconds
 //! (default 3) have passed, and reports the rate over the puzzles it did (a set done in
 //! less than half of S is run again until half of S has passed: the mean pass). Timing covers the
@@ -24,7 +28,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cores::sudoku::{answer, bands, solutions, Puzzle, PuzzleReader, Solver, Status};
+use cores::sudoku::{
+    answer, bands, solutions_with_stats, Level, Puzzle, PuzzleReader, SearchStats, Solver, Status,
+};
 
 /// The puzzles of `file`, one a line, read by our reader.
 fn read_puzzles(file: &Path) -> Vec<Puzzle> {
@@ -135,6 +141,20 @@ struct Row {
     done: usize,
     secs: f64,
     unique: usize,
+    /// The sums of the search statistics, for a solver that keeps them.
+    stats: Option<SearchStats>,
+}
+
+/// Adds `s` to the sums `total` (a field either has kept it throughout or is `None`).
+fn add(total: &mut Option<SearchStats>, s: &SearchStats) {
+    let t = total.get_or_insert(SearchStats {
+        removed: Some(0),
+        ..SearchStats::default()
+    });
+    t.nodes += s.nodes;
+    t.failures += s.failures;
+    t.propagations += s.propagations;
+    t.removed = t.removed.zip(s.removed).map(|(a, b)| a + b);
 }
 
 /// Runs `solve` on puzzles in order until all are done or the budget is spent; a set done
@@ -188,10 +208,16 @@ fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let mut seconds = 3.0;
     let mut quick = false;
+    let mut alldiff_only = false;
+    let mut first = usize::MAX;
     let mut files = Vec::new();
     while let Some(a) = args.next() {
         if a == "--quick" {
             quick = true;
+        } else if a == "--alldiff" {
+            alldiff_only = true;
+        } else if a == "--first" {
+            first = args.next().and_then(|s| s.parse().ok()).expect("--first N");
         } else if a == "--seconds" {
             seconds = args
                 .next()
@@ -227,7 +253,8 @@ fn main() {
         "file", "config", "puzzles", "seconds", "puzzles/s", "unique"
     );
     for (i, file) in files.iter().enumerate() {
-        let puzzles = read_puzzles(file);
+        let mut puzzles = read_puzzles(file);
+        puzzles.truncate(first);
         // serg_benchmark: every puzzle has 2+ solutions (README); the others are unique.
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let want = if name.starts_with("serg") {
@@ -266,34 +293,45 @@ fn main() {
             done: counts.len(),
             secs,
             unique: counts.iter().filter(|c| c.solutions == 1).count(),
+            stats: None,
         });
 
+        let levels = Level::ALL.map(Solver::Alldiff);
         let slow: &[Solver] = if quick {
             &[]
+        } else if alldiff_only {
+            &levels
         } else {
             &[
                 Solver::Ps12Generic,
                 Solver::Dlx,
-                Solver::Alldiff,
+                levels[0],
+                levels[1],
+                levels[2],
                 Solver::Sat,
                 Solver::SatNaive,
             ]
         };
         for &solver in slow {
-            let (found, secs) = timed(&puzzles, budget, |p| solutions(p, solver, 2));
+            let (found, secs) = timed(&puzzles, budget, |p| solutions_with_stats(p, solver, 2));
             let done = found.len();
             let mut unique = 0;
+            let mut stats = None;
             for (p, f) in puzzles.iter().zip(found) {
-                let f = f.unwrap_or_else(|e| panic!("{solver}: {e}"));
+                let (f, s) = f.unwrap_or_else(|e| panic!("{solver}: {e}"));
                 let a = answer(p, solver.name(), f, true).unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(a.status, want, "{solver} on {}", p.text());
                 unique += usize::from(a.status == Status::Unique);
+                if let Some(s) = s {
+                    add(&mut stats, &s);
+                }
             }
             rows.push(Row {
                 config: solver.name().into(),
                 done,
                 secs,
                 unique,
+                stats,
             });
         }
 
@@ -307,6 +345,7 @@ fn main() {
             done: verdicts.len(),
             secs,
             unique: verdicts.iter().filter(|&&u| u).count(),
+            stats: None,
         });
 
         for r in &rows {
@@ -317,6 +356,26 @@ fn main() {
                 r.secs,
                 r.done as f64 / r.secs,
                 r.unique
+            );
+        }
+        for r in &rows {
+            let Some(s) = r.stats else { continue };
+            let per_puzzle = |n: u64| n as f64 / r.done.max(1) as f64;
+            let removed = s.removed.map_or("-".into(), |n| {
+                format!("{:.2}", n as f64 / s.propagations.max(1) as f64)
+            });
+            // The statistics are of the first pass, the seconds of the mean pass: the same
+            // puzzles and the same search every pass.
+            let micros = r.secs * 1e6 / s.propagations.max(1) as f64;
+            println!(
+                "{name:<36}{:<15}{:>12.1} nodes/puzzle{:>12.1} failures/puzzle{:>12.1} \
+                 propagations/puzzle{:>8} removed/propagation{:>8.2} us/propagation",
+                r.config,
+                per_puzzle(s.nodes),
+                per_puzzle(s.failures),
+                per_puzzle(s.propagations),
+                removed,
+                micros,
             );
         }
         for f in tdoku.get(i).into_iter().flatten() {

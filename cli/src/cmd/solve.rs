@@ -119,12 +119,22 @@ pub enum SolverArg {
     SatNaive,
     /// Régin's alldifferent filtering with search.
     Alldiff,
+    /// The same search, Leconte's range consistency.
+    AlldiffRange,
+    /// The same search, bounds consistency.
+    AlldiffBounds,
     /// MiniSat on the extended CNF (external program).
     Minisat,
     /// GNU Prolog CLP(FD) (external program).
     Gprolog,
     /// MiniZinc with Gecode (external program).
     Minizinc,
+    /// Gecode's alldifferent, value propagation, through MiniZinc (external program).
+    MinizincValue,
+    /// Gecode's alldifferent, bounds consistency, through MiniZinc (external program).
+    MinizincBounds,
+    /// Gecode's alldifferent, domain consistency, through MiniZinc (external program).
+    MinizincDomain,
 }
 
 impl SolverArg {
@@ -142,8 +152,8 @@ fn answer(cfg: &Config, puzzle: &Puzzle, unique: bool) -> anyhow::Result<Result<
     let want = if unique { 2 } else { 1 };
     let deadline = Instant::now() + external::TIME_LIMIT;
     match bench::sudoku::solutions(cfg.engine, puzzle, want, deadline) {
-        Solved::Grids(found) => Ok(Ok(
-            sudoku::answer(puzzle, cfg.name, found, unique).map_err(core_error)?
+        Solved::Grids { grids, .. } => Ok(Ok(
+            sudoku::answer(puzzle, cfg.name, grids, unique).map_err(core_error)?
         )),
         Solved::Unavailable(why) => Ok(Err(why)),
         Solved::Unsupported(why) => Err(user_error(why)),

@@ -45,7 +45,7 @@ impl CheckSolver {
             CheckSolver::Ps12 => sudoku::Solver::Ps12,
             CheckSolver::Dlx => sudoku::Solver::Dlx,
             CheckSolver::Sat => sudoku::Solver::Sat,
-            CheckSolver::Alldiff => sudoku::Solver::Alldiff,
+            CheckSolver::Alldiff => sudoku::Solver::Alldiff(sudoku::Level::Hyperarc),
         }
     }
 }

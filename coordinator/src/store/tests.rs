@@ -882,6 +882,7 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
             samples: 8,
         }),
         message: None,
+        stats: None,
     };
     let mut record =
         RunRecord::blank_of(Family::Sudoku, &slice.id, "ps12", 5.0, HostInfo::default());

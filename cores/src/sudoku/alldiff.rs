@@ -1,66 +1,165 @@
-//! Régin's matching-based filtering of alldifferent ("A filtering algorithm for constraints
-//! of difference in CSPs", AAAI 1994; seed 000 section 1.5) in a small propagate-and-search
-//! solver: one alldifferent per group (rows, columns, boxes, variant and extra groups).
+//! The propagate-and-search shell of the alldifferent solvers (seed 000 sections 1.5-1.6):
+//! one alldifferent per group (rows, columns, boxes, variant and extra groups), filtered at
+//! one [`Level`] of consistency, strongest first:
 //!
-//! For a group, the value graph joins each cell to the values of its domain. A maximum
-//! matching must cover the cells (Hall's condition), else the branch fails. By Régin's
-//! theorem (seed 000 Proposition 1) an edge belongs to some matching covering the cells iff
-//! it is in the matching found, or joins the two ends of an even alternating cycle (both ends
-//! in one strongly connected component of the graph with matching edges oriented cell to
-//! value and the others value to cell), or lies on an even alternating path from a free
-//! value; every other edge is removed. Graphs have at most 16 + 16 nodes, so reachability is
-//! a bit-set closure. Groups whose domains changed are filtered again until nothing changes
-//! (hyperarc consistency on every group); the search then branches on a smallest domain.
+//! - [`Level::Hyperarc`]: Régin's matching-based filter ([`super::regin`]); every value left
+//!   is used by a solution of the group's constraint (configuration `alldiff`);
+//! - [`Level::Range`]: Leconte's range consistency ([`super::range`]); every value left has a
+//!   support once the other cells are relaxed to their intervals (`alldiff-range`);
+//! - [`Level::Bounds`]: bounds consistency, López-Ortiz et al.'s formulation of Puget's
+//!   ([`super::bounds`]); only each cell's minimum and maximum have such a support
+//!   (`alldiff-bounds`).
 //!
-//! Invariant: filtering removes only values used by no solution of the group's constraint,
-//! so no solution of the puzzle is lost.
+//! Each filter runs to its own fixpoint on its group. The weaker two read only the cells'
+//! intervals, so their group is filtered again only when the interval of one of its cells
+//! changed; Régin's whenever a domain changed. Groups are filtered until nothing changes;
+//! the search then gives each value of a smallest domain in turn (the first such cell, values
+//! in increasing order) and propagates again. [`SearchStats`] counts the nodes, failures,
+//! filter runs and values removed by filtering.
+//!
+//! Invariant: a filter removes only values used by no solution of its group's constraint, so
+//! no solution of the puzzle is lost; every level fails a group in which two cells hold the
+//! same single value, so a filled grid that survives propagation has distinct values in every
+//! group.
 
 use super::puzzle::{Geometry, Puzzle};
+use super::{bounds, range, regin, SearchStats};
 
-/// Up to `limit` solutions.
-pub fn solutions(puzzle: &Puzzle, limit: usize) -> Vec<Vec<u8>> {
+/// How much each group's filter removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// Hyperarc (generalised arc) consistency: Régin's filter.
+    Hyperarc,
+    /// Range consistency: Leconte's.
+    Range,
+    /// Bounds consistency: Puget's, by López-Ortiz et al.'s algorithm.
+    Bounds,
+}
+
+impl Level {
+    /// Strongest first.
+    pub const ALL: [Level; 3] = [Level::Hyperarc, Level::Range, Level::Bounds];
+
+    /// Filters the group of `cells` to this level's fixpoint (domains are bit sets, bit `v`
+    /// for value `v + 1`); false if the cells cannot all get distinct values.
+    pub fn filter(self, cells: &[usize], dom: &mut [u16]) -> bool {
+        match self {
+            Level::Hyperarc => regin::filter(cells, dom),
+            Level::Range => range::filter(cells, dom),
+            Level::Bounds => bounds::filter(cells, dom),
+        }
+    }
+
+    /// Whether the filter reads only the cells' intervals: then a change that keeps every
+    /// interval of a group gives it nothing new to remove.
+    fn reads_intervals_only(self) -> bool {
+        self != Level::Hyperarc
+    }
+}
+
+/// What a search found and did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Up to the limit asked for, in the order found.
+    pub solutions: Vec<Vec<u8>>,
+    pub stats: SearchStats,
+}
+
+/// Up to `limit` solutions, with the search's statistics.
+pub fn search(puzzle: &Puzzle, level: Level, limit: usize) -> Outcome {
     let geo = puzzle.geometry();
-    let dom = puzzle.domains();
     let mut s = Search {
         geo,
+        level,
         limit,
         found: Vec::new(),
         queued: vec![false; geo.groups.len()],
         queue: Vec::new(),
+        counts: Counts::default(),
     };
     if limit > 0 {
         let all_groups: Vec<usize> = (0..geo.groups.len()).collect();
-        s.search(dom, &all_groups);
+        s.search(puzzle.domains(), &all_groups);
     }
-    s.found
+    let c = s.counts;
+    Outcome {
+        solutions: s.found,
+        stats: SearchStats {
+            nodes: c.nodes,
+            failures: c.failures,
+            propagations: c.propagations,
+            removed: Some(c.removed),
+            solve_seconds: None,
+        },
+    }
+}
+
+/// Up to `limit` solutions.
+pub fn solutions(puzzle: &Puzzle, level: Level, limit: usize) -> Vec<Vec<u8>> {
+    search(puzzle, level, limit).solutions
+}
+
+/// The bits `lo..=hi` (`lo <= hi < 16`).
+pub(super) fn interval_mask(lo: u32, hi: u32) -> u16 {
+    let ones = (1u32 << (hi - lo + 1)) - 1;
+    (ones << lo) as u16
+}
+
+/// The interval of a non-empty domain, as bits.
+fn interval(d: u16) -> u16 {
+    interval_mask(d.trailing_zeros(), 15 - d.leading_zeros())
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    nodes: u64,
+    failures: u64,
+    propagations: u64,
+    removed: u64,
 }
 
 struct Search<'g> {
     geo: &'g Geometry,
+    level: Level,
     limit: usize,
     found: Vec<Vec<u8>>,
     queued: Vec<bool>,
     queue: Vec<usize>,
+    counts: Counts,
 }
 
 impl Search<'_> {
-    /// Filters `dom` starting from the groups `start`; false on a wipe-out.
+    /// Filters `dom` starting from the groups `start`; false on a failure.
     fn propagate(&mut self, dom: &mut [u16], start: &[usize]) -> bool {
+        let geo = self.geo;
         self.queue.clear();
         self.queued.fill(false);
         for &g in start {
             self.queued[g] = true;
             self.queue.push(g);
         }
-        let mut changed = Vec::new();
         while let Some(g) = self.queue.pop() {
             self.queued[g] = false;
-            changed.clear();
-            if !filter(&self.geo.groups[g].cells, dom, &mut changed) {
+            let cells = &geo.groups[g].cells;
+            let mut before = [0u16; 16];
+            for (b, &c) in before.iter_mut().zip(cells) {
+                *b = dom[c];
+            }
+            self.counts.propagations += 1;
+            if !self.level.filter(cells, dom) {
+                self.counts.failures += 1;
                 return false;
             }
-            for &c in &changed {
-                for &h in &self.geo.cell_groups[c] {
+            for (&old, &c) in before.iter().zip(cells) {
+                let now = dom[c];
+                if now == old {
+                    continue;
+                }
+                self.counts.removed += u64::from((old & !now).count_ones());
+                if self.level.reads_intervals_only() && interval(now) == interval(old) {
+                    continue;
+                }
+                for &h in &geo.cell_groups[c] {
                     if h != g && !self.queued[h] {
                         self.queued[h] = true;
                         self.queue.push(h);
@@ -73,6 +172,7 @@ impl Search<'_> {
 
     /// False once `limit` solutions are found.
     fn search(&mut self, mut dom: Vec<u16>, start: &[usize]) -> bool {
+        self.counts.nodes += 1;
         if !self.propagate(&mut dom, start) {
             return true;
         }
@@ -84,147 +184,17 @@ impl Search<'_> {
                 .push(dom.iter().map(|d| d.trailing_zeros() as u8 + 1).collect());
             return self.found.len() < self.limit;
         };
+        let geo = self.geo;
         let mut values = dom[cell];
         while values != 0 {
             let bit = values & values.wrapping_neg();
             values &= !bit;
             let mut child = dom.clone();
             child[cell] = bit;
-            let groups = self.geo.cell_groups[cell].clone();
-            if !self.search(child, &groups) {
+            if !self.search(child, &geo.cell_groups[cell]) {
                 return false;
             }
         }
         true
-    }
-}
-
-/// Régin's filter on one group; pushes the cells whose domain shrank. False if the cells
-/// cannot all get distinct values.
-fn filter(cells: &[usize], dom: &mut [u16], changed: &mut Vec<usize>) -> bool {
-    let n = cells.len();
-    // Nodes: cells 0..n, then values n..n+16.
-    let mut match_cell = [u8::MAX; 16];
-    let mut match_value = [u8::MAX; 16];
-    for i in 0..n {
-        let mut seen = 0u16;
-        if !augment(i, cells, dom, &mut match_cell, &mut match_value, &mut seen) {
-            return false;
-        }
-    }
-    // Directed graph as bit sets over 32 nodes: cell -> its matched value; value -> the
-    // cells that may take it but are not matched to it.
-    let mut edges = [0u32; 32];
-    for i in 0..n {
-        edges[i] = 1 << (16 + match_cell[i] as usize);
-        let mut d = dom[cells[i]];
-        while d != 0 {
-            let v = d.trailing_zeros() as usize;
-            d &= d - 1;
-            if match_cell[i] as usize != v {
-                edges[16 + v] |= 1 << i;
-            }
-        }
-    }
-    // Reflexive-transitive closure.
-    let mut reach = edges;
-    for (k, r) in reach.iter_mut().enumerate() {
-        *r |= 1 << k;
-    }
-    for k in 0..32 {
-        let bit = 1u32 << k;
-        let rk = reach[k];
-        for r in reach.iter_mut() {
-            if *r & bit != 0 {
-                *r |= rk;
-            }
-        }
-    }
-    // Nodes reachable from a free value (one that some cell may take).
-    let mut from_free = 0u32;
-    let used: u16 = cells.iter().fold(0, |acc, &c| acc | dom[c]);
-    for v in 0..16 {
-        if used >> v & 1 != 0 && match_value[v] == u8::MAX {
-            from_free |= reach[16 + v];
-        }
-    }
-    for i in 0..n {
-        let c = cells[i];
-        let mut d = dom[c];
-        let mut keep = d;
-        while d != 0 {
-            let v = d.trailing_zeros() as usize;
-            d &= d - 1;
-            let value_node = 16 + v;
-            let matched = match_cell[i] as usize == v;
-            let same_scc = reach[i] >> value_node & 1 != 0 && reach[value_node] >> i & 1 != 0;
-            let on_free_path = from_free >> value_node & 1 != 0;
-            if !(matched || same_scc || on_free_path) {
-                keep &= !(1 << v);
-            }
-        }
-        if keep != dom[c] {
-            dom[c] = keep;
-            changed.push(c);
-        }
-    }
-    true
-}
-
-/// Kuhn's augmenting path from cell `i`.
-fn augment(
-    i: usize,
-    cells: &[usize],
-    dom: &[u16],
-    match_cell: &mut [u8; 16],
-    match_value: &mut [u8; 16],
-    seen: &mut u16,
-) -> bool {
-    let mut d = dom[cells[i]] & !*seen;
-    while d != 0 {
-        let v = d.trailing_zeros() as usize;
-        d &= d - 1;
-        *seen |= 1 << v;
-        let other = match_value[v];
-        if other == u8::MAX || augment(other as usize, cells, dom, match_cell, match_value, seen) {
-            match_cell[i] = v as u8;
-            match_value[v] = i as u8;
-            return true;
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn filtered(domains: &[u16]) -> Option<Vec<u16>> {
-        let cells: Vec<usize> = (0..domains.len()).collect();
-        let mut dom = domains.to_vec();
-        let mut changed = Vec::new();
-        filter(&cells, &mut dom, &mut changed).then_some(dom)
-    }
-
-    #[test]
-    fn seed_example_3_is_made_consistent() {
-        // Seed 000 Example 3: D1 = {1,2}, D2 = {1,2}, D3 = {2,3}: 2 leaves D3.
-        assert_eq!(
-            filtered(&[0b011, 0b011, 0b110]),
-            Some(vec![0b011, 0b011, 0b100])
-        );
-    }
-
-    #[test]
-    fn hall_sets_and_wipe_outs() {
-        // {1,2}, {1,2}, {1,2}: three cells, two values.
-        assert_eq!(filtered(&[0b011, 0b011, 0b011]), None);
-        // {1,2}, {1,2}, {1,2,3,4}, {3,4,5}: the fourth cell may take 3, 4 or 5 (5 is free).
-        assert_eq!(
-            filtered(&[0b0011, 0b0011, 0b1111, 0b11100]),
-            Some(vec![0b0011, 0b0011, 0b1100, 0b11100])
-        );
-        // Nothing to remove when every value is free to move.
-        assert_eq!(filtered(&[0b111, 0b111, 0b111]), Some(vec![0b111; 3]));
     }
 }

@@ -1,6 +1,7 @@
 //! Sudoku puzzle files as benchmark instances: a [`Slice`] (consecutive puzzles of one file,
 //! sized so that a unit lasts seconds, not microseconds) is the instance of a benchmark task;
-//! a run's answer is one [`PuzzleRun`] per puzzle (status, solve seconds, grids, difficulty).
+//! a run's answer is one [`PuzzleRun`] per puzzle (status, solve seconds, grids, difficulty,
+//! the solver's own search statistics).
 //! Plain data: what runs claim is judged in `super::judge`.
 
 use serde::{Deserialize, Serialize};
@@ -230,6 +231,10 @@ pub struct PuzzleRun {
     pub difficulty: Option<PuzzleDifficulty>,
     /// Why, when the status is `error` or `wrong`.
     pub message: Option<String>,
+    /// What the solver reports of its search (the alldifferent levels, MiniZinc's Gecode);
+    /// absent from records written before it.
+    #[serde(default)]
+    pub stats: Option<super::SearchStats>,
 }
 
 impl PuzzleRun {
@@ -243,6 +248,7 @@ impl PuzzleRun {
             other: None,
             difficulty: None,
             message: None,
+            stats: None,
         }
     }
 }
@@ -317,5 +323,26 @@ mod tests {
         let rate = puzzles_per_second(&ps).unwrap();
         assert!((rate - 1000.0).abs() < 1e-6, "{rate}");
         assert_eq!(puzzles_per_second(&ps[2..]), None);
+    }
+
+    #[test]
+    fn search_statistics_round_trip_and_older_runs_have_none() {
+        let r = PuzzleRun {
+            stats: Some(crate::sudoku::SearchStats {
+                nodes: 7,
+                failures: 3,
+                propagations: 40,
+                removed: Some(120),
+                solve_seconds: None,
+            }),
+            ..run(3, PuzzleStatus::Unique, Some(SOLUTION))
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<PuzzleRun>(&text).unwrap(), r);
+        // A run written before the field: no statistics, not zeros.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove("stats");
+        let old: PuzzleRun = serde_json::from_value(v).unwrap();
+        assert_eq!(old.stats, None);
     }
 }

@@ -8,8 +8,10 @@
 //! - [`dlx`]: the exact-cover engine (`crate::xcc`, seed 000 section 2.3), givens as prefix.
 //! - [`sat`]: the naive and extended CNF encodings (seed 000 section 1.4) as DIMACS text,
 //!   solved in-process by CaDiCaL.
-//! - [`alldiff`]: Régin's matching-based alldifferent filtering (seed 000 section 1.5) in a
-//!   small propagate-and-search solver.
+//! - [`alldiff`]: alldifferent filtering in a small propagate-and-search solver, at three
+//!   levels of consistency (seed 000 sections 1.5-1.6): Régin's hyperarc consistency
+//!   ([`regin`]), Leconte's range consistency ([`range`]) and bounds consistency
+//!   (López-Ortiz et al., [`bounds`]), with its search statistics ([`SearchStats`]).
 //! - [`bench`]: puzzle files as benchmark instances (slices) and the per-puzzle results of a
 //!   run; [`judge`] what runs claim about them.
 //! - [`minimal`]: redundant givens and minimal puzzle generation; [`difficulty`]: the PS-1-2
@@ -23,17 +25,23 @@
 pub mod alldiff;
 pub mod bands;
 pub mod bench;
+mod bounds;
 pub mod difficulty;
 pub mod dlx;
 pub mod judge;
 pub mod minimal;
 pub mod ps12;
 pub mod puzzle;
+mod range;
+mod regin;
 pub mod sat;
 
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+
+pub use alldiff::Level;
 pub use minimal::MinimalError;
 pub use puzzle::{Geometry, Group, LineError, Puzzle, PuzzleError, PuzzleReader, Shape, MAX_SIDE};
 
@@ -49,17 +57,20 @@ pub enum Solver {
     Sat,
     /// Seed 000's naive CNF encoding.
     SatNaive,
-    Alldiff,
+    /// [`alldiff`]'s propagate-and-search shell with its filters at one level.
+    Alldiff(Level),
 }
 
 impl Solver {
-    pub const ALL: [Solver; 6] = [
+    pub const ALL: [Solver; 8] = [
         Solver::Ps12,
         Solver::Ps12Generic,
         Solver::Dlx,
         Solver::Sat,
         Solver::SatNaive,
-        Solver::Alldiff,
+        Solver::Alldiff(Level::Hyperarc),
+        Solver::Alldiff(Level::Range),
+        Solver::Alldiff(Level::Bounds),
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,7 +80,9 @@ impl Solver {
             Solver::Dlx => "dlx",
             Solver::Sat => "sat",
             Solver::SatNaive => "sat-naive",
-            Solver::Alldiff => "alldiff",
+            Solver::Alldiff(Level::Hyperarc) => "alldiff",
+            Solver::Alldiff(Level::Range) => "alldiff-range",
+            Solver::Alldiff(Level::Bounds) => "alldiff-bounds",
         }
     }
 }
@@ -82,7 +95,10 @@ impl fmt::Display for Solver {
 
 /// A solver name we do not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown Sudoku solver `{0}` (known: ps12, ps12-generic, dlx, sat, sat-naive, alldiff)")]
+#[error(
+    "unknown Sudoku solver `{0}` (known: ps12, ps12-generic, dlx, sat, sat-naive, alldiff, \
+     alldiff-range, alldiff-bounds)"
+)]
 pub struct UnknownSolver(pub String);
 
 impl FromStr for Solver {
@@ -129,6 +145,24 @@ impl Status {
     }
 }
 
+/// What a solver reports of its own search on one puzzle: for a search for up to two
+/// solutions, the whole tree below the givens. Each solver counts in its own terms (the field
+/// says whose); what it does not report is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SearchStats {
+    /// Nodes of the search tree: [`alldiff`], every call of its search (the root and each
+    /// value tried); Gecode, its `nodes` (binary branching: `x = v`, then `x != v`).
+    pub nodes: u64,
+    /// Nodes whose propagation failed (Gecode: `failures`).
+    pub failures: u64,
+    /// Propagator runs: [`alldiff`], filterings of one group; Gecode, its `propagations`.
+    pub propagations: u64,
+    /// Values removed from domains by propagation ([`alldiff`] only).
+    pub removed: Option<u64>,
+    /// The solver's own search time in seconds, start-up excluded (Gecode: `solveTime`).
+    pub solve_seconds: Option<f64>,
+}
+
 /// A verified answer: the status and, unless there is none, a solution (the first found).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
@@ -156,7 +190,16 @@ pub fn solutions(
     solver: Solver,
     limit: usize,
 ) -> Result<Vec<Vec<u8>>, SolveError> {
-    match solver {
+    solutions_with_stats(puzzle, solver, limit).map(|(found, _)| found)
+}
+
+/// [`solutions`] with the search statistics of the solvers that keep them ([`alldiff`]).
+pub fn solutions_with_stats(
+    puzzle: &Puzzle,
+    solver: Solver,
+    limit: usize,
+) -> Result<(Vec<Vec<u8>>, Option<SearchStats>), SolveError> {
+    let found = match solver {
         Solver::Ps12 => {
             if puzzle.geometry().is_classic() {
                 bands::solutions(puzzle.givens(), limit)
@@ -168,8 +211,12 @@ pub fn solutions(
         Solver::Dlx => dlx::solutions(puzzle, limit),
         Solver::Sat => sat::solutions(puzzle, sat::Encoding::Extended, limit),
         Solver::SatNaive => sat::solutions(puzzle, sat::Encoding::Naive, limit),
-        Solver::Alldiff => Ok(alldiff::solutions(puzzle, limit)),
-    }
+        Solver::Alldiff(level) => {
+            let o = alldiff::search(puzzle, level, limit);
+            return Ok((o.solutions, Some(o.stats)));
+        }
+    };
+    found.map(|f| (f, None))
 }
 
 /// Solves `puzzle` (checking uniqueness when `unique`) and verifies every solution found.
@@ -203,5 +250,7 @@ pub fn answer(
     })
 }
 
+#[cfg(test)]
+mod alldiff_tests;
 #[cfg(test)]
 mod tests;

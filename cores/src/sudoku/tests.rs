@@ -160,7 +160,10 @@ fn a_6x6_count_and_4x4_puzzles() {
     let p = puzzle(&format!("123456456...{}", ".".repeat(24)));
     let dlx_count = solutions(&p, Solver::Dlx, 100_000).unwrap().len();
     assert!(dlx_count > 1);
-    for solver in [Solver::Ps12, Solver::Alldiff] {
+    for solver in [Solver::Ps12]
+        .into_iter()
+        .chain(Level::ALL.map(Solver::Alldiff))
+    {
         assert_eq!(solutions(&p, solver, 100_000).unwrap().len(), dlx_count);
     }
 }

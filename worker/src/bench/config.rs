@@ -1,7 +1,8 @@
 //! The benchmark configurations of every family ("Solvers: each is a benchmark configuration
 //! that a worker runs") and what this machine has of them: the domino benchmark's (seed 001)
-//! and the Sudoku solvers' (seed 000: the in-process `cores::sudoku` solvers, and minisat,
-//! gprolog and MiniZinc as processes).
+//! and the Sudoku solvers' (seed 000: the in-process `cores::sudoku` solvers, alldifferent at
+//! three levels among them, and minisat, gprolog and MiniZinc as processes, Gecode's
+//! alldifferent at three levels among them).
 //!
 //! Names are stable and unique across families: they are stored with every run. Detection
 //! runs each tool once per process (`minizinc --version`, `minizinc --solvers-json`,
@@ -17,9 +18,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use cores::bench::Family;
-use cores::sudoku::Solver;
+use cores::sudoku::{Level, Solver};
 
-use super::sudoku_external::External;
+use super::sudoku_external::{Consistency, External};
 
 /// A MiniZinc backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,9 +205,23 @@ pub const CONFIGS: &[Config] = &[
     Config {
         family: Family::Sudoku,
         name: "alldiff",
-        engine: Engine::Sudoku(Solver::Alldiff),
+        engine: Engine::Sudoku(Solver::Alldiff(Level::Hyperarc)),
         about: "Régin's matching-based alldifferent filtering and search (seed 000 1.5)",
         unit_puzzles: 5000,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "alldiff-range",
+        engine: Engine::Sudoku(Solver::Alldiff(Level::Range)),
+        about: "alldiff's search, Leconte's range consistency (seed 000 1.6)",
+        unit_puzzles: 500,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "alldiff-bounds",
+        engine: Engine::Sudoku(Solver::Alldiff(Level::Bounds)),
+        about: "alldiff's search, bounds consistency (Lopez-Ortiz et al.; seed 000 1.6)",
+        unit_puzzles: 20,
     },
     Config {
         family: Family::Sudoku,
@@ -227,6 +242,27 @@ pub const CONFIGS: &[Config] = &[
         name: "minizinc",
         engine: Engine::SudokuExternal(External::Minizinc),
         about: "MiniZinc model with alldifferent, run by Gecode",
+        unit_puzzles: 25,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "minizinc-value",
+        engine: Engine::SudokuExternal(External::MinizincLevel(Consistency::Value)),
+        about: "Gecode's all_different_int, value propagation (its default), first-fail",
+        unit_puzzles: 25,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "minizinc-bounds",
+        engine: Engine::SudokuExternal(External::MinizincLevel(Consistency::Bounds)),
+        about: "Gecode's all_different_int :: bounds, first-fail",
+        unit_puzzles: 25,
+    },
+    Config {
+        family: Family::Sudoku,
+        name: "minizinc-domain",
+        engine: Engine::SudokuExternal(External::MinizincLevel(Consistency::Domain)),
+        about: "Gecode's all_different_int :: domain (Régin), first-fail",
         unit_puzzles: 25,
     },
 ];
@@ -280,19 +316,21 @@ impl Config {
                 let found = match external {
                     External::Minisat => tools.minisat.clone(),
                     External::Gprolog => tools.gprolog.clone(),
-                    External::Minizinc => tools.minizinc.as_ref().and_then(|m| {
-                        m.solvers
-                            .iter()
-                            .find(|(id, _)| id == MznSolver::Gecode.id())
-                            .map(|(_, v)| format!("Gecode {v}, MiniZinc {}", m.version))
-                    }),
+                    External::Minizinc | External::MinizincLevel(_) => {
+                        tools.minizinc.as_ref().and_then(|m| {
+                            m.solvers
+                                .iter()
+                                .find(|(id, _)| id == MznSolver::Gecode.id())
+                                .map(|(_, v)| format!("Gecode {v}, MiniZinc {}", m.version))
+                        })
+                    }
                 };
                 match found {
                     Some(version) => Availability {
                         available: true,
                         solver: external.name().into(),
                         version,
-                        program: vec![external.name().into()],
+                        program: vec![external.program().into()],
                         reason: None,
                     },
                     None => Availability {
@@ -301,7 +339,7 @@ impl Config {
                         version: String::new(),
                         program: vec![],
                         reason: Some(match external {
-                            External::Minizinc => {
+                            External::Minizinc | External::MinizincLevel(_) => {
                                 "minizinc with Gecode is not installed".to_string()
                             }
                             e => format!(
@@ -616,7 +654,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{solver} has no configuration"));
             assert_eq!(c.name, solver.name());
         }
-        assert_eq!(configs_of(Family::Sudoku).count(), 9);
+        assert_eq!(configs_of(Family::Sudoku).count(), 14);
         assert!(configs_of(Family::Sudoku).all(|c| c.unit_puzzles >= 10));
         assert!(configs_of(Family::Domino).all(|c| c.unit_puzzles == 1));
         assert_eq!(

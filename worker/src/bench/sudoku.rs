@@ -16,7 +16,7 @@ use std::time::Instant;
 use cores::bench::{judge, Answer, Family, Instance, Measure, RunRecord, Status, Termination};
 use cores::problems::sudoku::format_grid;
 use cores::sudoku::bench::{PuzzleRun, PuzzleStatus, Slice};
-use cores::sudoku::{self, Puzzle, SolveError};
+use cores::sudoku::{self, Puzzle, SearchStats, SolveError};
 
 use super::config::{Availability, Config, Engine};
 use super::run::{failed, RunLimits};
@@ -28,8 +28,11 @@ const JUDGE: &str = "the worker's verifier";
 /// What one solve of one puzzle by a Sudoku configuration gave.
 pub enum Solved {
     /// Up to the grids asked for, unverified (`cores::sudoku::answer` or the benchmark judge
-    /// checks them).
-    Grids(Vec<Vec<u8>>),
+    /// checks them), and the solver's search statistics when it reports them.
+    Grids {
+        grids: Vec<Vec<u8>>,
+        stats: Option<SearchStats>,
+    },
     /// The external program is not installed here.
     Unavailable(String),
     /// The solver cannot express the puzzle's shape.
@@ -109,7 +112,10 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
                 message: Some(why),
                 ..PuzzleRun::timeout(p.line)
             },
-            Solved::Grids(found) => result(puzzle, p.line, seconds, &found, slice.unique),
+            Solved::Grids { grids, stats } => PuzzleRun {
+                stats,
+                ..result(puzzle, p.line, seconds, &grids, slice.unique)
+            },
         };
         runs.push(run);
     }
@@ -150,7 +156,7 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
         Measure::None
     };
     record.command = match cfg.engine {
-        Engine::SudokuExternal(e) => vec![e.name().to_string()],
+        Engine::SudokuExternal(e) => vec![e.program().to_string()],
         _ => Vec::new(),
     };
     record.termination = ended.unwrap_or(Termination::Normal);
@@ -181,13 +187,16 @@ pub fn run_slice(slice: &Slice, cfg: &Config, limits: &RunLimits) -> RunRecord {
 /// `dancehall solve sudoku`.
 pub fn solutions(engine: Engine, puzzle: &Puzzle, want: usize, deadline: Instant) -> Solved {
     match engine {
-        Engine::Sudoku(solver) => match sudoku::solutions(puzzle, solver, want) {
-            Ok(g) => Solved::Grids(g),
+        Engine::Sudoku(solver) => match sudoku::solutions_with_stats(puzzle, solver, want) {
+            Ok((grids, stats)) => Solved::Grids { grids, stats },
             Err(e @ SolveError::Unsupported { .. }) => Solved::Unsupported(e.to_string()),
             Err(e) => Solved::Failed(e.to_string()),
         },
         Engine::SudokuExternal(e) => match external::solutions_within(e, puzzle, want, deadline) {
-            Ok(g) => Solved::Grids(g),
+            Ok(found) => Solved::Grids {
+                grids: found.grids,
+                stats: found.stats,
+            },
             Err(ExternalError::Unavailable(why)) => Solved::Unavailable(why),
             Err(ExternalError::Timeout(why)) => Solved::Timeout(why),
             Err(ExternalError::Failed(why)) => Solved::Failed(why),
@@ -274,9 +283,21 @@ mod tests {
                 assert!(d.tree_nodes >= 1.0 && d.samples == 16, "{d:?}");
             }
             assert_eq!(r.cpu_measure, Measure::Thread);
+            // The alldifferent levels bring their search statistics, the others none.
+            let alldiff = matches!(cfg.engine, Engine::Sudoku(sudoku::Solver::Alldiff(_)));
+            for p in r.puzzles() {
+                match p.stats {
+                    Some(s) => {
+                        assert!(alldiff, "{}", cfg.name);
+                        assert!(s.nodes >= 1 && s.propagations >= 27, "{}: {s:?}", cfg.name);
+                        assert!(s.removed.is_some_and(|n| n > 0), "{}: {s:?}", cfg.name);
+                    }
+                    None => assert!(!alldiff, "{} line {}", cfg.name, p.line),
+                }
+            }
             records.push(r);
         }
-        assert_eq!(records.len(), 6);
+        assert_eq!(records.len(), 8);
         assert_eq!(cores::bench::cross_check(&records), vec![]);
         let grids: Vec<_> = records
             .iter()
@@ -387,7 +408,14 @@ mod tests {
         };
         let before = leftovers();
         let mut records = vec![run(&s, "ps12", 30)];
-        for name in ["minisat", "gprolog", "minizinc"] {
+        for name in [
+            "minisat",
+            "gprolog",
+            "minizinc",
+            "minizinc-value",
+            "minizinc-bounds",
+            "minizinc-domain",
+        ] {
             if !needs(name) {
                 return;
             }
@@ -395,6 +423,18 @@ mod tests {
             assert_eq!(r.status, Status::Solved, "{name}: {:?}", r.message);
             assert!(!r.solver_version.is_empty());
             assert!(r.puzzles().iter().all(|p| p.status == PuzzleStatus::Unique));
+            // MiniZinc's runs bring Gecode's statistics: a hard puzzle needs search, and the
+            // search for a second solution fails somewhere.
+            for p in r.puzzles() {
+                assert_eq!(p.stats.is_some(), name.starts_with("minizinc"), "{name}");
+                if let Some(st) = p.stats {
+                    assert!(st.nodes > 1 && st.failures >= 1, "{name}: {st:?}");
+                    assert!(
+                        st.propagations > 0 && st.solve_seconds.is_some(),
+                        "{name}: {st:?}"
+                    );
+                }
+            }
             records.push(r);
         }
         assert_eq!(cores::bench::cross_check(&records), vec![]);

@@ -1,11 +1,22 @@
 //! Sudoku by external programs, seed 000's own tools: `minisat` fed the DIMACS
 //! text of `cores::sudoku::sat` (extended encoding), a GNU Prolog CLP(FD) program with
 //! `fd_domain`, `fd_all_different` and `fd_labeling` with the most-constrained variable first
-//! (seed 000 section 1.4), and a MiniZinc model with `alldifferent` run by Gecode. Each runs
-//! as a process on files in a temporary directory; a program that is not installed is
+//! (seed 000 section 1.4), and MiniZinc models run by Gecode: the seed's, with MiniZinc's
+//! `alldifferent`, and one per level of Gecode's own `all_different_int` (value, bounds,
+//! domain consistency; seed 000 section 1.6), beside `cores::sudoku::alldiff`'s levels. Each
+//! runs as a process on files in a temporary directory; a program that is not installed is
 //! [`ExternalError::Unavailable`], never a wrong answer. Their grids go back through
 //! the independent verifier like every other solver's (`cores::sudoku::answer` in `dancehall
-//! solve sudoku`, the benchmark judge in a unit).
+//! solve sudoku`, the benchmark judge in a unit); MiniZinc's runs also bring back Gecode's
+//! statistics (`minizinc --statistics`: nodes, failures, propagations, solve time).
+//!
+//! With the Debian packages (MiniZinc 2.6.4, Gecode 6.2.0) the seed's model does not reach
+//! Gecode's alldifferent: MiniZinc's library defines `alldifferent` through
+//! `fzn_all_different_int`, which Gecode's older library does not declare, so each group
+//! becomes its 36 pairwise disequalities (`int_lin_ne`). The level models call
+//! `all_different_int`, which Gecode's library declares, so the FlatZinc keeps one
+//! `all_different_int` per group with its annotation (Gecode's `distinct` at `IPL_DEF`, that
+//! is value propagation, `IPL_BND` or `IPL_DOM`).
 
 use std::fmt::Write as _;
 use std::io::ErrorKind;
@@ -13,14 +24,41 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use cores::sudoku::{sat, Puzzle};
+use cores::sudoku::{sat, Puzzle, SearchStats};
 
 /// The external configurations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum External {
     Minisat,
     Gprolog,
+    /// The seed's MiniZinc model (`alldifferent`, Gecode's default search).
     Minizinc,
+    /// Gecode's `all_different_int` at one level, search first-fail then smallest value.
+    MinizincLevel(Consistency),
+}
+
+/// A consistency level of Gecode's alldifferent (`distinct`), as a FlatZinc annotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consistency {
+    /// No annotation: Gecode's default for `distinct`, value propagation (an assigned
+    /// value leaves the other domains).
+    Value,
+    /// `::bounds`: Gecode's bounds propagator (López-Ortiz et al.), which also propagates
+    /// assigned values.
+    Bounds,
+    /// `::domain`: Gecode's domain propagator (Régin's matching).
+    Domain,
+}
+
+impl Consistency {
+    /// The annotation that asks for it.
+    fn annotation(self) -> &'static str {
+        match self {
+            Consistency::Value => "",
+            Consistency::Bounds => " :: bounds",
+            Consistency::Domain => " :: domain",
+        }
+    }
 }
 
 impl External {
@@ -29,7 +67,33 @@ impl External {
             External::Minisat => "minisat",
             External::Gprolog => "gprolog",
             External::Minizinc => "minizinc",
+            External::MinizincLevel(Consistency::Value) => "minizinc-value",
+            External::MinizincLevel(Consistency::Bounds) => "minizinc-bounds",
+            External::MinizincLevel(Consistency::Domain) => "minizinc-domain",
         }
+    }
+
+    /// The program it starts.
+    pub fn program(self) -> &'static str {
+        match self {
+            External::Minisat => "minisat",
+            External::Gprolog => "gprolog",
+            External::Minizinc | External::MinizincLevel(_) => "minizinc",
+        }
+    }
+}
+
+/// What an external solve gave: up to the grids asked for (unverified) and, for MiniZinc,
+/// Gecode's statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub grids: Vec<Vec<u8>>,
+    pub stats: Option<SearchStats>,
+}
+
+impl Found {
+    fn grids(grids: Vec<Vec<u8>>) -> Found {
+        Found { grids, stats: None }
     }
 }
 
@@ -159,7 +223,7 @@ pub fn solutions(
     external: External,
     puzzle: &Puzzle,
     limit: usize,
-) -> Result<Vec<Vec<u8>>, ExternalError> {
+) -> Result<Found, ExternalError> {
     solutions_within(external, puzzle, limit, Instant::now() + TIME_LIMIT)
 }
 
@@ -169,16 +233,17 @@ pub fn solutions_within(
     puzzle: &Puzzle,
     limit: usize,
     deadline: Instant,
-) -> Result<Vec<Vec<u8>>, ExternalError> {
+) -> Result<Found, ExternalError> {
     let dir = tempfile::tempdir().map_err(|e| failed(format!("temporary directory: {e}")))?;
     let run = Runner {
         deadline,
         tmp: dir.path().to_path_buf(),
     };
     match external {
-        External::Minisat => minisat(&run, dir.path(), puzzle, limit),
-        External::Gprolog => gprolog(&run, dir.path(), puzzle, limit),
-        External::Minizinc => minizinc(&run, dir.path(), puzzle, limit),
+        External::Minisat => minisat(&run, dir.path(), puzzle, limit).map(Found::grids),
+        External::Gprolog => gprolog(&run, dir.path(), puzzle, limit).map(Found::grids),
+        External::Minizinc => minizinc(&run, dir.path(), puzzle, None, limit),
+        External::MinizincLevel(c) => minizinc(&run, dir.path(), puzzle, Some(c), limit),
     }
 }
 
@@ -329,11 +394,18 @@ fn gprolog(
     grids(&text, puzzle.side() * puzzle.side())
 }
 
-/// A MiniZinc model: one variable per cell, `alldifferent` per group.
-pub fn minizinc_model(puzzle: &Puzzle) -> String {
+/// A MiniZinc model: one variable per cell, an alldifferent per group. Without a level, the
+/// seed's: MiniZinc's `alldifferent` and the solver's default search. At a level: Gecode's
+/// `all_different_int` with the level's annotation, and the search of
+/// `cores::sudoku::alldiff` (a smallest domain first, the first such cell, smallest value
+/// first; Gecode branches `x = v`, then `x != v`).
+pub fn minizinc_model(puzzle: &Puzzle, level: Option<Consistency>) -> String {
     let side = puzzle.side();
     let n = side * side;
-    let mut m = String::from("include \"alldifferent.mzn\";\n");
+    let mut m = String::from(match level {
+        None => "include \"alldifferent.mzn\";\n",
+        Some(_) => "include \"all_different_int.mzn\";\n",
+    });
     let _ = writeln!(m, "array[0..{}] of var 1..{side}: x;", n - 1);
     for (c, &v) in puzzle.givens().iter().enumerate() {
         if v > 0 {
@@ -341,25 +413,55 @@ pub fn minizinc_model(puzzle: &Puzzle) -> String {
         }
     }
     for g in group_lists(puzzle, |c| format!("x[{c}]")) {
-        let _ = writeln!(m, "constraint alldifferent({g});");
+        let _ = match level {
+            None => writeln!(m, "constraint alldifferent({g});"),
+            Some(l) => writeln!(m, "constraint all_different_int({g}){};", l.annotation()),
+        };
     }
-    m.push_str("solve satisfy;\noutput [show(x), \"\\n\"];\n");
+    m.push_str(match level {
+        None => "solve satisfy;\n",
+        Some(_) => "solve :: int_search(x, first_fail, indomain_min) satisfy;\n",
+    });
+    m.push_str("output [show(x), \"\\n\"];\n");
     m
+}
+
+/// Gecode's statistics among MiniZinc's `%%%mzn-stat: key=value` lines (the last value of
+/// each key); `None` without `nodes`.
+fn gecode_stats(out: &str) -> Option<SearchStats> {
+    let stat = |key: &str| {
+        out.lines()
+            .rev()
+            .filter_map(|l| l.trim().strip_prefix("%%%mzn-stat: "))
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.trim())
+    };
+    let count = |key: &str| stat(key).and_then(|v| v.parse::<u64>().ok());
+    Some(SearchStats {
+        nodes: count("nodes")?,
+        failures: count("failures")?,
+        propagations: count("propagations")?,
+        removed: None,
+        solve_seconds: stat("solveTime").and_then(|v| v.parse().ok()),
+    })
 }
 
 fn minizinc(
     run: &Runner,
     dir: &Path,
     puzzle: &Puzzle,
+    level: Option<Consistency>,
     limit: usize,
-) -> Result<Vec<Vec<u8>>, ExternalError> {
+) -> Result<Found, ExternalError> {
     let file = dir.join("sudoku.mzn");
-    write(&file, &minizinc_model(puzzle))?;
+    write(&file, &minizinc_model(puzzle, level))?;
     let o = run.run(
         "minizinc",
         &[
             "--solver",
             "gecode",
+            "--statistics",
             "--num-solutions",
             &limit.to_string(),
             &file.to_string_lossy(),
@@ -382,10 +484,17 @@ fn minizinc(
             err.trim()
         )));
     }
+    let stats = gecode_stats(&out);
     if out.contains("=====UNSATISFIABLE=====") {
-        return Ok(Vec::new());
+        return Ok(Found {
+            grids: Vec::new(),
+            stats,
+        });
     }
-    grids(&out, puzzle.side() * puzzle.side())
+    Ok(Found {
+        grids: grids(&out, puzzle.side() * puzzle.side())?,
+        stats,
+    })
 }
 
 #[cfg(test)]
@@ -425,5 +534,74 @@ mod tests {
             run_limited("no-such-solver-here", &[], Duration::from_secs(1), None),
             Err(ExternalError::Unavailable(_))
         ));
+    }
+
+    /// What `minizinc --statistics` printed for a 4-cell model with Gecode 6.2.0 (the
+    /// FlatZinc block, two solutions, Gecode's block, MiniZinc's count).
+    const STATISTICS: &str = "\
+% Generated FlatZinc statistics:
+%%%mzn-stat: paths=0
+%%%mzn-stat: flatIntVars=3
+%%%mzn-stat: method=\"satisfy\"
+%%%mzn-stat: flatTime=0.0931448
+%%%mzn-stat-end
+[1, 4, 3, 2]
+----------
+[1, 3, 4, 2]
+----------
+%%%mzn-stat: initTime=0.000409
+%%%mzn-stat: solveTime=0.000377
+%%%mzn-stat: solutions=2
+%%%mzn-stat: variables=4
+%%%mzn-stat: propagators=3
+%%%mzn-stat: propagations=6
+%%%mzn-stat: nodes=4
+%%%mzn-stat: failures=0
+%%%mzn-stat: restarts=0
+%%%mzn-stat: peakDepth=2
+%%%mzn-stat-end
+%%%mzn-stat: nSolutions=2
+%%%mzn-stat-end
+";
+
+    #[test]
+    fn gecode_statistics_are_read_from_minizinc_output() {
+        assert_eq!(
+            gecode_stats(STATISTICS),
+            Some(SearchStats {
+                nodes: 4,
+                failures: 0,
+                propagations: 6,
+                removed: None,
+                solve_seconds: Some(0.000377),
+            })
+        );
+        assert_eq!(grids(STATISTICS, 4).unwrap().len(), 2);
+        // Without Gecode's block (no `nodes`): no statistics, not zeros.
+        let flat_only = STATISTICS.split("[1, 4").next().unwrap();
+        assert_eq!(gecode_stats(flat_only), None);
+    }
+
+    #[test]
+    fn the_level_models_call_gecodes_alldifferent_with_their_annotation() {
+        let p = cores::sudoku::PuzzleReader::new(None)
+            .unwrap()
+            .parse_line(1, "1...........4..3")
+            .unwrap();
+        let seed = minizinc_model(&p, None);
+        assert!(seed.contains("constraint alldifferent([x[0],x[1],x[2],x[3]]);"));
+        assert!(seed.contains("solve satisfy;"));
+        for (level, annotation) in [
+            (Consistency::Value, ");"),
+            (Consistency::Bounds, ") :: bounds;"),
+            (Consistency::Domain, ") :: domain;"),
+        ] {
+            let m = minizinc_model(&p, Some(level));
+            let first = format!("constraint all_different_int([x[0],x[1],x[2],x[3]]{annotation}");
+            assert!(m.contains(&first), "{level:?}:\n{m}");
+            assert_eq!(m.matches("all_different_int(").count(), 12, "{level:?}");
+            assert!(m.contains("constraint x[12] = 4;"));
+            assert!(m.contains("solve :: int_search(x, first_fail, indomain_min) satisfy;"));
+        }
     }
 }
