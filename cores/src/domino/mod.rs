@@ -11,6 +11,7 @@
 //! improves its incumbent by large-neighbourhood search (`improve`) and, on small boards where
 //! every tile may fit, asks CaDiCaL (`sat`); `table` is the cell search's transposition table.
 
+mod bound;
 pub mod brute;
 mod cover;
 pub mod export;
@@ -29,6 +30,7 @@ pub mod verify;
 #[cfg(test)]
 mod tests;
 
+pub use bound::BoundBy;
 pub use brute::brute_force;
 pub use export::{to_clingo, to_dzn};
 pub use generate::generate;

@@ -51,7 +51,7 @@ use super::improve::Improver;
 use super::model::{Halt, Model, Placed};
 use super::rds::CellSearch;
 use super::sat::{Answer, FitQuery};
-use super::{Instance, Orientation, Placement, MAX_N};
+use super::{BoundBy, Instance, Orientation, Placement, MAX_N};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::AtomicBool;
@@ -117,6 +117,8 @@ pub struct SolveOutcome {
     pub objective: u32,
     /// A proven upper bound on the optimum (`== objective` when optimal).
     pub bound: u32,
+    /// How `bound` was proven.
+    pub bound_by: BoundBy,
     /// Search nodes visited.
     pub nodes: u64,
     /// A failed internal consistency check (a bound below the placement found, a proof that
@@ -138,6 +140,7 @@ pub fn solve(instance: &Instance, limits: &SolveLimits) -> SolveOutcome {
         placement: Vec::new(),
         objective: 0,
         bound: area_bound,
+        bound_by: BoundBy::Count,
         nodes: 0,
         fault: None,
     };
@@ -168,6 +171,8 @@ struct Solver<'m, 'a> {
     improved: Vec<Placed>,
     /// Proven upper bound on the optimum.
     ub: u32,
+    /// What proved `ub`.
+    ub_by: BoundBy,
 }
 
 impl<'m, 'a> Solver<'m, 'a> {
@@ -182,6 +187,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             rng: ChaCha8Rng::seed_from_u64(seed(model.instance) ^ RESTART_SEED),
             improved: Vec::new(),
             ub,
+            ub_by: BoundBy::Count,
         }
     }
 
@@ -190,7 +196,7 @@ impl<'m, 'a> Solver<'m, 'a> {
         self.cells.clock.allow(PROBE_BUDGET);
         match self.cells.probe(self.ub) {
             Ok(true) => return self.outcome(SolveStatus::Optimal, self.cells.solution.clone()),
-            Ok(false) => self.ub -= 1,
+            Ok(false) => self.lower(BoundBy::CellSearch),
             Err(Halt::Budget) => {}
             Err(Halt::Limit) => return self.stopped(),
         }
@@ -208,7 +214,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                         return self.outcome(SolveStatus::Optimal, found);
                     }
                     Ok(false) => {
-                        self.ub -= 1;
+                        self.lower(BoundBy::TileSearch);
                         continue;
                     }
                     Err(Halt::Budget) => {}
@@ -218,7 +224,10 @@ impl<'m, 'a> Solver<'m, 'a> {
             self.cells.clock.allow(turn);
             match self.cells.resume(self.ub) {
                 Ok(optimum) => {
-                    self.ub = optimum;
+                    if optimum < self.ub {
+                        self.ub = optimum;
+                        self.ub_by = BoundBy::CellSearch;
+                    }
                     let mut out = self.outcome(SolveStatus::Optimal, self.cells.solution.clone());
                     if out.objective != optimum {
                         out.fault = Some(format!(
@@ -251,7 +260,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                         return self.outcome(SolveStatus::Optimal, self.cells.solution.clone())
                     }
                     Ok(false) => {
-                        self.ub -= 1;
+                        self.lower(BoundBy::CellSearch);
                         break;
                     }
                     Err(Halt::Budget) => {}
@@ -282,7 +291,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                         return out;
                     }
                     Answer::DoesNotFit => {
-                        self.ub -= 1;
+                        self.lower(BoundBy::Sat);
                         self.sat = None;
                         continue;
                     }
@@ -334,7 +343,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                     return Some(out);
                 }
                 Ok(false) => {
-                    self.ub -= 1;
+                    self.lower(BoundBy::TileSearch);
                     return None;
                 }
                 Err(Halt::Budget) => {}
@@ -370,9 +379,24 @@ impl<'m, 'a> Solver<'m, 'a> {
         self.outcome(status, best)
     }
 
+    /// `ub` is refuted by `by`: one tile fewer.
+    fn lower(&mut self, by: BoundBy) {
+        self.ub -= 1;
+        self.ub_by = by;
+    }
+
     /// The best proven upper bound on the optimum.
     fn bound(&self) -> u32 {
         self.ub.min(self.cells.upper_bound())
+    }
+
+    /// How [`Solver::bound`] was proven.
+    fn bound_by(&self) -> BoundBy {
+        if self.cells.upper_bound() < self.ub {
+            BoundBy::CellSearch
+        } else {
+            self.ub_by
+        }
     }
 
     /// The outcome of `status` with placement `found`. Its bound is the proven one, checked
@@ -394,6 +418,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             placement: placements(self.model, &found),
             objective,
             bound,
+            bound_by: self.bound_by(),
             nodes,
             fault,
         }
