@@ -227,15 +227,10 @@ fn json_line(r: &RunRecord) -> String {
 
 fn table_row(inst: &Instance, r: &RunRecord) -> String {
     let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
-    let difficulty = match inst.difficulty {
-        domino::Difficulty::Easy => "easy",
-        domino::Difficulty::Medium => "medium",
-        domino::Difficulty::Hard => "hard",
-    };
     let mut row = format!(
         "{:<10} {:<6} {:>3} {:>5} {:<11} {:>9} {:>5} {:>9.3} {:>9}  {}",
         inst.id,
-        difficulty,
+        inst.difficulty.as_str(),
         inst.n,
         inst.tiles.len(),
         r.status,
