@@ -153,6 +153,44 @@ fn generate_refuses_bad_options_with_exit_2_naming_them() {
     }
 }
 
+/// The committed tight suite is what its README's command writes, byte for byte.
+#[test]
+fn the_committed_tight_suite_is_what_its_command_generates() {
+    let suite = common::specs().join("domino/suite-tight");
+    let command = "dancehall domino generate --seed 2028 --batches 2 --per-batch 10 \
+                   --mix tight --out bench-specs/domino/suite-tight";
+    let readme = std::fs::read_to_string(suite.join("README.md")).unwrap();
+    assert!(readme.contains(command), "the README names another command");
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let last = args.len() - 1;
+    args[last] = dir.path().to_str().unwrap();
+    let o = dancehall(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut committed: Vec<String> = std::fs::read_dir(&suite)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".txt"))
+        .collect();
+    committed.sort();
+    assert_eq!(committed, ["batch01.txt", "batch02.txt"]);
+    for f in &committed {
+        assert_eq!(
+            std::fs::read(suite.join(f)).unwrap(),
+            std::fs::read(dir.path().join(f)).unwrap(),
+            "{f} differs from what the command writes"
+        );
+    }
+    // 20 tight instances, each a row of the README's table: | id | n | tiles | k |.
+    let all = read_generated(&suite, &["batch01.txt", "batch02.txt"]);
+    assert_eq!(all.len(), 20);
+    for i in &all {
+        assert!(is_tight(i), "{i:?}");
+        let row = format!("| {} | {} | {} | {} |", i.id, i.n, i.tiles.len(), i.k);
+        assert!(readme.contains(&row), "no row {row} in the README");
+    }
+}
+
 fn check_json_line(line: &str) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     for key in [
