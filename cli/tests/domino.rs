@@ -68,6 +68,129 @@ fn generate_is_deterministic_for_a_seed_and_has_the_seed_mix() {
     assert_eq!((count("easy"), count("medium"), count("hard")), (4, 4, 2));
 }
 
+/// Reads every batch file `dancehall domino generate` wrote into `dir`, by the domino reader.
+fn read_generated(dir: &Path, files: &[&str]) -> Vec<cores::domino::Instance> {
+    let mut all = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap();
+        all.extend(cores::domino::parse_batch(&text).unwrap_or_else(|e| panic!("{f}: {e}")));
+    }
+    all
+}
+
+/// Whether an instance is tight as `--help` says: n 7-14, k 3-8, tiles whose 3m cells are
+/// 0.9 to 1.2 times the board's n^2, values in 0..=k.
+fn is_tight(i: &cores::domino::Instance) -> bool {
+    let (cells, covered) = (i.n * i.n, 3 * i.tiles.len() as u32);
+    i.difficulty == cores::domino::Difficulty::Tight
+        && (7..=14).contains(&i.n)
+        && (3..=8).contains(&i.k)
+        && 10 * covered >= 9 * cells
+        && 10 * covered <= 12 * cells
+        && i.tiles.iter().flatten().all(|&v| v <= i.k)
+}
+
+/// `dancehall domino generate --out OUT ARGS...`, the arguments split at spaces.
+fn generate(out: &Path, args: &str) -> Output {
+    let mut all = vec!["domino", "generate", "--out", out.to_str().unwrap()];
+    all.extend(args.split_whitespace());
+    dancehall(&all)
+}
+
+#[test]
+fn generate_mix_tight_writes_tight_batches_that_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let o = generate(out, "--seed 5 --batches 2 --per-batch 6 --mix tight");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let all = read_generated(dir.path(), &["batch01.txt", "batch02.txt"]);
+    assert_eq!(all.len(), 12);
+    for i in &all {
+        assert!(is_tight(i), "{i:?}");
+    }
+    assert_eq!(all[0].id, "b01-t1");
+    assert_eq!(all[11].id, "b02-t6");
+    // --help says what tight means.
+    let help = stdout(&dancehall(&["domino", "generate", "--help"]));
+    for words in ["tight", "0.9 to 1.2", "Further", "Figure 9", "--mix"] {
+        assert!(help.contains(words), "{words}: {help}");
+    }
+    // Ranges given replace every difficulty's, a tight mix beside seed 001's.
+    let o = generate(
+        out,
+        "--seed 5 --batches 1 --mix hard:1,tight:1 --n 8..=9 --tiles 20-21 --k 4",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mixed = read_generated(dir.path(), &["batch01.txt"]);
+    let ids: Vec<&str> = mixed.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids[..2], ["b01-h1", "b01-h2"]);
+    assert_eq!(ids[5..], ["b01-t1", "b01-t2", "b01-t3", "b01-t4", "b01-t5"]);
+    for i in &mixed {
+        assert!((8..=9).contains(&i.n) && (20..=21).contains(&i.tiles.len()) && i.k == 4);
+    }
+}
+
+#[test]
+fn generate_refuses_bad_options_with_exit_2_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never");
+    for (option, value, says) in [
+        ("--mix", "tight,tricky", "unknown difficulty `tricky`"),
+        ("--mix", "tight:0", "at least 1"),
+        ("--n", "12-8", "empty"),
+        ("--n", "2..=9", "below 3"),
+        ("--n", "65", "above 64"),
+        ("--tiles", "0-4", "below 1"),
+        ("--k", "3..8", "expected a range"),
+        ("--k", "x", "`x`"),
+    ] {
+        let o = generate(&out, &format!("--seed 1 {option} {value}"));
+        assert_eq!(o.status.code(), Some(2), "{option} {value}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(&format!("{option} `{value}`")), "{err}");
+        assert!(err.contains(says), "{option} {value}: {err}");
+        assert!(!out.exists(), "{option} {value}: files written");
+    }
+}
+
+/// The committed tight suite is what its README's command writes, byte for byte.
+#[test]
+fn the_committed_tight_suite_is_what_its_command_generates() {
+    let suite = common::specs().join("domino/suite-tight");
+    let command = "dancehall domino generate --seed 2028 --batches 2 --per-batch 10 \
+                   --mix tight --out bench-specs/domino/suite-tight";
+    let readme = std::fs::read_to_string(suite.join("README.md")).unwrap();
+    assert!(readme.contains(command), "the README names another command");
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let last = args.len() - 1;
+    args[last] = dir.path().to_str().unwrap();
+    let o = dancehall(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut committed: Vec<String> = std::fs::read_dir(&suite)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".txt"))
+        .collect();
+    committed.sort();
+    assert_eq!(committed, ["batch01.txt", "batch02.txt"]);
+    for f in &committed {
+        assert_eq!(
+            std::fs::read(suite.join(f)).unwrap(),
+            std::fs::read(dir.path().join(f)).unwrap(),
+            "{f} differs from what the command writes"
+        );
+    }
+    // 20 tight instances, each a row of the README's table: | id | n | tiles | k |.
+    let all = read_generated(&suite, &["batch01.txt", "batch02.txt"]);
+    assert_eq!(all.len(), 20);
+    for i in &all {
+        assert!(is_tight(i), "{i:?}");
+        let row = format!("| {} | {} | {} | {} |", i.id, i.n, i.tiles.len(), i.k);
+        assert!(readme.contains(&row), "no row {row} in the README");
+    }
+}
+
 fn check_json_line(line: &str) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     for key in [

@@ -16,6 +16,16 @@ use crate::exit::user_error;
 #[derive(clap::Subcommand, Debug)]
 pub enum DominoCmd {
     /// Write a benchmark suite of batch files (batch01.txt, ...), deterministic for a seed.
+    ///
+    /// Difficulties (tile values uniform in 0..=k): seed 001's easy (n 4-6, 3-6 tiles, k 2-4),
+    /// medium (n 6-9, 7-12 tiles, k 3-6) and hard (n 10-14, 14-24 tiles, k 4-8), and tight:
+    /// the "significantly more complex problem instances" of seed 001's "Further
+    /// Considerations" (Figure 9), n 7-14, k 3-8, and the number of tiles m drawn after n so
+    /// that the tiles' 3m cells are 0.9 to 1.2 times the board's n^2 cells (m from ceil(0.3
+    /// n^2) to floor(0.4 n^2): 15-19 tiles on 7 x 7, 59-78 on 14 x 14), so that a solver must
+    /// choose which tiles to leave out. --mix chooses the difficulties of a batch; --n, --tiles
+    /// and --k replace their ranges for every instance. The same seed and options give the
+    /// same files, and the default options give the suites generated before they existed.
     Generate(GenerateArgs),
     /// Solve every instance of a batch file with one solver configuration.
     Solve(SolveArgs),
@@ -27,15 +37,36 @@ pub enum DominoCmd {
 
 #[derive(clap::Args, Debug)]
 pub struct GenerateArgs {
-    /// Random seed: the same seed gives the same suite.
+    /// Random seed: the same seed (and options) gives the same suite.
     #[arg(long)]
     pub seed: u64,
     /// Number of batch files.
     #[arg(long, default_value_t = 10)]
     pub batches: usize,
-    /// Instances per batch (per 10: 4 easy, 4 medium, 2 hard).
+    /// Instances per batch, shared out by --mix (per 10 of the default: 4 easy, 4 medium,
+    /// 2 hard).
     #[arg(long, default_value_t = 10)]
     pub per_batch: usize,
+    /// The difficulties of each batch with their weights, in batch order: easy, medium, hard,
+    /// tight (n 7-14, k 3-8, tiles whose cells are 0.9 to 1.2 times the board's; see above),
+    /// each as NAME or NAME:WEIGHT (weight 1 when left out), comma-separated. The
+    /// default is seed 001's `easy:4,medium:4,hard:2`; `tight` (or `tight:10`) makes every
+    /// instance tight. Each difficulty but the last gets its share of --per-batch rounded
+    /// half up, the last the rest. Ids name the batch and the difficulty: b01-e1, b01-t3.
+    #[arg(long, value_name = "MIX")]
+    pub mix: Option<String>,
+    /// The board side n of every instance, whatever its difficulty: `8..=12`, `8-12` or a
+    /// single number, within 3..=64. A tight instance draws its tiles for the n drawn.
+    #[arg(long, value_name = "RANGE")]
+    pub n: Option<String>,
+    /// The number of tiles of every instance, whatever its difficulty (a tight instance's
+    /// 0.9-1.2 rule included): a range as for --n, within 1..=4096.
+    #[arg(long, value_name = "RANGE")]
+    pub tiles: Option<String>,
+    /// The largest tile value k of every instance, whatever its difficulty (values uniform in
+    /// 0..=k): a range as for --n.
+    #[arg(long, value_name = "RANGE")]
+    pub k: Option<String>,
     /// Directory to write the batch files into (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -92,10 +123,18 @@ fn generate(a: GenerateArgs) -> anyhow::Result<()> {
     if a.batches == 0 || a.per_batch == 0 {
         return Err(user_error("--batches and --per-batch must be at least 1"));
     }
+    let options = domino::GenerateOptions::parse(
+        a.mix.as_deref(),
+        a.n.as_deref(),
+        a.tiles.as_deref(),
+        a.k.as_deref(),
+    )
+    .map_err(|e| user_error(format!("--{e}")))?;
+    let suite = domino::generate_with(a.seed, a.batches, a.per_batch, &options)
+        .map_err(|e| user_error(format!("--{e}")))?;
     std::fs::create_dir_all(&a.out)
         .with_context(|| format!("cannot create {}", a.out.display()))?;
     let width = a.batches.to_string().len().max(2);
-    let suite = domino::generate(a.seed, a.batches, a.per_batch);
     let mut stdout = std::io::stdout().lock();
     for (i, batch) in suite.iter().enumerate() {
         let path = a.out.join(format!("batch{:0width$}.txt", i + 1));
@@ -227,15 +266,10 @@ fn json_line(r: &RunRecord) -> String {
 
 fn table_row(inst: &Instance, r: &RunRecord) -> String {
     let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
-    let difficulty = match inst.difficulty {
-        domino::Difficulty::Easy => "easy",
-        domino::Difficulty::Medium => "medium",
-        domino::Difficulty::Hard => "hard",
-    };
     let mut row = format!(
         "{:<10} {:<6} {:>3} {:>5} {:<11} {:>9} {:>5} {:>9.3} {:>9}  {}",
         inst.id,
-        difficulty,
+        inst.difficulty.as_str(),
         inst.n,
         inst.tiles.len(),
         r.status,

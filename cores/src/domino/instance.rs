@@ -6,23 +6,44 @@
 
 use serde::{Deserialize, Serialize};
 
+/// How an instance was drawn: seed 001's three classes ("Description of Tests") and `Tight`,
+/// the "significantly more complex problem instances" of its "Further Considerations" (Figure
+/// 9): boards of 7 to 14 cells a side whose tiles would cover 0.9 to 1.2 times the board.
+/// `crate::domino::generate` holds the ranges of each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Difficulty {
     Easy,
     Medium,
     Hard,
+    Tight,
 }
 
 impl Difficulty {
-    pub const ALL: [Difficulty; 3] = [Difficulty::Easy, Difficulty::Medium, Difficulty::Hard];
+    pub const ALL: [Difficulty; 4] = [
+        Difficulty::Easy,
+        Difficulty::Medium,
+        Difficulty::Hard,
+        Difficulty::Tight,
+    ];
 
-    /// The name the instance format uses (`easy`, `medium`, `hard`).
+    /// The name the instance format uses (`easy`, `medium`, `hard`, `tight`).
     pub fn as_str(self) -> &'static str {
         match self {
             Difficulty::Easy => "easy",
             Difficulty::Medium => "medium",
             Difficulty::Hard => "hard",
+            Difficulty::Tight => "tight",
+        }
+    }
+
+    /// The letter of generated ids (`b01-e1`, `b01-m1`, `b01-h1`, `b01-t1`).
+    pub fn letter(self) -> char {
+        match self {
+            Difficulty::Easy => 'e',
+            Difficulty::Medium => 'm',
+            Difficulty::Hard => 'h',
+            Difficulty::Tight => 't',
         }
     }
 
@@ -88,7 +109,7 @@ impl Placement {
 }
 
 /// The largest board side the readers accept: larger boards are no benchmark instance of seed
-/// 001's shape (hard boards are at most 14 x 14) and would only exhaust memory.
+/// 001's shape (hard and tight boards are at most 14 x 14) and would only exhaust memory.
 pub const MAX_N: u32 = 64;
 
 /// A problem with one line of a batch file. The CLI adds the file name.
@@ -168,7 +189,7 @@ pub fn parse_line(text: &str) -> Result<Instance, InstanceProblem> {
     let Some(difficulty) = field("difficulty")?.as_str().and_then(Difficulty::parse) else {
         return Err(bad(
             "difficulty",
-            "expected \"easy\", \"medium\" or \"hard\"",
+            "expected \"easy\", \"medium\", \"hard\" or \"tight\"",
         ));
     };
     let n = field("n")?
@@ -255,6 +276,19 @@ mod tests {
     }
 
     #[test]
+    fn difficulties_round_trip_through_their_names_and_have_distinct_letters() {
+        for d in Difficulty::ALL {
+            assert_eq!(Difficulty::parse(d.as_str()), Some(d));
+            let line = LINE.replace("\"easy\"", &format!("{:?}", d.as_str()));
+            assert_eq!(parse_line(&line).unwrap().difficulty, d);
+        }
+        let letters: std::collections::BTreeSet<char> =
+            Difficulty::ALL.iter().map(|d| d.letter()).collect();
+        assert_eq!(letters.len(), Difficulty::ALL.len());
+        assert_eq!(Difficulty::Tight.letter(), 't');
+    }
+
+    #[test]
     fn round_trips_through_json_lines() {
         let batch = parse_batch(LINE).unwrap();
         let text: String = batch.iter().map(|i| to_json_line(i) + "\n").collect();
@@ -299,7 +333,7 @@ mod tests {
                 bad("\"easy\"", "\"tricky\""),
                 InstanceProblem::BadField {
                     field: "difficulty",
-                    expected: "expected \"easy\", \"medium\" or \"hard\"",
+                    expected: "expected \"easy\", \"medium\", \"hard\" or \"tight\"",
                 },
             ),
             (

@@ -2,7 +2,7 @@
 //! possible on an n x n board so that touching cells of different tiles carry equal values.
 //!
 //! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
-//! `generate` the seeded instance generator; `export` the MiniZinc and clingo writers; `svg` the
+//! `generate` the seeded instance generator (seed 001's mix, and tight instances); `export` the MiniZinc and clingo writers; `svg` the
 //! picture; `brute` a plain exhaustive reference for tests; `judge` the check of what runs
 //! claim (the run record itself is `crate::bench::record`, shared by every family); `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
@@ -33,7 +33,7 @@ mod tests;
 pub use bound::BoundBy;
 pub use brute::brute_force;
 pub use export::{to_clingo, to_dzn};
-pub use generate::generate;
+pub use generate::{generate, generate_with, GenerateOptions, Mix, OptionError};
 pub use instance::{
     parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,
     Orientation, Placement, MAX_N,

@@ -644,7 +644,8 @@ fn dancing_links_agrees_on_whether_every_tile_fits() {
 /// The native optimiser on freshly generated medium and hard boards (release build, by hand):
 /// `DOMINO_GEN_SEED=777 DOMINO_BATCHES=5 DOMINO_SECS=20 cargo test --release -p cores --lib
 /// domino::tests::bench_generated -- --ignored --nocapture`; `DOMINO_FILTER=b09-m3` restricts
-/// it to matching ids.
+/// it to matching ids, `DOMINO_MIX=tight` (a `--mix` of `dancehall domino generate`) draws
+/// other difficulties.
 #[test]
 #[ignore]
 fn bench_generated() {
@@ -654,7 +655,11 @@ fn bench_generated() {
         env_or("DOMINO_SECS", 20u64),
     );
     let (mut proven, mut count, mut wall, mut cpu_total) = (0, 0, 0.0, 0.0);
-    for inst in generate(seed, batches as usize, 10)
+    let mix = std::env::var("DOMINO_MIX").ok();
+    let options = GenerateOptions::parse(mix.as_deref(), None, None, None)
+        .unwrap_or_else(|e| panic!("DOMINO_MIX: {e}"));
+    for inst in generate_with(seed, batches as usize, 10, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
         .into_iter()
         .flatten()
         .filter(|i| i.difficulty != Difficulty::Easy)
