@@ -1,9 +1,9 @@
 //! `dancehall report` and `dancehall query` on a fixture database the tests build with plain
 //! SQL (the schema's migrations, then rows written as a coordinator writes them): golden
 //! table, CSV and JSON output, a contradiction that fails the report, `query` refusing a
-//! write, and the HTML report rendered by headless Chromium; and the gap table on a job built
-//! through the coordinator's scheduler and store, where some instances are closed by no
-//! configuration.
+//! write, and the HTML report rendered by headless Chromium; and the gap table and seed 001's
+//! figure 9 on a job built through the coordinator's scheduler and store, where some
+//! instances are closed by no configuration.
 //!
 //! Golden files live in `tests/data/report/`; `UPDATE_GOLDEN=1 cargo test -p cli --test
 //! report` rewrites them.
@@ -490,6 +490,7 @@ fn the_html_report_renders_in_headless_chromium() {
         "time-by-board-size",
         "time-by-tiles",
         "time-distribution",
+        "time-hardest",
         "cactus",
         "scatter",
     ] {
@@ -842,4 +843,25 @@ fn the_gap_table_opens_the_report_with_sums_the_unclosed_instances_and_who_prove
         "<td>22/- -</td><td>20/24 4</td><td>unavailable</td>"
     );
     assert!(page.contains(row), "gap row");
+
+    // Seed 001's figure 9 sits with its other figures: the hard instances (the job's
+    // hardest), a bar per configuration, unproven runs at the limit.
+    let fig = page.find("data-chart=\"time-hardest\"").expect("figure 9");
+    let figure = &page[fig..fig + page[fig..].find("</figure>").unwrap()];
+    for said in [
+        "Mean time per configuration on the hard instances (seed 001, figure 9)",
+        // 3 hard instances, clingo and native on each; 5 of the 6 runs proved nothing.
+        "3 hard instances, 6 runs; time-outs counted at the limit",
+        "(5.00 s, the dashed line; 5 such runs)",
+        "<svg",
+    ] {
+        assert!(figure.contains(said), "{said}: {figure}");
+    }
+    assert!(!figure.contains("chart not drawn"), "{figure}");
+    let distribution = page.find("data-chart=\"time-distribution\"").unwrap();
+    let cactus = page.find("data-chart=\"cactus\"").unwrap();
+    assert!(
+        distribution < fig && fig < cactus,
+        "figure 9 after figure 8"
+    );
 }

@@ -18,6 +18,7 @@ th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 th:first-child,td:first-child{text-align:left}\
 .verdict{padding:0.8em;font-weight:bold}.ok{background:#e3f4e3}.bad{background:#f8d7d7}\
 figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:0.3em}\
+figcaption .caption{font-weight:normal;font-size:14px}\
 .boards{display:flex;flex-wrap:wrap;gap:1em}.boards figure{margin:0;width:220px}\
 .boards svg{width:220px;height:auto}";
 
@@ -212,10 +213,13 @@ fn table(s: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<Strin
 
 fn charts(s: &mut String, job: u64, charts: Vec<Chart>) {
     for c in charts {
+        let caption = c.caption.as_deref().map_or(String::new(), |t| {
+            format!("<br><span class=\"caption\">{}</span>", escape(t))
+        });
         let _ = write!(
             s,
             "<figure class=\"chart\" id=\"job{job}-{}\" data-chart=\"{}\">\
-             <figcaption>{}</figcaption>\n{}\n</figure>\n",
+             <figcaption>{}{caption}</figcaption>\n{}\n</figure>\n",
             c.id,
             c.id,
             escape(&c.title),
