@@ -40,7 +40,8 @@ use super::model::{configs, Run};
 pub struct GapTable {
     /// Per configuration, in report order.
     pub configs: Vec<GapConfig>,
-    /// Instances whose best objective is below their best bound, in id order.
+    /// Instances whose best objective is below their best bound (or that have no bound at
+    /// all: an instance missing from the frozen batches), in id order.
     pub unclosed: Vec<String>,
     /// Instances whose best bound is below their best objective (a contradiction).
     pub contradicted: Vec<String>,
