@@ -1,7 +1,9 @@
 //! `dancehall report` and `dancehall query` on a fixture database the tests build with plain
 //! SQL (the schema's migrations, then rows written as a coordinator writes them): golden
 //! table, CSV and JSON output, a contradiction that fails the report, `query` refusing a
-//! write, and the HTML report rendered by headless Chromium.
+//! write, and the HTML report rendered by headless Chromium; and the gap table and seed 001's
+//! figure 9 on a job built through the coordinator's scheduler and store, where some
+//! instances are closed by no configuration.
 //!
 //! Golden files live in `tests/data/report/`; `UPDATE_GOLDEN=1 cargo test -p cli --test
 //! report` rewrites them.
@@ -59,6 +61,12 @@ fn record(instance: &str, config: &str, status: Status, seconds: f64) -> RunReco
         let out = domino::solve(&inst, &SolveLimits::default());
         r.set_objective(Some(out.objective));
         r.set_bound(Some(out.bound));
+        // Native says how it proved its bound; another solver's proof is its own.
+        r.set_bound_by(Some(if config == "native" {
+            out.bound_by
+        } else {
+            domino::BoundBy::Solver
+        }));
         r.set_placement(out.placement);
     } else {
         r.termination = Termination::Walltime;
@@ -224,6 +232,23 @@ fn golden(name: &str, got: &str) {
     );
 }
 
+/// `dancehall report JOBS --format html` of `db`, written to `out` and read back.
+fn html_page(jobs: &[&str], db: &str, out: &Path) -> String {
+    let mut args = vec!["report"];
+    args.extend(jobs);
+    args.extend([
+        "--db",
+        db,
+        "--format",
+        "html",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let o = dancehall(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(out).unwrap()
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -366,20 +391,11 @@ fn the_html_report_renders_in_headless_chromium() {
         .find(|p| Path::new(p).exists());
     let dir = tempfile::tempdir().unwrap();
     let db = fixture(dir.path(), false);
-    let html = dir.path().join("report.html");
-    let o = dancehall(&[
-        "report",
-        "1",
-        "2",
-        "--db",
+    let page = html_page(
+        &["1", "2"],
         db.to_str().unwrap(),
-        "--format",
-        "html",
-        "--out",
-        html.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let page = std::fs::read_to_string(&html).unwrap();
+        &dir.path().join("report.html"),
+    );
     assert!(
         !page.contains("http://") || !page.contains("src=\"http"),
         "external resource"
@@ -408,6 +424,14 @@ fn the_html_report_renders_in_headless_chromium() {
         page.contains("Proved by no configuration: none."),
         "unproven"
     );
+    // Every instance is closed: the gap table is its one line, and it comes first.
+    let gap = page
+        .find(concat!(
+            "gap: every instance is closed (best objective = best bound on all 2; ",
+            "bounds by count 2)"
+        ))
+        .expect("the gap line");
+    assert!(gap < page.find("wins:").unwrap(), "the gap first");
     let Some(chromium) = chromium else {
         let install = "run scripts/install-test-tools.sh (Debian's chromium)";
         common::tools::present(false, "chromium", install);
@@ -466,6 +490,7 @@ fn the_html_report_renders_in_headless_chromium() {
         "time-by-board-size",
         "time-by-tiles",
         "time-distribution",
+        "time-hardest",
         "cactus",
         "scatter",
     ] {
@@ -500,5 +525,343 @@ fn the_html_report_renders_in_headless_chromium() {
     assert!(
         ink * 100 > pixels,
         "the screenshot is blank: {ink} of {pixels} pixels drawn"
+    );
+}
+
+/// The gap job's instances: b01-e1, b01-h1 and b01-h2 of the public suite's batch01, and
+/// tight-2 of the worker's tests (7 tiles on 4 x 4, where not every tile fits, so a search
+/// proves its optimum; here a hard instance).
+const GAP_BATCH: &str = r#"{"id": "b01-e1", "difficulty": "easy", "n": 5, "k": 4, "tiles": [[1, 1, 4], [1, 2, 0], [4, 3, 0], [2, 2, 1]]}
+{"id": "b01-h1", "difficulty": "hard", "n": 13, "k": 7, "tiles": [[4, 3, 5], [1, 0, 7], [5, 6, 1], [6, 2, 4], [1, 5, 7], [6, 4, 0], [1, 2, 1], [7, 6, 5], [3, 0, 6], [4, 5, 7], [6, 7, 5], [6, 0, 5], [3, 6, 6], [5, 5, 4], [3, 6, 6], [2, 5, 4], [7, 2, 6], [6, 3, 0], [0, 6, 2], [0, 6, 1], [0, 0, 6], [4, 2, 1], [7, 2, 6], [5, 7, 2]]}
+{"id": "tight-2", "difficulty": "hard", "n": 4, "k": 5, "tiles": [[4, 4, 1], [1, 4, 3], [5, 4, 1], [0, 3, 2], [1, 0, 4], [5, 5, 0], [4, 3, 3]]}
+{"id": "b01-h2", "difficulty": "hard", "n": 13, "k": 6, "tiles": [[5, 3, 0], [6, 2, 5], [5, 1, 6], [2, 5, 2], [5, 0, 6], [5, 3, 0], [3, 3, 3], [2, 1, 1], [0, 1, 6], [1, 5, 1], [5, 5, 1], [0, 1, 4], [2, 4, 3], [3, 3, 2]]}
+"#;
+
+/// The gap job's configurations, in unit order (the report's order).
+const GAP_CONFIGS: [&str; 3] = ["clingo", "native", "cp-sat"];
+
+/// What each configuration answered on each instance of the gap job. native runs for real on
+/// b01-e1 and tight-2 (the worker's `run_task`); the other records are made as a worker stopped
+/// at its limit would send them: a verified placement cut to `tiles`, with or without a
+/// bound. cp-sat is not installed on the workers anywhere.
+///
+/// | instance | clingo            | native              | cp-sat      | count bound |
+/// | b01-e1   | optimal 4/4 solver| optimal 4/4 (real)  | unavailable | 4           |
+/// | b01-h1   | feasible 22/-     | feasible 20/24 count| unavailable | 24          |
+/// | tight-2  | timeout -/-       | optimal o/o (real)  | unavailable | 5           |
+/// | b01-h2   | feasible 12/-     | error -/-           | unavailable | 14          |
+fn gap_record(instance: &domino::Instance, line: &str, config: &str) -> RunRecord {
+    let limits = worker::bench::RunLimits::with_wall(std::time::Duration::from_secs(5));
+    let mut r = RunRecord {
+        termination: Termination::Walltime,
+        wall_seconds: 5.0,
+        solver: config.into(),
+        solver_version: format!("{config} 1.0"),
+        ..RunRecord::blank(&instance.id, config, 5.0, host("box"))
+    };
+    let cut = |r: &mut RunRecord, tiles: usize, bound: Option<u32>| {
+        let mut placement = domino::solve(instance, &SolveLimits::default()).placement;
+        placement.truncate(tiles);
+        r.status = Status::Feasible;
+        r.set_objective(Some(tiles as u32));
+        r.set_placement(placement);
+        r.set_bound(bound);
+        r.set_bound_by(bound.map(|_| domino::BoundBy::Count));
+    };
+    match (config, instance.id.as_str()) {
+        ("cp-sat", _) => {
+            r.status = Status::Unavailable;
+            r.termination = Termination::Normal;
+            r.wall_seconds = 0.0;
+        }
+        ("native", "b01-e1" | "tight-2") => {
+            r = worker::bench::run_task(
+                cores::bench::Family::Domino,
+                &instance.id,
+                line,
+                config,
+                &limits,
+                &Default::default(),
+            );
+            assert_eq!(r.status, Status::Optimal, "{r:?}");
+        }
+        ("native", "b01-h1") => cut(&mut r, 20, Some(24)),
+        ("native", _) => {
+            r.status = Status::Error;
+            r.termination = Termination::Failed;
+            r.message = Some("the solver crashed (a fixture)".into());
+        }
+        ("clingo", "b01-e1") => {
+            let out = domino::solve(instance, &SolveLimits::default());
+            r.status = Status::Optimal;
+            r.termination = Termination::Normal;
+            r.wall_seconds = 0.5;
+            r.set_objective(Some(out.objective));
+            r.set_placement(out.placement);
+            r.set_bound(Some(out.objective));
+            r.set_bound_by(Some(domino::BoundBy::Solver));
+        }
+        ("clingo", "b01-h1") => cut(&mut r, 22, None),
+        ("clingo", "b01-h2") => cut(&mut r, 12, None),
+        _ => r.status = Status::Timeout,
+    }
+    r
+}
+
+/// The gap job (job 1), submitted, leased and reported through the coordinator's scheduler
+/// (which judges every record on the frozen instance) and written by its store.
+fn gap_fixture(dir: &Path) -> PathBuf {
+    use coordinator::job::{
+        BenchTask, FileKind, FrozenFile, JobKind, LeaseToken, UnitResult, Verdict,
+    };
+    use coordinator::scheduler::{NewJob, NewUnit, Scheduler, SchedulerConfig};
+    let db = dir.join("gap.db");
+    let instances = domino::parse_batch(GAP_BATCH).unwrap();
+    let mut units = Vec::new();
+    for (inst, line) in instances.iter().zip(GAP_BATCH.lines()) {
+        for config in GAP_CONFIGS {
+            units.push(NewUnit {
+                prefix: vec![],
+                weight: 1,
+                estimate: None,
+                task: Some(BenchTask {
+                    family: cores::bench::Family::Domino,
+                    instance_id: inst.id.clone(),
+                    instance_json: line.into(),
+                    instance_sha256: coordinator::store::sha256_hex(line),
+                    batch: "gap.txt".into(),
+                    config: config.into(),
+                    time_limit_seconds: 5.0,
+                    memory_limit_bytes: None,
+                }),
+                counted: None,
+                split: false,
+                parent: None,
+            });
+        }
+    }
+    let job = NewJob {
+        name: "domino-gap".into(),
+        kind: JobKind::Benchmark,
+        manifest: Some("gap".into()),
+        files: vec![FrozenFile {
+            kind: FileKind::Batch,
+            name: "gap.txt".into(),
+            sha256: coordinator::store::sha256_hex(GAP_BATCH),
+            text: GAP_BATCH.into(),
+        }],
+        prefix: vec![],
+        symmetry_factor: 1,
+        settings: Default::default(),
+        dlx: String::new(),
+        spec: String::new(),
+        units,
+    };
+    let mut next = 0u64;
+    let mut s = Scheduler::new(SchedulerConfig::default(), move || {
+        next += 1;
+        LeaseToken(format!("t{next}"))
+    });
+    let w = s.register(1_000, "local-0", "box", 1, "0.1.0");
+    s.submit_benchmark(1_000, job);
+    let mut now = 2_000;
+    loop {
+        let granted = s.lease(now, w, 8).unwrap().units;
+        if granted.is_empty() {
+            break;
+        }
+        for g in granted {
+            let task = g.unit.task.as_ref().unwrap();
+            let inst = instances.iter().find(|i| i.id == task.instance_id).unwrap();
+            let r = gap_record(inst, &task.instance_json, &task.config);
+            now += 10;
+            let result = UnitResult {
+                wall_seconds: r.wall_seconds,
+                cpu_seconds: r.wall_seconds,
+                host: "box".into(),
+                run_record_json: r.to_json(),
+                ..UnitResult::default()
+            };
+            let out = s.report(now, w, &g.lease.token, g.unit.id, result);
+            assert_eq!(out.verdict, Verdict::Accepted, "{}", out.message);
+        }
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let pool = coordinator::store::open(&db).await.unwrap();
+        coordinator::store::apply(&pool, &s.take_changes())
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+    db
+}
+
+#[test]
+fn the_gap_table_opens_the_report_with_sums_the_unclosed_instances_and_who_proved_the_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = gap_fixture(dir.path());
+    let db = db.to_str().unwrap();
+    // tight-2's optimum and how native proved it, as the optimiser does (a search, not the
+    // count: the worker's tests pin that).
+    let tight = domino::parse_batch(GAP_BATCH).unwrap().remove(2);
+    let proof = domino::solve(&tight, &SolveLimits::default());
+    let (o, by) = (proof.objective, proof.bound_by.as_str());
+    assert!(o < 5, "tight-2's optimum {o} is below its count bound");
+
+    let o_table = dancehall(&["report", "--db", db]);
+    assert!(o_table.status.success(), "{}", stdout(&o_table));
+    let text = stdout(&o_table);
+    // After the verdict and the job's line, the gap table comes first.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("CHECKED"), "{text}");
+    assert!(
+        lines[2].starts_with("benchmark job 1 (domino-gap)"),
+        "{text}"
+    );
+    let mut bounds = [format!("{by} 1"), "solver 1".to_string()];
+    bounds.sort();
+    assert_eq!(
+        lines[3],
+        format!(
+            "gap: 2 of 4 instances closed by no configuration (best objective < best bound): \
+             b01-h1 (22 < 24), b01-h2 (12 < 14); bounds by count 2, {}",
+            bounds.join(", ")
+        ),
+        "{text}"
+    );
+    // Per configuration: clingo 0 + (24 - 22, no bound: the count) + (5 - 0, no placement,
+    // no bound) + (14 - 12) = 9; native 0 + (24 - 20) + 0 + (14 - 0, an error) = 18.
+    let squash = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let table: Vec<String> = lines[4..].iter().map(|l| squash(l)).collect();
+    assert_eq!(
+        table[..4],
+        [
+            "configuration runs proven summed gap without bound",
+            "clingo 4 1 9 3",
+            "native 4 2 18 1",
+            "cp-sat 4 unavailable on the workers",
+        ],
+        "{text}"
+    );
+    assert!(table[4].starts_with("cells: objective/bound gap"), "{text}");
+    // instance, difficulty, best, bound, gap, who proved the best bound and how, then each
+    // configuration's objective/bound gap.
+    assert_eq!(
+        table[5..10],
+        [
+            "instance diff best bound gap bound by clingo native cp-sat".to_string(),
+            "b01-e1 easy 4 4 0 clingo: solver 4/4 0 4/4 0 unavailable".into(),
+            "b01-h1 hard 22 24 2 native: count 22/- - 20/24 4 unavailable".into(),
+            "b01-h2 hard 12 14 2 count 12/- - -/- - unavailable".into(),
+            format!("tight-2 hard {o} {o} 0 native: {by} -/- - {o}/{o} 0 unavailable"),
+        ],
+        "{text}"
+    );
+    // It opens the report: before the configuration x difficulty table.
+    let gap_at = text.find("gap: 2 of 4").unwrap();
+    assert!(
+        gap_at < text.find("configuration       diff").unwrap(),
+        "{text}"
+    );
+
+    // JSON: the same figures for machines.
+    let json: serde_json::Value = serde_json::from_str(&stdout(&dancehall(&[
+        "report", "--db", db, "--format", "json",
+    ])))
+    .unwrap();
+    let gap = &json["jobs"][0]["gap"];
+    assert_eq!(gap["unclosed"], serde_json::json!(["b01-h1", "b01-h2"]));
+    assert_eq!(gap["contradicted"], serde_json::json!([]));
+    let sums: Vec<(String, u64)> = gap["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["config"].as_str().unwrap().to_owned(),
+                c["summed_gap"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sums,
+        [
+            ("clingo".into(), 9),
+            ("native".into(), 18),
+            ("cp-sat".into(), 0)
+        ]
+    );
+    let h2 = &gap["instances"][2];
+    assert_eq!(
+        (
+            &h2["instance"],
+            &h2["best_bound"],
+            &h2["bound_config"],
+            &h2["bound_by"],
+            &h2["gap"]
+        ),
+        (
+            &serde_json::json!("b01-h2"),
+            &serde_json::json!(14),
+            &serde_json::Value::Null,
+            &serde_json::json!("count"),
+            &serde_json::json!(2)
+        )
+    );
+    let tight_native = &gap["instances"][3]["runs"][1];
+    assert_eq!(tight_native["config"], "native");
+    assert_eq!(tight_native["bound_by"], by);
+
+    // CSV: each run with its bound's provenance.
+    let csv = stdout(&dancehall(&["report", "--db", db, "--format", "csv"]));
+    let header: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == "bound_by").unwrap();
+    let provenance = |instance: &str, config: &str| {
+        csv.lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|f| f[2] == instance && f[7] == config)
+            .map(|f| f[at].to_owned())
+            .unwrap()
+    };
+    assert_eq!(provenance("b01-e1", "clingo"), "solver");
+    assert_eq!(provenance("b01-h1", "native"), "count");
+    assert_eq!(provenance("tight-2", "native"), by);
+    assert_eq!(provenance("b01-h2", "clingo"), "");
+
+    // HTML: the gap table opens the page (in the summary, before the configuration x
+    // difficulty table).
+    let page = html_page(&[], db, &dir.path().join("gap.html"));
+    let gap_at = page.find("<h3 id=\"gap-1\">").expect("the gap section");
+    assert!(gap_at < page.find("Configuration x difficulty").unwrap());
+    assert_eq!(page.find("<h2"), page.find("<h2 id=\"glance-1\""));
+    let row = concat!(
+        "<td>b01-h1</td><td>hard</td><td>22</td><td>24</td><td>2</td><td>native: count</td>",
+        "<td>22/- -</td><td>20/24 4</td><td>unavailable</td>"
+    );
+    assert!(page.contains(row), "gap row");
+
+    // Seed 001's figure 9 sits with its other figures: the hard instances (the job's
+    // hardest), a bar per configuration, unproven runs at the limit.
+    let fig = page.find("data-chart=\"time-hardest\"").expect("figure 9");
+    let figure = &page[fig..fig + page[fig..].find("</figure>").unwrap()];
+    for said in [
+        "Mean time per configuration on the hard instances (seed 001, figure 9)",
+        // 3 hard instances, clingo and native on each; 5 of the 6 runs proved nothing.
+        "3 hard instances, 6 runs; time-outs counted at the limit",
+        "(5.00 s, the dashed line; 5 such runs)",
+        "<svg",
+    ] {
+        assert!(figure.contains(said), "{said}: {figure}");
+    }
+    assert!(!figure.contains("chart not drawn"), "{figure}");
+    let distribution = page.find("data-chart=\"time-distribution\"").unwrap();
+    let cactus = page.find("data-chart=\"cactus\"").unwrap();
+    assert!(
+        distribution < fig && fig < cactus,
+        "figure 9 after figure 8"
     );
 }

@@ -1,6 +1,8 @@
 //! The report's charts, drawn with `plotters` into SVG text for inlining in the HTML page:
 //! seed 001's four analysis figures (time by configuration and difficulty, time against board
-//! size, time against number of tiles, distribution of times per configuration), a cactus plot
+//! size, time against number of tiles, distribution of times per configuration) and its figure
+//! 9 (mean time per configuration on the hardest difficulty of the job, unproven runs at their
+//! limit), a cactus plot
 //! (instances proven against time, as solver competitions draw it), a log-log scatter of one
 //! configuration against another with unproven runs on the edge; for a Sudoku job, a cactus
 //! plot of puzzles answered against each puzzle's solver time and puzzles per second by
@@ -16,15 +18,18 @@ use plotters::chart::SeriesLabelStyle;
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
+use super::figures;
 use super::model::{configs, BenchReport, CountReport, Quantiles, Run};
 use cores::bench::Status;
 use cores::domino::Difficulty;
 
-/// One chart: an id (the HTML anchor), a title and the SVG text.
+/// One chart: an id (the HTML anchor), a title, the SVG text and what a reader must know to
+/// read it (how it counts), when the title cannot say it all.
 pub struct Chart {
     pub id: &'static str,
     pub title: String,
     pub svg: String,
+    pub caption: Option<String>,
 }
 
 const SIZE: (u32, u32) = (760, 420);
@@ -47,6 +52,7 @@ fn draw(id: &'static str, title: &str, f: impl FnOnce(&mut String) -> Draw) -> C
         id,
         title: title.to_owned(),
         svg,
+        caption: None,
     }
 }
 
@@ -129,6 +135,7 @@ pub fn bench_charts(b: &BenchReport) -> Vec<Chart> {
             |r| r.tiles.map(|t| t as f64),
         ),
         distribution(&data, limit),
+        on_hardest(&data),
         cactus(&data, limit),
     ];
     charts.push(scatter(&data, limit));
@@ -348,6 +355,118 @@ fn by_difficulty(data: &[(String, Vec<&Run>)]) -> Chart {
             Ok(())
         },
     )
+}
+
+/// The hardest difficulty any of `data`'s runs has: the last of `Difficulty::ALL` (which
+/// lists them easiest first) present, so `tight` when a job has tight instances, else `hard`.
+fn hardest(data: &[Series]) -> Option<Difficulty> {
+    Difficulty::ALL.into_iter().rev().find(|&d| {
+        data.iter()
+            .any(|(_, rs)| rs.iter().any(|r| r.difficulty == Some(d)))
+    })
+}
+
+/// A run's time in figure 9: its wall time when it proved its instance optimal (at most its
+/// limit), else its time limit (a time-out, or a run that ended unproven for another reason).
+fn at_limit(r: &Run) -> f64 {
+    let limit = r.record.time_limit_seconds;
+    if r.record.status == Status::Optimal {
+        r.record.wall_seconds.min(limit)
+    } else {
+        limit
+    }
+}
+
+/// Seed 001's figure 9 ("Further Considerations"): mean time per configuration on the much
+/// harder instances (the job's hardest difficulty, [`hardest`]), one bar per configuration,
+/// unproven runs counted at their time limit (the dashed line).
+fn on_hardest(data: &[Series]) -> Chart {
+    let hard = hardest(data);
+    let name = hard.map_or("hardest", Difficulty::as_str);
+    let bars: Vec<(&str, Vec<&Run>)> = data
+        .iter()
+        .map(|(c, rs)| {
+            let on: Vec<&Run> = rs
+                .iter()
+                .copied()
+                .filter(|r| hard.is_some() && r.difficulty == hard)
+                .collect();
+            (c.as_str(), on)
+        })
+        .filter(|(_, rs)| !rs.is_empty())
+        .collect();
+    let runs: Vec<&Run> = bars.iter().flat_map(|(_, rs)| rs.iter().copied()).collect();
+    let instances: std::collections::BTreeSet<&str> =
+        runs.iter().map(|r| r.record.instance.as_str()).collect();
+    let unproven = runs
+        .iter()
+        .filter(|r| r.record.status != Status::Optimal)
+        .count();
+    let limit = runs
+        .iter()
+        .map(|r| r.record.time_limit_seconds)
+        .fold(0.0, f64::max);
+    let title = format!("Mean time per configuration on the {name} instances (seed 001, figure 9)");
+    let mut chart = draw("time-hardest", &title, |svg| {
+        let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let means: Vec<f64> = bars
+            .iter()
+            .map(|(_, rs)| mean(&rs.iter().map(|r| at_limit(r)).collect::<Vec<_>>()))
+            .collect();
+        let top = means.iter().fold(limit, |a, &b| a.max(b)) * 1.15 + 1e-3;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(0.0..bars.len().max(1) as f64, 0.0..top)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc("mean wall seconds (unproven: the limit)")
+            .label_style((FONT, 13))
+            .draw()?;
+        if limit > 0.0 {
+            chart.draw_series(DashedLineSeries::new(
+                [(0.0, limit), (bars.len() as f64, limit)],
+                6,
+                4,
+                RED.mix(0.6).stroke_width(1),
+            ))?;
+        }
+        for (i, ((config, _), &m)) in bars.iter().zip(&means).enumerate() {
+            let x = i as f64;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x + 0.15, 0.0), (x + 0.85, m)],
+                colour(i).filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                figures::seconds(m),
+                (x + 0.15, m + top * 0.03),
+                (FONT, 11).into_font(),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                config.to_string(),
+                (x + 0.15, -top * 0.02),
+                (FONT, 11).into_font(),
+            )))?;
+        }
+        root.present()?;
+        Ok(())
+    });
+    chart.caption = Some(match hard {
+        None => "no run has an instance of a known difficulty".into(),
+        Some(_) => format!(
+            "{} {name} instances, {} runs; time-outs counted at the limit: a run that did not \
+             prove its instance optimal counts as its time limit ({}, the dashed line; {unproven} \
+             such runs); unavailable configurations left out",
+            instances.len(),
+            runs.len(),
+            figures::seconds(limit)
+        ),
+    });
+    chart
 }
 
 /// Seed 001's figures 6 and 7: mean time per value of `key`, one line per configuration.
@@ -696,4 +815,52 @@ fn shares(c: &CountReport) -> Chart {
         root.present()?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cores::bench::{HostInfo, RunRecord};
+
+    fn run(config: &str, difficulty: Difficulty, status: Status, wall: f64) -> Run {
+        Run {
+            record: RunRecord {
+                status,
+                wall_seconds: wall,
+                ..RunRecord::blank("i", config, 10.0, HostInfo::default())
+            },
+            batch: "b.txt".into(),
+            difficulty: Some(difficulty),
+            n: None,
+            tiles: None,
+        }
+    }
+
+    #[test]
+    fn figure_9_takes_the_last_difficulty_present_and_unproven_runs_at_their_limit() {
+        let runs = [
+            run("a", Difficulty::Easy, Status::Optimal, 1.0),
+            run("a", Difficulty::Medium, Status::Optimal, 2.0),
+        ];
+        let data: Vec<Series> = vec![("a".into(), runs.iter().collect())];
+        // The last of Difficulty::ALL that a run has (easiest first: tight once it is there).
+        assert_eq!(hardest(&data), Some(Difficulty::Medium));
+        assert_eq!(hardest(&[]), None);
+        let last = *Difficulty::ALL.last().unwrap();
+        let top = [run("a", last, Status::Optimal, 12.0)];
+        let data: Vec<Series> = vec![("a".into(), runs.iter().chain(&top).collect())];
+        assert_eq!(hardest(&data), Some(last));
+        // A proof counts its time (at most the limit), anything else the limit.
+        assert_eq!(at_limit(&top[0]), 10.0);
+        assert_eq!(at_limit(&runs[1]), 2.0);
+        assert_eq!(at_limit(&run("a", last, Status::Feasible, 3.0)), 10.0);
+        let chart = on_hardest(&data);
+        assert!(chart
+            .title
+            .contains(&format!("on the {} instances", last.as_str())));
+        assert!(chart
+            .caption
+            .unwrap()
+            .contains("1 runs; time-outs counted at the limit"));
+    }
 }

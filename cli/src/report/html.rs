@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::charts::{bench_charts, count_charts, puzzle_charts, Chart};
 use super::figures::seconds;
+use super::gap::{self, GapTable};
 use super::markup::escape;
 use super::model::{BenchReport, CountReport, JobReport, Report, Row};
 use super::text;
@@ -17,6 +18,7 @@ th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 th:first-child,td:first-child{text-align:left}\
 .verdict{padding:0.8em;font-weight:bold}.ok{background:#e3f4e3}.bad{background:#f8d7d7}\
 figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:0.3em}\
+figcaption .caption{font-weight:normal;font-size:14px}\
 .boards{display:flex;flex-wrap:wrap;gap:1em}.boards figure{margin:0;width:220px}\
 .boards svg{width:220px;height:auto}";
 
@@ -55,14 +57,30 @@ pub fn page(report: &Report, title: &str) -> String {
     s
 }
 
-/// What a reader of a domino benchmark wants first: the configurations ranked over all
-/// instances (proved, then PAR2, then total time) and the instances no configuration proves.
+/// What a reader of a domino benchmark wants first: the gap between the best objectives and
+/// the best proven bounds (always, one line when every instance is closed), the
+/// configurations ranked over all instances (proved, then PAR2, then total time) and the
+/// instances no configuration proves.
 fn at_a_glance(s: &mut String, b: &BenchReport) {
     let mut ranked: Vec<&Row> = b
         .rows
         .iter()
         .filter(|r| r.difficulty == "all" && r.unavailable < r.runs)
         .collect();
+    if ranked.is_empty() && b.gap.is_none() {
+        return;
+    }
+    let h = &b.head;
+    let _ = writeln!(
+        s,
+        "<h2 id=\"glance-{}\">At a glance: job {} ({})</h2>",
+        h.id,
+        h.id,
+        escape(&h.name)
+    );
+    if let Some(g) = &b.gap {
+        gap_section(s, h.id, g);
+    }
     if ranked.is_empty() {
         return;
     }
@@ -76,14 +94,9 @@ fn at_a_glance(s: &mut String, b: &BenchReport) {
             )
             .then(x.total_seconds.total_cmp(&y.total_seconds))
     });
-    let h = &b.head;
-    let _ = write!(
+    let _ = writeln!(
         s,
-        "<h2 id=\"glance-{}\">At a glance: job {} ({})</h2>\n<p class=\"glance\">\
-         <b>{}</b> wins: {} of {} instances proved, PAR2 {}, {} in all.</p>\n",
-        h.id,
-        h.id,
-        escape(&h.name),
+        "<p class=\"glance\"><b>{}</b> wins: {} of {} instances proved, PAR2 {}, {} in all.</p>",
         escape(&ranked[0].config),
         ranked[0].optimal,
         ranked[0].runs,
@@ -120,6 +133,68 @@ fn at_a_glance(s: &mut String, b: &BenchReport) {
     );
 }
 
+/// The gap table (`super::gap`): its summary line, and unless every instance is closed the
+/// summed gap per configuration and every instance's figures.
+fn gap_section(s: &mut String, job: u64, g: &GapTable) {
+    let _ = writeln!(
+        s,
+        "<h3 id=\"gap-{job}\">Gap: best objective against best proven bound</h3>\n\
+         <p class=\"gap\">{}</p>",
+        escape(&text::gap_summary(g))
+    );
+    if g.all_closed() {
+        return;
+    }
+    table(
+        s,
+        &[
+            "configuration",
+            "runs",
+            "proven",
+            "summed gap",
+            "without bound",
+        ],
+        g.configs.iter().map(|c| {
+            if c.unavailable == c.runs {
+                return vec![
+                    c.config.clone(),
+                    c.runs.to_string(),
+                    "unavailable".into(),
+                    "-".into(),
+                    "-".into(),
+                ];
+            }
+            vec![
+                c.config.clone(),
+                (c.runs - c.unavailable).to_string(),
+                c.proven.to_string(),
+                c.summed_gap.to_string(),
+                c.without_bound.to_string(),
+            ]
+        }),
+    );
+    let _ = writeln!(s, "<p class=\"gap-rules\">{}</p>", escape(gap::RULES));
+    let mut head = vec!["instance", "difficulty", "best", "bound", "gap", "bound by"];
+    head.extend(g.configs.iter().map(|c| c.config.as_str()));
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    table(
+        s,
+        &head,
+        g.instances.iter().map(|x| {
+            let mut row = vec![
+                x.instance.clone(),
+                x.difficulty.clone(),
+                opt(x.best_objective.map(|v| v.to_string())),
+                opt(x.best_bound.map(|v| v.to_string())),
+                opt(x.gap.map(|v| v.to_string())),
+                gap::bound_source(x),
+            ];
+            row.extend(g.cells(x));
+            row
+        }),
+    );
+}
+
 fn table(s: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
     s.push_str("<table><tr>");
     for h in head {
@@ -138,10 +213,13 @@ fn table(s: &mut String, head: &[&str], rows: impl IntoIterator<Item = Vec<Strin
 
 fn charts(s: &mut String, job: u64, charts: Vec<Chart>) {
     for c in charts {
+        let caption = c.caption.as_deref().map_or(String::new(), |t| {
+            format!("<br><span class=\"caption\">{}</span>", escape(t))
+        });
         let _ = write!(
             s,
             "<figure class=\"chart\" id=\"job{job}-{}\" data-chart=\"{}\">\
-             <figcaption>{}</figcaption>\n{}\n</figure>\n",
+             <figcaption>{}{caption}</figcaption>\n{}\n</figure>\n",
             c.id,
             c.id,
             escape(&c.title),

@@ -1,11 +1,14 @@
 //! `dancehall report`: what a database says about its jobs, without writing SQL.
 //! Counting jobs: the totals (counted, weighted, times the symmetry factor, labelled), units,
 //! nodes, updates, Knuth's estimate against the measured nodes per unit, balance, workers and
-//! their shares, wall time and speed-up. Benchmark jobs: the configuration x difficulty table
-//! (proven, feasible, timeouts, errors, wrong, median and total time, PAR2), each instance's
-//! best objective and who reached it, disagreements and wrong answers first. As a table, CSV,
-//! JSON or one self-contained HTML file with charts and board pictures; `report compare A B`
-//! puts two benchmark jobs side by side.
+//! their shares, wall time and speed-up. Benchmark jobs: disagreements and wrong answers
+//! first; a domino job then opens with its gap table (best objective against best proven
+//! bound per instance and configuration, how each best bound was proven, the summed gap per
+//! configuration, the instances no configuration closes; one line when every instance is
+//! closed), then the configuration x difficulty table (proven, feasible, timeouts, errors,
+//! wrong, median and total time, PAR2) and each instance's best objective and who reached
+//! it. As a table, CSV, JSON or one self-contained HTML file with charts and board pictures;
+//! `report compare A B` puts two benchmark jobs side by side.
 //!
 //! Invariant: every report opens with its verdict (`text::verdict`), and a report with
 //! problems (a wrong run, a contradiction between configurations, an alarm, an unfinished job)
@@ -24,6 +27,7 @@ use crate::exit::user_error;
 pub mod charts;
 pub mod compare;
 mod figures;
+pub mod gap;
 pub mod html;
 mod markup;
 pub mod model;

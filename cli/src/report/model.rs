@@ -1,9 +1,9 @@
 //! What a report says about a job, computed from the database: for a counting job
 //! the totals, the units' estimates against their measurements, the balance and the workers;
-//! for a benchmark job the configuration x difficulty table, each instance's best objective
-//! and who reached it (a Sudoku job: the configuration x puzzle file table, puzzles/s and
-//! difficulty), and every claim that does not hold (wrong runs, contradictions between
-//! configurations, alarms).
+//! for a benchmark job the gap table (domino, `super::gap`), the configuration x difficulty
+//! table, each instance's best objective and who reached it (a Sudoku job: the configuration
+//! x puzzle file table, puzzles/s and difficulty), and every claim that does not hold (wrong
+//! runs, contradictions between configurations, alarms).
 //!
 //! Tables count each task's current run only (a retried run replaces the one it re-runs). A
 //! run's time is its wall time whatever its status: an unproven run counts the time it was
@@ -19,6 +19,8 @@ use cores::domino::{self, Difficulty, Instance};
 use cores::sudoku::bench::{puzzles_per_second, PuzzleDifficulty, PuzzleRun, PuzzleStatus};
 use serde::Serialize;
 use sqlx::SqlitePool;
+
+use super::gap::{gap_table, GapTable};
 
 /// A report: its jobs and the problems found in any of them.
 #[derive(Debug, Clone, Serialize)]
@@ -217,6 +219,10 @@ pub struct BenchReport {
     pub disagreements: Vec<String>,
     /// Current runs recorded `wrong` (`instance under config: why`).
     pub wrong: Vec<String>,
+    /// Domino: the gap between the best objectives and the best proven bounds, which opens
+    /// the report (`super::gap`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<GapTable>,
     /// Domino: configuration x difficulty.
     pub rows: Vec<Row>,
     /// Domino: each instance's best objective.
@@ -505,6 +511,7 @@ pub fn bench_report(
         hosts: hosts.into_iter().collect(),
         disagreements,
         wrong,
+        gap: (!sudoku).then(|| gap_table(&current, &frozen)),
         rows: if sudoku { Vec::new() } else { table(&current) },
         best,
         puzzle_rows,

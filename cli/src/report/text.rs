@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use cores::bench::Family;
 
 use super::figures::seconds;
+use super::gap::{self, GapTable};
 use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row, Sums};
 
 /// The first line of every report: the problems, or that there are none.
@@ -197,6 +198,9 @@ pub fn bench_table(b: &BenchReport) -> String {
         s.push_str(&puzzle_table(b));
         return s;
     }
+    if let Some(g) = &b.gap {
+        s.push_str(&gap_table(g));
+    }
     s.push_str(&rows_table(&b.rows));
     if b.rows.iter().any(|r| r.config == "native") {
         let missing = b.proven_elsewhere("native");
@@ -228,6 +232,137 @@ pub fn bench_table(b: &BenchReport) -> String {
         );
     }
     s
+}
+
+/// The first line of a gap table: every instance closed, or how many are not and which.
+pub fn gap_summary(g: &GapTable) -> String {
+    let n = g.instances.len();
+    let by: Vec<String> = g
+        .provenances()
+        .iter()
+        .map(|(b, k)| format!("{b} {k}"))
+        .collect();
+    let by = by.join(", ");
+    if g.all_closed() {
+        return format!(
+            "gap: every instance is closed (best objective = best bound on all {n}; bounds by \
+             {by})"
+        );
+    }
+    let gaps = |ids: &[String]| -> String {
+        let each: Vec<String> = ids
+            .iter()
+            .filter_map(|id| g.instances.iter().find(|x| &x.instance == id))
+            .map(|x| {
+                format!(
+                    "{} ({} < {})",
+                    x.instance,
+                    opt(&x.best_objective),
+                    opt(&x.best_bound)
+                )
+            })
+            .collect();
+        each.join(", ")
+    };
+    let mut s = format!(
+        "gap: {} of {n} instances closed by no configuration (best objective < best bound): {}; \
+         bounds by {by}",
+        g.unclosed.len(),
+        if g.unclosed.is_empty() {
+            "none".into()
+        } else {
+            gaps(&g.unclosed)
+        }
+    );
+    if !g.contradicted.is_empty() {
+        let _ = write!(
+            s,
+            "; contradicted (best bound below best objective): {}",
+            g.contradicted.join(", ")
+        );
+    }
+    s
+}
+
+/// The gap table (see `super::gap`): one line when every instance is closed, else the
+/// summary, the summed gap per configuration and every instance's figures.
+pub fn gap_table(g: &GapTable) -> String {
+    let mut s = gap_summary(g);
+    s.push('\n');
+    if g.all_closed() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{:<19} {:>5} {:>7} {:>11} {:>14}",
+        "configuration", "runs", "proven", "summed gap", "without bound"
+    );
+    for c in &g.configs {
+        if c.unavailable == c.runs {
+            let _ = writeln!(
+                s,
+                "{:<19} {:>5}  unavailable on the workers",
+                c.config, c.runs
+            );
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "{:<19} {:>5} {:>7} {:>11} {:>14}",
+            c.config,
+            c.runs - c.unavailable,
+            c.proven,
+            c.summed_gap,
+            c.without_bound
+        );
+    }
+    let _ = writeln!(s, "{}", gap::RULES);
+    let sources: Vec<String> = g.instances.iter().map(gap::bound_source).collect();
+    let source_width = sources.iter().map(String::len).fold(8, usize::max);
+    let cells: Vec<Vec<String>> = g.instances.iter().map(|x| g.cells(x)).collect();
+    let widths: Vec<usize> = g
+        .configs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            cells
+                .iter()
+                .map(|row| row[i].len())
+                .fold(c.config.len(), usize::max)
+        })
+        .collect();
+    let _ = write!(
+        s,
+        "{:<12} {:<7} {:>5} {:>5} {:>4} {:<source_width$}",
+        "instance", "diff", "best", "bound", "gap", "bound by"
+    );
+    for (c, w) in g.configs.iter().zip(&widths) {
+        let _ = write!(s, "  {:<w$}", c.config);
+    }
+    trim_line(&mut s);
+    for ((x, source), row) in g.instances.iter().zip(&sources).zip(&cells) {
+        let _ = write!(
+            s,
+            "{:<12} {:<7} {:>5} {:>5} {:>4} {:<source_width$}",
+            x.instance,
+            x.difficulty,
+            opt(&x.best_objective),
+            opt(&x.best_bound),
+            opt(&x.gap),
+            source
+        );
+        for (cell, w) in row.iter().zip(&widths) {
+            let _ = write!(s, "  {cell:<w$}");
+        }
+        trim_line(&mut s);
+    }
+    s
+}
+
+/// Ends the line being written: without the padding of its last column.
+fn trim_line(s: &mut String) {
+    s.truncate(s.trim_end_matches(' ').len());
+    s.push('\n');
 }
 
 /// The Sudoku table (configuration x puzzle file) and the hardest puzzles.
@@ -365,7 +500,7 @@ fn count_csv(c: &CountReport) -> String {
 fn bench_csv(b: &BenchReport) -> String {
     let mut s = String::from(
         "job,family,instance,batch,difficulty,n,tiles,config,status,termination,objective,bound,\
-         puzzles,answered,puzzles_per_second,wall_seconds,cpu_seconds,time_limit_seconds,\
+         bound_by,puzzles,answered,puzzles_per_second,wall_seconds,cpu_seconds,time_limit_seconds,\
          solver_version,host,dancehall_version\n",
     );
     for r in &b.runs {
@@ -373,7 +508,7 @@ fn bench_csv(b: &BenchReport) -> String {
         let sudoku = rec.family() == Family::Sudoku;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}",
             b.head.id,
             rec.family(),
             field(&rec.instance),
@@ -386,6 +521,7 @@ fn bench_csv(b: &BenchReport) -> String {
             rec.termination,
             rec.objective().map_or(String::new(), |v| v.to_string()),
             rec.bound().map_or(String::new(), |v| v.to_string()),
+            rec.bound_by().map_or("", |b| b.as_str()),
             sudoku
                 .then(|| rec.puzzles().len())
                 .map_or(String::new(), |n| n.to_string()),

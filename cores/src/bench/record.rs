@@ -9,7 +9,8 @@
 //! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
 //! [`RunRecord::from_json`] the only reader, so a renamed field is a compile error in every
 //! crate that reads it, and a record missing a field is refused, never read as an empty value.
-//! Only `models` may be absent (records of workers older than it).
+//! Only `models` and a domino answer's `bound_by` may be absent (records of workers older than
+//! them: no model hashes, and a bound whose provenance was not recorded).
 //!
 //! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal`, `feasible` or
 //! `solved` carries an answer its family's verifier accepted (a domino placement of
@@ -20,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::family::Family;
-use crate::domino::Placement;
+use crate::domino::{BoundBy, Placement};
 use crate::sudoku::bench::PuzzleRun;
 
 /// The outcome of a run, as a benchmark table counts it.
@@ -186,6 +187,10 @@ pub enum Answer {
         /// A proven upper bound on the optimum, when the solver gives one (`objective` if
         /// optimal).
         bound: Option<u32>,
+        /// How `bound` was proven (`None` without a bound, and in records stored before it
+        /// was recorded).
+        #[serde(default)]
+        bound_by: Option<BoundBy>,
         /// The best verified placement (empty when none; for `wrong`, the rejected one).
         placement: Vec<Placement>,
     },
@@ -199,6 +204,7 @@ impl Answer {
         Answer::Domino {
             objective: None,
             bound: None,
+            bound_by: None,
             placement: Vec::new(),
         }
     }
@@ -313,7 +319,8 @@ impl RunRecord {
         serde_json::to_string(self).expect("a RunRecord always serialises")
     }
 
-    /// Reads what [`RunRecord::to_json`] writes; every field but `models` must be there.
+    /// Reads what [`RunRecord::to_json`] writes; every field but `models` and `bound_by` must
+    /// be there.
     pub fn from_json(text: &str) -> Result<RunRecord, RecordError> {
         serde_json::from_str(text).map_err(|e| RecordError(e.to_string()))
     }
@@ -338,6 +345,14 @@ impl RunRecord {
         }
     }
 
+    /// How a domino run's bound was proven (`None` without one, or for other families).
+    pub fn bound_by(&self) -> Option<BoundBy> {
+        match &self.answer {
+            Answer::Domino { bound_by, .. } => *bound_by,
+            Answer::Sudoku { .. } => None,
+        }
+    }
+
     /// The placement of a domino run (empty for other families).
     pub fn placement(&self) -> &[Placement] {
         match &self.answer {
@@ -357,6 +372,13 @@ impl RunRecord {
     pub fn set_bound(&mut self, value: Option<u32>) {
         if let Answer::Domino { bound, .. } = &mut self.answer {
             *bound = value;
+        }
+    }
+
+    /// Sets how a domino run's bound was proven (nothing for other families).
+    pub fn set_bound_by(&mut self, value: Option<BoundBy>) {
+        if let Answer::Domino { bound_by, .. } = &mut self.answer {
+            *bound_by = value;
         }
     }
 
@@ -425,11 +447,20 @@ mod tests {
     fn a_record_round_trips_and_a_missing_field_is_refused() {
         let mut r = RunRecord::blank("b01-e1", "native", 5.0, HostInfo::default());
         r.set_bound(Some(4));
+        r.set_bound_by(Some(BoundBy::TileSearch));
         let text = r.to_json();
+        assert!(text.contains(r#""bound_by":"tile-search""#), "{text}");
         assert_eq!(RunRecord::from_json(&text).unwrap(), r);
+        assert_eq!(r.bound_by(), Some(BoundBy::TileSearch));
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
         v.as_object_mut().unwrap().remove("models");
         assert_eq!(RunRecord::from_json(&v.to_string()).unwrap(), r);
+        // A record stored before `bound_by` existed reads as one without a provenance.
+        v["answer"].as_object_mut().unwrap().remove("bound_by");
+        let old = RunRecord::from_json(&v.to_string()).unwrap();
+        assert_eq!((old.bound(), old.bound_by()), (Some(4), None));
+        r.set_bound_by(None);
+        assert_eq!(old, r);
         v.as_object_mut().unwrap().remove("termination");
         let e = RunRecord::from_json(&v.to_string()).unwrap_err();
         assert!(e.to_string().contains("termination"), "{e}");

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cores::bench::{Answer, Family, Measure, ModelHash, RunRecord, Status, Termination};
-use cores::domino::{self, judge, Instance, SolveLimits, SolveStatus};
+use cores::domino::{self, judge, BoundBy, Instance, SolveLimits, SolveStatus};
 use sha2::{Digest, Sha256};
 
 use super::config::{config, Availability, Engine};
@@ -277,6 +277,7 @@ pub fn run_native(
         ..blank(&instance.id, name, limits)
     };
     record.set_bound(Some(outcome.bound));
+    record.set_bound_by(Some(outcome.bound_by));
     // Unproven means a limit stopped it, unless it gave up before its deadline (an instance
     // beyond what it handles): that is a failure, not a timeout.
     let finished = outcome.status == SolveStatus::Optimal;
@@ -414,7 +415,9 @@ pub fn run_external(
 }
 
 /// Decides status, termination, objective and bound from what the solver printed and how its
-/// process ended, then has the claim judged. A solver that stopped itself at the limit it was
+/// process ended, then has the claim judged. A bound is the solver's ([`BoundBy::Solver`]):
+/// its proof of optimality or the bound it printed; a solver that prints none leaves the
+/// record without a bound and without `bound_by`. A solver that stopped itself at the limit it was
 /// given (CP-SAT) ended by `limit_kind`, as one the process runner stopped.
 fn read_outcome(
     instance: &Instance,
@@ -461,8 +464,10 @@ fn read_outcome(
             record.set_bound(parsed.bound.or(Some(*claimed)));
         } else {
             record.status = Status::Feasible;
+            // Only the solver's own bound (CP-SAT's): none is made up by counting here.
             record.set_bound(parsed.bound);
         }
+        record.set_bound_by(record.bound().map(|_| BoundBy::Solver));
     } else {
         record.status = match record.termination {
             Termination::Walltime | Termination::Cputime => Status::Timeout,

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use cores::domino::{self, Instance};
+use cores::domino::{self, BoundBy, Instance};
 
 use super::*;
 
@@ -85,8 +85,10 @@ fn placement_model_clingo_and_native_find_the_brute_force_optimum() {
             assert!(r.cpu_seconds.is_some());
         }
         assert_eq!(cross_check(&records), vec![]);
-        // The external records carry their measurement method and the exact command.
+        // The external records carry their measurement method and the exact command, and
+        // their proof is the solver's.
         for r in &records[1..] {
+            assert_eq!(r.bound_by(), Some(BoundBy::Solver), "{r:?}");
             assert_ne!(r.cpu_measure, Measure::None);
             assert_ne!(r.memory_measure, Measure::None);
             assert!(r.peak_memory_bytes.is_some_and(|m| m > 0), "{r:?}");
@@ -130,6 +132,8 @@ fn a_tiny_limit_on_a_hard_instance_is_a_walltime_timeout_and_leaves_no_process()
     assert_eq!(r.status, Status::Timeout, "{r:?}");
     assert_eq!(r.termination, Termination::Walltime);
     assert_eq!(r.objective(), None);
+    // MiniZinc prints no bound: the record has none, nor a provenance.
+    assert_eq!((r.bound(), r.bound_by()), (None, None));
     assert!(r.placement().is_empty());
     assert!(r.wall_seconds < 5.0, "{}", r.wall_seconds);
     let group = process::LAST_GROUP.with(|g| g.get());
@@ -229,6 +233,40 @@ fn an_unknown_configuration_is_an_error() {
 }
 
 #[test]
+fn a_native_record_carries_how_its_bound_was_proven() {
+    // tight-2: not every tile fits on 4 x 4, so a search (not counting) proves the optimum;
+    // the record says which, as the optimiser's outcome does.
+    let inst = instance(SMALL[5]);
+    let want = domino::solve(&inst, &domino::SolveLimits::default());
+    let r = run(&inst, "native", &limits(60)).unwrap();
+    assert_optimal(&r, want.objective);
+    assert_eq!(
+        (r.bound(), r.bound_by()),
+        (Some(want.bound), Some(want.bound_by))
+    );
+    assert_ne!(want.bound_by, BoundBy::Count, "{want:?}");
+    // b01-e3: every tile fits, so counting is the proof.
+    let inst = instance(SMALL[2]);
+    let r = run(&inst, "native", &limits(60)).unwrap();
+    assert_optimal(&r, 3);
+    assert_eq!(r.bound_by(), Some(BoundBy::Count));
+    // Stopped at once on b01-h1: its bound is the count, 24 tiles, whatever it placed.
+    let r = run(
+        &instance(HARD),
+        "native",
+        &RunLimits::with_wall(Duration::ZERO),
+    )
+    .unwrap();
+    assert_eq!(
+        (r.bound(), r.bound_by()),
+        (Some(24), Some(BoundBy::Count)),
+        "{r:?}"
+    );
+    let text = r.to_json();
+    assert!(text.contains(r#""bound_by":"count""#), "{text}");
+}
+
+#[test]
 fn a_record_round_trips_through_json() {
     let inst = instance(SMALL[2]);
     let r = run(&inst, "native", &limits(10)).unwrap();
@@ -312,6 +350,9 @@ fn cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process() {
             "{r:?}"
         );
     }
+    // CP-SAT's bound, when it printed one, is its own.
+    let by = r.bound().map(|_| BoundBy::Solver);
+    assert_eq!(r.bound_by(), by, "{r:?}");
     let group = process::LAST_GROUP.with(|g| g.get());
     assert!(group > 0);
     assert!(process::live_group_members(group).is_empty());

@@ -1,0 +1,350 @@
+//! The gap table of a domino benchmark job, which opens its report: per instance and
+//! configuration the verified objective, the proven bound and their gap; per instance the best
+//! objective and the best bound over every configuration, and who proved that bound and how
+//! (`cores::domino::BoundBy`); per configuration the gap summed over the suite and the
+//! instances proven; and the instances no configuration closes. On instances where nothing
+//! is proven quickly (the tight suite, seed 001's "Further Considerations") the gap says
+//! what the time alone does not: how far each configuration got.
+//!
+//! Rules (the report's reader sees them in the table's heading):
+//! - a run's objective counts when its status is `optimal` or `feasible` (a verified
+//!   placement), its bound when it is not `wrong` (as `model::Best` takes them);
+//! - a run's gap is `bound - objective`, shown `-` when it lacks either;
+//! - the summed gap counts every run of the configuration that ran (an `unavailable` run is no
+//!   measurement, as in PAR2), the shown gaps as they are and the others against what any
+//!   run has without searching: a run without a bound is measured against the count bound
+//!   `min(tiles, floor(n^2 / 3))` (`BoundBy::count_bound`), one without a placement as the
+//!   empty placement (0 tiles, always valid). So a configuration that proves nothing and
+//!   places nothing adds the count bound, configurations that ran everywhere sum over the
+//!   same instances, and a smaller sum is a better configuration;
+//! - an instance's best bound is the smallest bound of any configuration, or the count bound
+//!   when it is smaller or no configuration has one (then attributed to the report, by
+//!   `count`); the instance is closed when its best objective (0 without one) reaches it,
+//!   whichever configurations the two figures come from. A best bound below the best
+//!   objective is a contradiction (the report's problems name it): such an instance is listed
+//!   apart, as contradicted, never as closed.
+//!
+//! Invariant: a configuration's `summed_gap` is the sum of the `counted_gap` of its runs that
+//! ran; every instance is exactly one of closed, unclosed (listed in `unclosed`) or contradicted.
+
+use std::collections::BTreeMap;
+
+use cores::bench::Status;
+use cores::domino::{BoundBy, Difficulty, Instance};
+use serde::Serialize;
+
+use super::model::{configs, Run};
+
+/// The gap table of a domino job.
+#[derive(Debug, Clone, Serialize)]
+pub struct GapTable {
+    /// Per configuration, in report order.
+    pub configs: Vec<GapConfig>,
+    /// Instances whose best objective is below their best bound (or that have no bound at
+    /// all: an instance missing from the frozen batches), in id order.
+    pub unclosed: Vec<String>,
+    /// Instances whose best bound is below their best objective (a contradiction).
+    pub contradicted: Vec<String>,
+    /// Per instance, in id order.
+    pub instances: Vec<GapInstance>,
+}
+
+/// One configuration over the suite.
+#[derive(Debug, Clone, Serialize)]
+pub struct GapConfig {
+    pub config: String,
+    pub runs: usize,
+    /// Runs whose configuration was not installed on the workers.
+    pub unavailable: usize,
+    /// Runs proven optimal.
+    pub proven: usize,
+    /// Runs that ran without a bound of their own, measured against the count bound.
+    pub without_bound: usize,
+    /// The sum of the `counted_gap` of its runs that ran (see the module rules).
+    pub summed_gap: u64,
+}
+
+/// One instance: its best figures and every configuration's.
+#[derive(Debug, Clone, Serialize)]
+pub struct GapInstance {
+    pub instance: String,
+    pub difficulty: String,
+    /// `min(tiles, floor(n^2 / 3))`; `None` when the instance is not among the frozen ones.
+    pub count_bound: Option<u32>,
+    /// The largest verified objective of any configuration.
+    pub best_objective: Option<u32>,
+    /// The smallest proven bound (the count bound included).
+    pub best_bound: Option<u32>,
+    /// The configuration whose bound is the best; `None` when it is the report's count.
+    pub bound_config: Option<String>,
+    /// How the best bound was proven (`None`: a record stored before provenances were).
+    pub bound_by: Option<BoundBy>,
+    /// `best_bound - best_objective` (0 tiles without an objective); negative is a
+    /// contradiction.
+    pub gap: Option<i64>,
+    pub runs: Vec<GapRun>,
+}
+
+/// One configuration's current run on one instance.
+#[derive(Debug, Clone, Serialize)]
+pub struct GapRun {
+    pub config: String,
+    pub status: Status,
+    pub objective: Option<u32>,
+    pub bound: Option<u32>,
+    pub bound_by: Option<BoundBy>,
+    /// `bound - objective` when the run has both.
+    pub gap: Option<u32>,
+    /// What the run adds to its configuration's summed gap: (its bound, else the count bound)
+    /// minus (its objective, else 0); `None` only without either bound.
+    pub counted_gap: Option<u32>,
+}
+
+impl GapTable {
+    /// Every instance closed, none contradicted: the table is one line.
+    pub fn all_closed(&self) -> bool {
+        self.unclosed.is_empty() && self.contradicted.is_empty()
+    }
+
+    /// The cells of instance `x`, one per configuration in table order (`no run` where the
+    /// configuration has none on it).
+    pub fn cells(&self, x: &GapInstance) -> Vec<String> {
+        self.configs
+            .iter()
+            .map(|c| {
+                x.runs
+                    .iter()
+                    .find(|r| r.config == c.config)
+                    .map_or_else(|| "no run".into(), cell)
+            })
+            .collect()
+    }
+
+    /// How many instances' best bounds each provenance gave, most first (`count` also for
+    /// the report's own; `not recorded` for records older than provenances).
+    pub fn provenances(&self) -> Vec<(String, usize)> {
+        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        for x in self.instances.iter().filter(|x| x.best_bound.is_some()) {
+            *by.entry(by_name(x.bound_by)).or_default() += 1;
+        }
+        let mut out: Vec<(String, usize)> = by.into_iter().collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+}
+
+/// A provenance as the tables write it.
+pub fn by_name(by: Option<BoundBy>) -> String {
+    by.map_or_else(|| "not recorded".into(), |b| b.as_str().into())
+}
+
+/// Who proved an instance's best bound and how: `native: cell-search`, `count` (the
+/// report's), `-` without a bound.
+pub fn bound_source(x: &GapInstance) -> String {
+    match (&x.bound_config, x.best_bound) {
+        (_, None) => "-".into(),
+        (Some(c), _) => format!("{c}: {}", by_name(x.bound_by)),
+        (None, _) => by_name(x.bound_by),
+    }
+}
+
+/// A run as one cell: `objective/bound gap`, `-` for what it lacks (`21/24 3`, `20/- -`).
+pub fn cell(r: &GapRun) -> String {
+    if r.status == Status::Unavailable {
+        return "unavailable".into();
+    }
+    let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
+    format!("{}/{} {}", opt(r.objective), opt(r.bound), opt(r.gap))
+}
+
+/// The heading that says how the table counts.
+pub const RULES: &str = "cells: objective/bound gap ('-': none); a configuration's summed gap \
+    counts a run without a bound against the count bound min(tiles, n^2/3), a run without a \
+    placement as 0 tiles, and no unavailable run";
+
+/// The gap table of `runs` (a domino job's current runs) on the `frozen` instances.
+pub fn gap_table(runs: &[Run], frozen: &BTreeMap<String, Instance>) -> GapTable {
+    let names = configs(runs);
+    let mut by_instance: BTreeMap<&str, Vec<&Run>> = BTreeMap::new();
+    for r in runs {
+        by_instance.entry(&r.record.instance).or_default().push(r);
+    }
+    let instances: Vec<GapInstance> = by_instance
+        .iter()
+        .map(|(id, rs)| instance(id, rs, frozen.get(*id), &names))
+        .collect();
+    let configs = names
+        .iter()
+        .map(|c| {
+            let mine: Vec<&GapRun> = instances
+                .iter()
+                .flat_map(|x| x.runs.iter().filter(|g| &g.config == c))
+                .collect();
+            let ran: Vec<&GapRun> = mine
+                .iter()
+                .copied()
+                .filter(|g| g.status != Status::Unavailable)
+                .collect();
+            GapConfig {
+                config: c.clone(),
+                runs: mine.len(),
+                unavailable: mine.len() - ran.len(),
+                proven: ran.iter().filter(|g| g.status == Status::Optimal).count(),
+                without_bound: ran.iter().filter(|g| g.bound.is_none()).count(),
+                summed_gap: ran
+                    .iter()
+                    .filter_map(|g| g.counted_gap)
+                    .map(u64::from)
+                    .sum(),
+            }
+        })
+        .collect();
+    // An instance without any bound (not among the frozen ones) is not closed either.
+    let listed = |keep: fn(Option<i64>) -> bool| {
+        instances
+            .iter()
+            .filter(|x| keep(x.gap))
+            .map(|x| x.instance.clone())
+            .collect()
+    };
+    GapTable {
+        configs,
+        unclosed: listed(|g| g.is_none_or(|g| g > 0)),
+        contradicted: listed(|g| g.is_some_and(|g| g < 0)),
+        instances,
+    }
+}
+
+/// One instance's row; its runs in the order of `names` (a configuration without a run on it
+/// has none).
+fn instance(id: &str, rs: &[&Run], inst: Option<&Instance>, names: &[String]) -> GapInstance {
+    let count_bound = inst.map(BoundBy::count_bound);
+    let runs: Vec<GapRun> = names
+        .iter()
+        .filter_map(|c| rs.iter().find(|r| &r.record.config == c))
+        .map(|r| gap_run(r, count_bound))
+        .collect();
+    let best_objective = runs.iter().filter_map(|g| g.objective).max();
+    // The first configuration with the smallest bound, one that says how it proved it first.
+    let best_run = runs
+        .iter()
+        .filter(|g| g.bound.is_some())
+        .min_by_key(|g| (g.bound, g.bound_by.is_none()));
+    let (best_bound, bound_config, bound_by) = match (best_run, count_bound) {
+        (Some(g), Some(c)) if c < g.bound.unwrap_or(u32::MAX) => {
+            (Some(c), None, Some(BoundBy::Count))
+        }
+        (Some(g), _) => (g.bound, Some(g.config.clone()), g.bound_by),
+        (None, Some(c)) => (Some(c), None, Some(BoundBy::Count)),
+        (None, None) => (None, None, None),
+    };
+    GapInstance {
+        instance: id.to_owned(),
+        difficulty: rs[0].difficulty.map_or("-", Difficulty::as_str).to_owned(),
+        count_bound,
+        best_objective,
+        best_bound,
+        bound_config,
+        bound_by,
+        gap: best_bound.map(|b| i64::from(b) - i64::from(best_objective.unwrap_or(0))),
+        runs,
+    }
+}
+
+fn gap_run(r: &Run, count_bound: Option<u32>) -> GapRun {
+    let rec = &r.record;
+    let objective = rec.objective().filter(|_| rec.status.is_solved());
+    let bound = rec.bound().filter(|_| rec.status != Status::Wrong);
+    let bound_by = rec.bound_by().filter(|_| bound.is_some());
+    let gap = match (bound, objective) {
+        (Some(b), Some(o)) => Some(b.saturating_sub(o)),
+        _ => None,
+    };
+    GapRun {
+        config: rec.config.clone(),
+        status: rec.status,
+        objective,
+        bound,
+        bound_by,
+        gap,
+        counted_gap: bound
+            .or(count_bound)
+            .map(|b| b.saturating_sub(objective.unwrap_or(0))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cores::bench::{HostInfo, RunRecord};
+
+    /// b01-e3 of the public suite: 3 tiles on 5 x 5, all of which fit (count bound 3).
+    const E3: &str = r#"{"id": "e3", "difficulty": "easy", "n": 5, "k": 4,
+        "tiles": [[0, 3, 4], [2, 0, 2], [2, 3, 4]]}"#;
+
+    fn run(
+        instance: &str,
+        config: &str,
+        status: Status,
+        objective: Option<u32>,
+        bound: Option<u32>,
+    ) -> Run {
+        let mut record = RunRecord {
+            status,
+            ..RunRecord::blank(instance, config, 1.0, HostInfo::default())
+        };
+        record.set_objective(objective);
+        record.set_bound(bound);
+        record.set_bound_by(bound.map(|_| BoundBy::Solver));
+        Run {
+            record,
+            batch: "b.txt".into(),
+            difficulty: Some(Difficulty::Easy),
+            n: None,
+            tiles: None,
+        }
+    }
+
+    #[test]
+    fn a_wrong_bound_is_no_bound_a_contradiction_is_not_closed_and_an_unknown_instance_is_open() {
+        let frozen: BTreeMap<String, Instance> =
+            [("e3".to_string(), cores::domino::parse_line(E3).unwrap())].into();
+        let runs = [
+            // e3: a wrong run's bound of 1 is not evidence; b proves 2 below a's 3 placed.
+            run("e3", "a", Status::Feasible, Some(3), None),
+            run("e3", "b", Status::Optimal, Some(2), Some(2)),
+            run("e3", "c", Status::Wrong, None, Some(1)),
+            // x is not frozen: no count bound, so a run without a bound counts nothing.
+            run("x", "a", Status::Feasible, Some(5), None),
+            run("x", "b", Status::Timeout, None, None),
+        ];
+        let g = gap_table(&runs, &frozen);
+        assert_eq!(g.contradicted, ["e3"]);
+        assert_eq!(g.unclosed, ["x"]);
+        assert!(!g.all_closed());
+        let e3 = &g.instances[0];
+        assert_eq!(
+            (
+                e3.best_objective,
+                e3.best_bound,
+                e3.gap,
+                e3.bound_config.as_deref()
+            ),
+            (Some(3), Some(2), Some(-1), Some("b"))
+        );
+        assert_eq!(e3.runs[2].bound, None, "a wrong run's bound");
+        let x = &g.instances[1];
+        assert_eq!((x.count_bound, x.best_bound, x.gap), (None, None, None));
+        // a: e3 counts 3 - 3 = 0 (no bound: the count), x nothing; b: 0 and nothing;
+        // c: e3 against the count, 3 - 0.
+        let sums: Vec<(&str, u64, usize)> = g
+            .configs
+            .iter()
+            .map(|c| (c.config.as_str(), c.summed_gap, c.without_bound))
+            .collect();
+        assert_eq!(sums, [("a", 0, 2), ("b", 0, 1), ("c", 3, 1)]);
+        assert_eq!(bound_source(e3), "b: solver");
+        assert_eq!(cell(&e3.runs[0]), "3/- -");
+        assert_eq!(g.cells(x), ["5/- -", "-/- -", "no run"]);
+    }
+}
