@@ -35,6 +35,14 @@
 //! CaDiCaL alone), where the native searches need 145 s.
 //! Its placements are checked with `verify` before they are returned.
 //!
+//! Once a search has proven that not every tile fits (`ub` below the number of tiles, which
+//! the count bound `n^2 / 3` already gives on seed 001's tight boards), CaDiCaL asks "do `ub`
+//! tiles fit?" on every board, and each turn gets as much time as the turn's other searches
+//! took (its conflict budget from the rate it last ran at): a refutation lowers `ub` by one
+//! and is reported as `BoundBy::Sat`. On the tight suite's boards of at most 10 x 10 it is
+//! what brings the bound below the count (the cell search's levels do not get there within
+//! minutes), and a placement of `ub` tiles it finds is a proof.
+//!
 //! Once the turns are long (the instance is hard), each turn also spends a share on
 //! improving the incumbent by large-neighbourhood moves (`improve`), so that a run stopped by
 //! its deadline returns a good placement, not only a good bound. Every pruning rule is a proven
@@ -88,6 +96,11 @@ const SAT_MAX_CELLS: usize = 81;
 /// CaDiCaL gets `turn / SAT_SHARE` conflicts per turn (most of the turn's time: a conflict
 /// costs about as much as 300 nodes).
 const SAT_SHARE: u64 = 2;
+
+/// Conflicts CaDiCaL is assumed to manage per second before it has been timed, and the
+/// fewest it is given in a turn.
+const SAT_FIRST_RATE: f64 = 5_000.0;
+const SAT_MIN_CONFLICTS: u64 = 1_000;
 
 /// Mixed into the instance's seed for the restarts' generator.
 const RESTART_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -164,7 +177,9 @@ struct Solver<'m, 'a> {
     tiles: Option<TileSearch<'m, 'a>>,
     improver: Improver,
     /// "Does every tile fit?" for CaDiCaL, once asked.
-    sat: Option<FitQuery>,
+    sat: Option<(u32, FitQuery)>,
+    /// CaDiCaL's conflicts per second, as last measured.
+    sat_rate: f64,
     /// Draws the tile orders of the probe's restarts.
     rng: ChaCha8Rng,
     /// The incumbent as the improvement moves left it.
@@ -184,6 +199,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             tiles: None,
             improver: Improver::new(seed(model.instance)),
             sat: None,
+            sat_rate: SAT_FIRST_RATE,
             rng: ChaCha8Rng::seed_from_u64(seed(model.instance) ^ RESTART_SEED),
             improved: Vec::new(),
             ub,
@@ -203,6 +219,7 @@ impl<'m, 'a> Solver<'m, 'a> {
         self.tiles = TileSearch::new(self.model, limits);
         let mut turn = FIRST_TURN;
         loop {
+            let turn_start = Instant::now();
             if self.best().len() as u32 >= self.ub {
                 return self.outcome(SolveStatus::Optimal, self.best());
             }
@@ -267,24 +284,33 @@ impl<'m, 'a> Solver<'m, 'a> {
                     Err(Halt::Limit) => return self.stopped(),
                 }
             }
-            if turn >= IMPROVE_FROM
-                && self.ub == self.model.tiles
-                && self.model.cells <= SAT_MAX_CELLS
-            {
-                let (model, m) = (self.model, self.model.tiles);
-                let query = self
+            if turn >= IMPROVE_FROM && self.sat_joins() {
+                let (model, ub) = (self.model, self.ub);
+                if self.sat.as_ref().is_some_and(|(k, _)| *k != ub) {
+                    self.sat = None;
+                }
+                let (_, query) = self
                     .sat
-                    .get_or_insert_with(|| FitQuery::new(model, m, limits));
-                let conflicts = i32::try_from(turn / SAT_SHARE).unwrap_or(i32::MAX);
+                    .get_or_insert_with(|| (ub, FitQuery::new(model, ub, limits)));
+                // Every tile: a share of the turn's nodes. Fewer: as long as the turn's other
+                // searches took, at the conflict rate measured so far.
+                let conflicts = if ub == model.tiles {
+                    turn / SAT_SHARE
+                } else {
+                    let other = turn_start.elapsed().as_secs_f64();
+                    ((self.sat_rate * other) as u64).max(SAT_MIN_CONFLICTS)
+                };
+                let conflicts = i32::try_from(conflicts).unwrap_or(i32::MAX);
+                let asked = Instant::now();
                 match query.solve(Some(conflicts)) {
                     Answer::Fits(found) => {
                         let mut out = self.outcome(SolveStatus::Optimal, found);
                         if let Err(v) = super::verify(self.model.instance, &out.placement) {
                             out.fault = Some(format!("CaDiCaL's placement is not legal: {v}"));
                         }
-                        if out.objective < m && out.fault.is_none() {
+                        if out.objective < ub && out.fault.is_none() {
                             out.fault = Some(format!(
-                                "CaDiCaL placed {} tiles, asked for {m}",
+                                "CaDiCaL placed {} tiles, asked for {ub}",
                                 out.objective
                             ));
                         }
@@ -295,7 +321,12 @@ impl<'m, 'a> Solver<'m, 'a> {
                         self.sat = None;
                         continue;
                     }
-                    Answer::Budget => {}
+                    Answer::Budget => {
+                        let took = asked.elapsed().as_secs_f64();
+                        if took > 0.01 {
+                            self.sat_rate = f64::from(conflicts) / took;
+                        }
+                    }
                     Answer::Limit => return self.stopped(),
                 }
             }
@@ -377,6 +408,12 @@ impl<'m, 'a> Solver<'m, 'a> {
             SolveStatus::Feasible
         };
         self.outcome(status, best)
+    }
+
+    /// Whether CaDiCaL asks "do `ub` tiles fit?" this turn.
+    fn sat_joins(&self) -> bool {
+        (self.ub == self.model.tiles && self.model.cells <= SAT_MAX_CELLS)
+            || self.ub < self.model.tiles
     }
 
     /// `ub` is refuted by `by`: one tile fewer.

@@ -753,3 +753,79 @@ fn bench_fill() {
         search.clock.nodes
     );
 }
+
+/// How far CaDiCaL alone brings the bound down (by hand, release build):
+/// `DOMINO_FILE=batch.txt DOMINO_SECS=20 cargo test --release -p cores --lib
+/// domino::tests::explore_sat -- --ignored --nocapture`: for each instance, "do k tiles fit?"
+/// from the count bound down, each question with `DOMINO_SECS` of wall time.
+#[test]
+#[ignore]
+fn explore_sat_bounds() {
+    let path = std::env::var("DOMINO_FILE").expect("DOMINO_FILE");
+    let secs: f64 = env_or("DOMINO_SECS", 20.0);
+    let filter = std::env::var("DOMINO_FILTER").unwrap_or_default();
+    let text = std::fs::read_to_string(&path).unwrap();
+    for inst in parse_batch(&text).unwrap() {
+        if !inst.id.contains(&filter) {
+            continue;
+        }
+        let model = model::Model::new(&inst).unwrap();
+        let mut k = model.tiles.min((model.cells / 3) as u32);
+        let top = k;
+        loop {
+            let start = Instant::now();
+            let limits = SolveLimits {
+                deadline: Some(start + Duration::from_secs_f64(secs)),
+                stop: None,
+            };
+            let mut q = sat::FitQuery::new(&model, k, &limits);
+            let a = q.solve(None);
+            let t = start.elapsed().as_secs_f64();
+            let what = match a {
+                sat::Answer::Fits(_) => "fits",
+                sat::Answer::DoesNotFit => "refuted",
+                sat::Answer::Budget | sat::Answer::Limit => "open",
+            };
+            println!(
+                "{:6} n={:2} m={:2} k={} top={top} ask {k}: {what} {t:.2}s",
+                inst.id,
+                inst.n,
+                inst.tiles.len(),
+                inst.k
+            );
+            if what != "refuted" {
+                break;
+            }
+            k -= 1;
+        }
+    }
+}
+
+/// A tight board of the committed suite (`bench-specs/domino/suite-tight`, b01-t5: 7 x 7, 15
+/// tiles, so the count bound is 15): native closes it, and the bound below the count comes
+/// from a search's refutations, CaDiCaL's among them, never from counting.
+#[test]
+fn native_closes_a_tight_seven_by_seven_board_below_its_count_bound() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bench-specs/domino/suite-tight/batch01.txt"
+    ))
+    .unwrap();
+    let inst = parse_batch(&text)
+        .unwrap()
+        .into_iter()
+        .find(|i| i.id == "b01-t5")
+        .unwrap();
+    assert_eq!((inst.n, inst.tiles.len()), (7, 15));
+    let out = solve(&inst, &SolveLimits::default());
+    assert_eq!(out.status, SolveStatus::Optimal, "{out:?}");
+    assert_eq!(out.fault, None);
+    verify(&inst, &out.placement).unwrap();
+    assert_eq!(out.objective, out.bound);
+    assert_eq!(out.objective, 12, "{out:?}");
+    assert_ne!(out.bound_by, BoundBy::Count);
+    // CaDiCaL alone agrees: 13 tiles do not fit.
+    let model = model::Model::new(&inst).unwrap();
+    let mut q = sat::FitQuery::new(&model, 13, &SolveLimits::default());
+    assert_eq!(q.solve(None), sat::Answer::DoesNotFit);
+}
