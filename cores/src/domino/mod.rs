@@ -13,6 +13,7 @@
 
 mod bound;
 pub mod brute;
+mod construct;
 mod cover;
 pub mod export;
 pub mod generate;

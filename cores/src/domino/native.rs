@@ -46,6 +46,7 @@
 //! reported as [`SolveOutcome::fault`] with the figures as they are, never masked (the
 //! worker then records the run as `wrong`).
 
+use super::construct::Anneal;
 use super::cover::TileSearch;
 use super::improve::Improver;
 use super::model::{Halt, Model, Placed};
@@ -89,8 +90,15 @@ const SAT_MAX_CELLS: usize = 81;
 /// costs about as much as 300 nodes).
 const SAT_SHARE: u64 = 2;
 
+/// Moves of the annealing (`construct`) before the first turn; each turn then gives it
+/// `turn / ANNEAL_SHARE` moves, resumed from where it stopped.
+const ANNEAL_FIRST: u64 = 200_000;
+const ANNEAL_SHARE: u64 = 1;
+
 /// Mixed into the instance's seed for the restarts' generator.
 const RESTART_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+/// Mixed into the instance's seed for the annealing's generator.
+const ANNEAL_SEED: u64 = 0x2545_f491_4f6c_dd1d;
 
 /// When to give up. The search polls the limits every few thousand nodes.
 #[derive(Debug, Clone, Default)]
@@ -169,6 +177,9 @@ struct Solver<'m, 'a> {
     rng: ChaCha8Rng,
     /// The incumbent as the improvement moves left it.
     improved: Vec<Placed>,
+    /// Simulated annealing over legal placements (`construct`), and its best.
+    anneal: Anneal<'m, 'a>,
+    annealed: Vec<Placed>,
     /// Proven upper bound on the optimum.
     ub: u32,
     /// What proved `ub`.
@@ -186,6 +197,8 @@ impl<'m, 'a> Solver<'m, 'a> {
             sat: None,
             rng: ChaCha8Rng::seed_from_u64(seed(model.instance) ^ RESTART_SEED),
             improved: Vec::new(),
+            anneal: Anneal::new(model, seed(model.instance) ^ ANNEAL_SEED),
+            annealed: Vec::new(),
             ub,
             ub_by: BoundBy::Count,
         }
@@ -202,7 +215,16 @@ impl<'m, 'a> Solver<'m, 'a> {
         }
         self.tiles = TileSearch::new(self.model, limits);
         let mut turn = FIRST_TURN;
+        let mut moves = ANNEAL_FIRST;
         loop {
+            // Good placements fast, before the first turn and after each.
+            let start = self.best();
+            let found = self.anneal.run(&start, moves, self.ub, limits);
+            self.annealed = found.placement;
+            if found.limited {
+                return self.stopped();
+            }
+            moves = turn / ANNEAL_SHARE;
             if self.best().len() as u32 >= self.ub {
                 return self.outcome(SolveStatus::Optimal, self.best());
             }
@@ -356,7 +378,7 @@ impl<'m, 'a> Solver<'m, 'a> {
     /// The largest placement any search has found.
     fn best(&self) -> Vec<Placed> {
         let from_tiles = self.tiles.as_ref().map(|t| &t.largest);
-        [from_tiles, Some(&self.improved)]
+        [from_tiles, Some(&self.improved), Some(&self.annealed)]
             .into_iter()
             .flatten()
             .fold(
