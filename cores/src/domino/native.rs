@@ -92,7 +92,7 @@ const SAT_SHARE: u64 = 2;
 
 /// Moves of the annealing (`construct`) before the first turn; each turn then gives it
 /// `turn / ANNEAL_SHARE` moves, resumed from where it stopped.
-const ANNEAL_FIRST: u64 = 200_000;
+const ANNEAL_FIRST: u64 = 1_000_000;
 const ANNEAL_SHARE: u64 = 1;
 
 /// Mixed into the instance's seed for the restarts' generator.
