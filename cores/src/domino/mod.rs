@@ -8,11 +8,14 @@
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
 //! search (`rds`) and the tile-order search (`cover`), restarts the cell search's probe in
 //! random tile orders and, where every tile may fit, the tile search's cell-order fill,
-//! improves its incumbent by large-neighbourhood search (`improve`) and, on small boards where
-//! every tile may fit, asks CaDiCaL (`sat`); `table` is the cell search's transposition table.
+//! improves its incumbent by large-neighbourhood search (`improve`) and by simulated annealing
+//! over legal placements (`construct`, which finds the good placements of tight boards) and,
+//! on small boards where every tile may fit, asks CaDiCaL (`sat`); `table` is the cell
+//! search's transposition table.
 
 mod bound;
 pub mod brute;
+mod construct;
 mod cover;
 pub mod export;
 pub mod generate;

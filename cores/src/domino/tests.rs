@@ -269,7 +269,8 @@ fn improvement_moves_grow_a_legal_placement_deterministically() {
 
 /// The public-suite benchmark of the native optimiser (release build, by hand):
 /// `DOMINO_SECS=20 cargo test --release -p cores --lib domino::tests::bench -- --ignored
-/// --nocapture`; `DOMINO_FILTER=b03-m` restricts it to matching ids.
+/// --nocapture`; `DOMINO_FILTER=b03-m` restricts it to matching ids, `DOMINO_FILE=path` runs
+/// one batch file instead of the suite.
 #[test]
 #[ignore]
 fn bench_public_suite() {
@@ -283,8 +284,12 @@ fn bench_public_suite() {
     let secs: f64 = env_or("DOMINO_SECS", 20.0);
     let filter = std::env::var("DOMINO_FILTER").unwrap_or_default();
     let mut rows: Vec<(Difficulty, bool, f64)> = Vec::new();
-    for b in 1..=10 {
-        let path = format!("{dir}/batch{b:02}.txt");
+    // DOMINO_FILE: one batch file instead of the suite's ten.
+    let paths: Vec<String> = match std::env::var("DOMINO_FILE") {
+        Ok(file) => vec![file],
+        Err(_) => (1..=10).map(|b| format!("{dir}/batch{b:02}.txt")).collect(),
+    };
+    for path in paths {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         for inst in parse_batch(&text).unwrap() {
             if !inst.id.contains(&filter) {
