@@ -7,6 +7,12 @@
 //!    cell order misses, and proves `ub` infeasible (then `ub` drops by one);
 //! 3. the Russian-doll cell search (`rds`), which ends with the proven optimum.
 //!
+//! Before the first turn and after each, simulated annealing over legal placements
+//! (`construct`) improves the incumbent, resumed where it stopped: on tight boards (the tiles
+//! cover about the whole board) the searches above hold poor placements (13 tiles on an
+//! 11 x 11 board where the annealing finds 28), and on 12 x 12 boards with 45 or more tile
+//! types the tile search does not even start (too many spots).
+//!
 //! Searches 2 and 3 alternate with doubling node budgets until one settles the optimum or a
 //! limit stops them; the Russian-doll search keeps its finished levels and its table between
 //! turns. Each turn also restarts the probe (search 1, asking for `ub` tiles) a few times, each
