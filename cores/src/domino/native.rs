@@ -95,7 +95,8 @@ const FILL_RESTART: u64 = 5_000;
 /// incumbent (`improve`): an instance still open after a few turns is a hard one.
 const IMPROVE_FROM: u64 = 8 * FIRST_TURN;
 
-/// CaDiCaL joins (`sat`) only on boards of at most this many cells: there it refutes every
+/// While the question is whether every tile fits, CaDiCaL joins (`sat`) only on boards of at
+/// most this many cells (once not every tile fits, on every board): there it refutes every
 /// tile of b04-m1 (7 x 7) in about 3 s, where on 10 x 10 boards it needs 30 s to minutes to
 /// place every tile of b03-h1 (the fill does it in seconds).
 const SAT_MAX_CELLS: usize = 81;
