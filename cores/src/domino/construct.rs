@@ -446,7 +446,7 @@ impl<'m, 'a> Anneal<'m, 'a> {
 mod tests {
     use super::super::model::Model;
     use super::super::native::placements;
-    use super::super::{generate, parse_batch, verify, Difficulty, Instance, SolveLimits};
+    use super::super::{generate, parse_batch, verify, BoundBy, Difficulty, Instance, SolveLimits};
     use super::*;
     use std::time::{Duration, Instant};
 
@@ -494,7 +494,7 @@ mod tests {
         }
         for inst in &instances {
             let model = Model::new(inst).expect("few values");
-            let cap = model.tiles.min((model.cells / 3) as u32);
+            let cap = BoundBy::count_bound(inst);
             let first = best_placement(&model, &[], 5, 20_000, cap, &limits);
             assert!(!first.limited);
             check(&model, &first.placement);
@@ -563,7 +563,7 @@ mod tests {
         let mut total = [0usize; 3];
         for inst in parse_batch(&text).unwrap() {
             let model = Model::new(&inst).expect("few values");
-            let cap = model.tiles.min((model.cells / 3) as u32);
+            let cap = BoundBy::count_bound(&inst);
             let begin = Instant::now();
             let mut anneal = Anneal::new(&model, seed);
             anneal.lose_one = knob("DOMINO_LOSE", LOSE_ONE);

@@ -158,13 +158,8 @@ pub struct SolveOutcome {
 
 /// Solves `instance` to proven optimality unless a limit stops it first.
 pub fn solve(instance: &Instance, limits: &SolveLimits) -> SolveOutcome {
-    let m = instance.tiles.len() as u32;
     let n = instance.n as usize;
-    let area_bound = if n < 3 {
-        0
-    } else {
-        m.min((n * n / 3).min(u32::MAX as usize) as u32)
-    };
+    let area_bound = BoundBy::count_bound(instance);
     let unsolved = |status| SolveOutcome {
         status,
         placement: Vec::new(),
@@ -212,7 +207,7 @@ struct Solver<'m, 'a> {
 
 impl<'m, 'a> Solver<'m, 'a> {
     fn new(model: &'m Model<'a>, limits: &'m SolveLimits) -> Self {
-        let ub = model.tiles.min((model.cells / 3) as u32);
+        let ub = BoundBy::count_bound(model.instance);
         Solver {
             model,
             cells: CellSearch::new(model, limits),

@@ -775,7 +775,7 @@ fn explore_sat_bounds() {
             continue;
         }
         let model = model::Model::new(&inst).unwrap();
-        let mut k = model.tiles.min((model.cells / 3) as u32);
+        let mut k = BoundBy::count_bound(&inst);
         let top = k;
         loop {
             let start = Instant::now();
