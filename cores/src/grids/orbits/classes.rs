@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -22,7 +24,9 @@ pub struct ConjugacyClass {
 /// The classes of `group`, the identity's first; their sizes sum to the order.
 pub fn conjugacy_classes(group: &OrbitGroup) -> Vec<ConjugacyClass> {
     let n = group.len();
-    let index: HashMap<&[u8], u32> = (0..n).map(|k| (group.images(k), k as u32)).collect();
+    let mut index: HashMap<&[u8], u32, RandomState> =
+        HashMap::with_capacity_and_hasher(n, RandomState::default());
+    index.extend((0..n).map(|k| (group.images(k), k as u32)));
     let gens = generators(group, &index);
     let mut class_of = vec![u32::MAX; n];
     let mut classes = Vec::new();
@@ -61,7 +65,10 @@ pub fn conjugacy_classes(group: &OrbitGroup) -> Vec<ConjugacyClass> {
 
 /// Elements that generate `group`, as cell images: seeded random ones, each outside the
 /// subgroup the earlier ones generate, until that subgroup is the group.
-fn generators<'a>(group: &'a OrbitGroup, index: &HashMap<&[u8], u32>) -> Vec<&'a [u8]> {
+fn generators<'a>(
+    group: &'a OrbitGroup,
+    index: &HashMap<&[u8], u32, RandomState>,
+) -> Vec<&'a [u8]> {
     let n = group.len();
     let mut rng = ChaCha8Rng::seed_from_u64(29);
     let mut gens: Vec<&[u8]> = Vec::new();

@@ -355,8 +355,11 @@ struct Search<'a> {
     groups_of: Vec<Vec<usize>>,
     /// Per cell: the groups containing it as a bit set over the groups.
     targets_of: Vec<Vec<u64>>,
-    /// Per group: the groups of its size.
-    same_size: Vec<Vec<u64>>,
+    /// Per group: the groups of its size, `words` words each.
+    same_size: Vec<u64>,
+    words: usize,
+    /// Per depth: each group's candidate images, `words` words per group.
+    cand: Vec<Vec<u64>>,
     rows: Vec<usize>,
     cols: Vec<usize>,
 }
@@ -374,39 +377,37 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let same_size = groups
-            .iter()
-            .map(|s| {
-                let mut m = vec![0u64; words];
-                for (t, u) in groups.iter().enumerate() {
-                    if u.count_ones() == s.count_ones() {
-                        m[t / 64] |= 1 << (t % 64);
-                    }
+        let mut same_size = vec![0u64; groups.len() * words];
+        for (k, s) in groups.iter().enumerate() {
+            for (t, u) in groups.iter().enumerate() {
+                if u.count_ones() == s.count_ones() {
+                    same_size[k * words + t / 64] |= 1 << (t % 64);
                 }
-                m
-            })
-            .collect();
+            }
+        }
         Search {
             side,
             at,
             groups_of,
             targets_of,
+            cand: vec![same_size.clone(); 2 * side + 1],
             same_size,
+            words,
             rows: vec![0; side],
             cols: vec![0; side],
         }
     }
 
     fn run(&mut self, out: &mut Vec<u8>) -> Result<(), OrbitError> {
-        let cand = self.same_size.clone();
-        self.step(0, &cand, 0, 0, out)
+        self.cand[0].copy_from_slice(&self.same_size);
+        self.step(0, 0, 0, out)
     }
 
-    /// Assigns line `depth` (row `depth / 2` when even, column `depth / 2` when odd).
+    /// Assigns line `depth` (row `depth / 2` when even, column `depth / 2` when odd), the
+    /// groups' candidate images so far in `self.cand[depth]`.
     fn step(
         &mut self,
         depth: usize,
-        cand: &[Vec<u64>],
         used_rows: u32,
         used_cols: u32,
         out: &mut Vec<u8>,
@@ -433,7 +434,7 @@ impl<'a> Search<'a> {
         } else {
             (0..=line).map(|i| i * side + line).collect()
         };
-        let mut next = cand.to_vec();
+        let words = self.words;
         for v in 0..side {
             if used & (1 << v) != 0 {
                 continue;
@@ -443,15 +444,20 @@ impl<'a> Search<'a> {
             } else {
                 self.cols[line] = v;
             }
-            next.clone_from_slice(cand);
+            let (done, todo) = self.cand.split_at_mut(depth + 1);
+            let next = &mut todo[0];
+            next.copy_from_slice(&done[depth]);
             let mut alive = true;
             'cells: for &cell in &known {
                 let (i, j) = (cell / side, cell % side);
                 let image = self.at[self.rows[i]][self.cols[j]];
                 for &k in &self.groups_of[cell] {
                     let mut any = 0;
-                    for (w, t) in next[k].iter_mut().enumerate() {
-                        *t &= self.targets_of[image][w];
+                    for (t, &m) in next[k * words..(k + 1) * words]
+                        .iter_mut()
+                        .zip(&self.targets_of[image])
+                    {
+                        *t &= m;
                         any |= *t;
                     }
                     if any == 0 {
@@ -466,7 +472,7 @@ impl<'a> Search<'a> {
                 } else {
                     (used_rows, used_cols | 1 << v)
                 };
-                self.step(depth + 1, &next, ur, uc, out)?;
+                self.step(depth + 1, ur, uc, out)?;
             }
         }
         Ok(())

@@ -261,7 +261,12 @@ fn windoku_has_68_239_994_essentially_different_grids() {
 
 #[test]
 #[ignore = "by hand, in release: the new 9x9 figures' timings"]
-fn explore_nine_by_nine_variant_orbits() {
+fn explore_variant_orbits() {
+    // 8x8 diagonal: 298,759,265,280 grids (results/reference/sudoku-8x8-diagonal/).
+    for choice in [GroupChoice::Full, GroupChoice::SudokuPreserving] {
+        let g = groups(2, 4, &[Variant::Diagonal]);
+        timed("8x8 diagonal", &g, choice, 298_759_265_280);
+    }
     for (v, n) in [
         (Variant::Diagonal, N_DIAGONAL),
         (Variant::Disjoint, N_DISJOINT),
