@@ -115,6 +115,7 @@ fn weighted_units_pb(units: &WeightedUnits) -> Vec<pb::WeightedPrefix> {
             pb::WeightedPrefix {
                 options: prefix.clone(),
                 weight: weight.to_string(),
+                orbit_term_json: String::new(),
                 imported: unit
                     .and_then(|u| u.imported.as_ref())
                     .map(|i| pb::ImportedCount {

@@ -634,6 +634,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
                     time_limit_seconds: 5.0,
                     memory_limit_bytes: None,
                 }),
+                term: None,
                 counted: None,
                 split: false,
                 parent: None,

@@ -31,7 +31,7 @@ use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
     BenchRecord, BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FileKind,
     FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis,
-    RunRecord, Unit, UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    OrbitTerm, RunRecord, Unit, UnitEstimate, UnitResult, UnitState, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 use cores::sudoku::bench::PuzzleRun;
@@ -458,6 +458,7 @@ async fn write_units(
             u.weight.to_string().into(),
             i64::from(u.failures).into(),
             i64::from(u.deaths).into(),
+            u.term.as_ref().map(OrbitTerm::to_json).into(),
         ])
     }
     let items: Vec<&Unit> = sets.iter().flat_map(|c| &c.units).collect();
@@ -465,7 +466,8 @@ async fn write_units(
         tx,
         "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
              est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
-             lease_granted_at, lease_deadline, created_at, task, weight, failures, deaths) ",
+             lease_granted_at, lease_deadline, created_at, task, weight, failures, deaths,
+             orbit_term) ",
         " ON CONFLICT (id) DO UPDATE SET state = excluded.state,
              attempts = excluded.attempts, failures = excluded.failures,
              deaths = excluded.deaths,
@@ -852,6 +854,13 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
                 Some(t) => Some(
                     serde_json::from_str(&t)
                         .map_err(|e| StoreError::Corrupt(format!("unit task: {e}")))?,
+                ),
+                None => None,
+            },
+            term: match row.try_get::<Option<String>, _>("orbit_term")? {
+                Some(t) => Some(
+                    OrbitTerm::from_json(&t)
+                        .map_err(|e| StoreError::Corrupt(format!("unit {t:?}: {e}")))?,
                 ),
                 None => None,
             },

@@ -203,9 +203,10 @@ impl Scheduler {
         let mut message = "accepted".to_string();
         if split {
             // The children cover the rest of the parent's subtree: they keep its weight.
-            let weight = self.units[&uid].weight;
+            let (weight, term) = (self.units[&uid].weight, self.units[&uid].term.clone());
             for r in &result.remaining {
-                self.new_unit(now, job, Some(uid), None, r.clone(), weight, None, None);
+                let child = self.new_unit(now, job, Some(uid), None, r.clone(), weight, None, None);
+                self.set_term(child, term.clone());
             }
             message = format!(
                 "accepted; {} subtrees queued as new units",
@@ -217,7 +218,8 @@ impl Scheduler {
             if audit_selected(settings.seed, uid, settings.audit_share) {
                 let u = &self.units[&uid];
                 let (prefix, weight, estimate) = (u.prefix.clone(), u.weight, u.estimate);
-                self.new_unit(
+                let term = u.term.clone();
+                let audit = self.new_unit(
                     now,
                     job,
                     Some(uid),
@@ -227,6 +229,7 @@ impl Scheduler {
                     estimate,
                     None,
                 );
+                self.set_term(audit, term);
             }
         }
         self.check_done(now, job);
