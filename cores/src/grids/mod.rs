@@ -15,6 +15,7 @@ pub mod band;
 pub mod completion;
 pub mod group_core;
 pub mod groups;
+pub mod orbits;
 pub mod queens;
 #[cfg(target_arch = "x86_64")]
 mod queens_lanes;
