@@ -758,6 +758,15 @@ fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
     parse_prefix(&s).ok_or_else(|| StoreError::Corrupt(format!("{col} = {s:?}")))
 }
 
+/// An orbit count's class term (`units.orbit_term`, `OrbitTerm` JSON; NULL: none).
+fn get_term(row: &SqliteRow, col: &str) -> Result<Option<OrbitTerm>> {
+    row.try_get::<Option<String>, _>(col)?
+        .map(|t| {
+            OrbitTerm::from_json(&t).map_err(|e| StoreError::Corrupt(format!("{col} = {t:?}: {e}")))
+        })
+        .transpose()
+}
+
 fn job_from_row(row: &SqliteRow) -> Result<Job> {
     let state: String = row.try_get("state")?;
     let kind: String = row.try_get("kind")?;
@@ -857,13 +866,7 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
                 ),
                 None => None,
             },
-            term: match row.try_get::<Option<String>, _>("orbit_term")? {
-                Some(t) => Some(
-                    OrbitTerm::from_json(&t)
-                        .map_err(|e| StoreError::Corrupt(format!("unit {t:?}: {e}")))?,
-                ),
-                None => None,
-            },
+            term: get_term(&row, "orbit_term")?,
             state: UnitState::parse(&state)
                 .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
             attempts: uint(row.try_get("attempts")?, "attempts")? as u32,

@@ -14,36 +14,14 @@
 //! is refused. It lives here, beside `cores::bench::record`, because every crate depends on
 //! `cores`.
 
+use std::sync::atomic::AtomicBool;
+
 use serde::{Deserialize, Serialize};
 
-/// Stand-in for `cores::grids::orbits::GroupChoice` until that module lands (same names,
-/// same serde form); then this becomes a re-export.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GroupChoice {
-    /// The variant's whole symmetry group.
-    Full,
-    /// Its subgroup that keeps the Sudoku's own groups.
-    #[serde(rename = "sudoku")]
-    SudokuPreserving,
-}
-
-impl GroupChoice {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GroupChoice::Full => "full",
-            GroupChoice::SudokuPreserving => "sudoku",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<GroupChoice> {
-        Some(match s {
-            "full" => GroupChoice::Full,
-            "sudoku" => GroupChoice::SudokuPreserving,
-            _ => return None,
-        })
-    }
-}
+use crate::grids::groups::read_groups;
+pub use crate::grids::orbits::GroupChoice;
+use crate::grids::orbits::{class_term, GridSymmetry, OrbitError};
+use crate::xcc::Problem;
 
 /// The term of one conjugacy class of an orbit count.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +32,7 @@ pub struct OrbitTerm {
     /// Elements in the class: the unit's weight (a decimal string, exact past 2^64).
     #[serde(with = "decimal")]
     pub class_size: u128,
-    /// The class's representative as `LineSym::to_text` writes it.
+    /// The class's representative as `GridSymmetry::to_text` writes it.
     pub rep: String,
     /// The group the classes are of.
     pub group: GroupChoice,
@@ -69,6 +47,31 @@ impl OrbitTerm {
     /// Whether this is the identity's class (its term is imported, not counted).
     pub fn is_identity(&self) -> bool {
         self.class == 1
+    }
+
+    /// Counts the term of this class on the grids of `problem`, a Sudoku with
+    /// `box_rows x box_cols` boxes and any extra groups (read back from the problem):
+    /// `class_term` of the representative. `Ok(None)` when `stop` ended the count (no partial
+    /// result).
+    pub fn count(
+        &self,
+        box_rows: usize,
+        box_cols: usize,
+        problem: &Problem,
+        stop: &AtomicBool,
+    ) -> Result<Option<u128>, OrbitTermError> {
+        let groups =
+            read_groups(box_rows, box_cols, problem).map_err(|e| OrbitTermError(e.to_string()))?;
+        let rep = GridSymmetry::parse(box_rows * box_cols, &self.rep)
+            .map_err(|e| OrbitTermError(format!("class {}: {e}", self.class)))?;
+        match class_term(&groups, &rep, Some(stop)) {
+            Ok(term) => Ok(Some(term)),
+            Err(OrbitError::Stopped) => Ok(None),
+            Err(e) => Err(OrbitTermError(format!(
+                "class {} ({}): {e}",
+                self.class, self.rep
+            ))),
+        }
     }
 
     /// The JSON the wire and the store carry.
@@ -87,27 +90,6 @@ impl OrbitTerm {
         }
         Ok(t)
     }
-}
-
-/// Burnside's quotient: the orbits `sum / |G|`, where `sum` is the sum over classes of
-/// class size x term (a job's weighted sum) and `group_order` the sum of the class sizes.
-/// A sum that `|G|` does not divide is an error: some term is wrong.
-pub fn orbits(sum: u128, group_order: u128) -> Result<u128, OrbitSumError> {
-    if group_order == 0 || !sum.is_multiple_of(group_order) {
-        return Err(OrbitSumError { sum, group_order });
-    }
-    Ok(sum / group_order)
-}
-
-/// A Burnside sum that the group's order does not divide.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the Burnside sum {sum} (class size x term over the classes) is not a multiple of the group's \
-     order {group_order}: some term is wrong"
-)]
-pub struct OrbitSumError {
-    pub sum: u128,
-    pub group_order: u128,
 }
 
 /// A u128 as a decimal string (JSON numbers lose precision past 2^53 in many readers).
@@ -146,15 +128,6 @@ mod tests {
         assert_eq!(OrbitTerm::from_json(&json), Ok(t.clone()));
         assert!(!t.is_identity());
         // A missing field, an unknown one, a size that is a number, a class 0: refused.
-        assert_eq!(orbits(2 * 1152, 1152), Ok(2));
-        assert_eq!(
-            orbits(2 * 1152 + 1, 1152),
-            Err(OrbitSumError {
-                sum: 2305,
-                group_order: 1152
-            })
-        );
-        assert!(orbits(0, 0).is_err());
         for bad in [
             r#"{"class":1,"class_size":"4","rep":""}"#,
             r#"{"class":1,"class_size":"4","rep":"","group":"full","x":1}"#,

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cores::grids::{CoreError, CoreSpec, CountCore};
+use cores::orbit_term::OrbitTerm;
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
 
 use crate::cputime::CpuTimer;
@@ -95,6 +96,41 @@ pub fn run_core_unit(
     Ok(Some(UnitRun {
         solutions: c.solutions,
         nodes: c.nodes,
+        updates: 0,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.elapsed_secs(),
+        remaining: Vec::new(),
+        core: core.core(),
+    }))
+}
+
+/// Counts the term of an orbit count's class (`OrbitTerm::count`) on the grids of
+/// `problem`, with `core` (which must be `sudoku-orbits`). `Ok(None)` when `stop` ended the
+/// count. Errors are messages for the failed run.
+pub fn run_term_unit(
+    core: CoreSpec,
+    problem: &Problem,
+    term: &OrbitTerm,
+    stop: &AtomicBool,
+) -> Result<Option<UnitRun>, String> {
+    let CoreSpec::SudokuOrbits { box_rows, box_cols } = core else {
+        return Err(format!(
+            "an orbit term (class {}) is counted by core sudoku-orbits, not {}",
+            term.class,
+            core.text()
+        ));
+    };
+    let wall = Instant::now();
+    let cpu = CpuTimer::start();
+    let Some(solutions) = term
+        .count(box_rows, box_cols, problem, stop)
+        .map_err(|e| e.to_string())?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(UnitRun {
+        solutions,
+        nodes: 0,
         updates: 0,
         wall_seconds: wall.elapsed().as_secs_f64(),
         cpu_seconds: cpu.elapsed_secs(),

@@ -10,7 +10,7 @@
 use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 
-use super::{get_opt_u64, get_prefix, get_u64, parse, Result, StoreError};
+use super::{get_opt_u64, get_prefix, get_term, get_u64, parse, Result, StoreError};
 use crate::job::{CoreSpec, CountCore, JobId, JobKind, JobState, OrbitTerm, Prefix, UnitState};
 
 /// One accepted unit of a counting job.
@@ -203,12 +203,6 @@ fn unit_of(row: &sqlx::sqlite::SqliteRow) -> Result<PendingUnit> {
         parent: get_opt_u64(row, "parent_id")?,
         prefix: get_prefix(row, "prefix")?,
         weight: parse(&row.try_get::<String, _>("weight")?, "weight")?,
-        term: match row.try_get::<Option<String>, _>("orbit_term")? {
-            Some(t) => Some(
-                OrbitTerm::from_json(&t)
-                    .map_err(|e| StoreError::Corrupt(format!("unit {t:?}: {e}")))?,
-            ),
-            None => None,
-        },
+        term: get_term(row, "orbit_term")?,
     })
 }

@@ -1225,7 +1225,8 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     assert_eq!(terms, vec![(1, 1, 12), (2, 3, 4)]);
     assert!(l.rows[0].host.starts_with("imported: ledger.csv"));
     assert_eq!(l.group_order(), Some(4));
-    let orbits = cores::orbit_term::orbits(l.total().unwrap(), l.group_order().unwrap());
+    let terms = l.rows.iter().map(|r| (r.weight, r.solutions));
+    let orbits = cores::grids::orbits::orbits_from_terms(l.group_order().unwrap(), terms);
     assert_eq!(orbits, Ok(6), "(1 x 12 + 3 x 4) / 4");
     // A job of plain units has no group order.
     let plain = s.add_job(7, new_job(1, Some(3)));
