@@ -67,6 +67,17 @@ fn the_4x4_orbit_count_imports_its_total_from_a_real_ledger_and_finds_2() {
     assert_eq!(v["orbits"], "2", "{v}");
     assert_eq!(v["expected_orbits"], "2", "{v}");
     assert_eq!(v["state"], "done", "{v}");
+    // The report opens with the counting jobs at a glance.
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let glance = html
+        .find("At a glance: counting jobs")
+        .expect("the glance table");
+    assert!(glance < html.find("<h2 id=\"job1\">").unwrap());
+    assert!(
+        html.contains("<td>2 (|G| 128)</td><td>orbits 2</td><td>matched</td><td>20/20</td>"),
+        "{html}"
+    );
+
     // The ledger: one row per class, the identity's imported, re-adding to the orbits.
     let out = run_expect(dancehall().args(["ledger", "--db"]).arg(&db), 0);
     assert!(
@@ -122,6 +133,8 @@ fn the_4x4_orbit_count_imports_its_total_from_a_real_ledger_and_finds_2() {
         "3",
     );
     let out = run_spec(&spec, &dir.path().join("wrong.db"), &["--workers", "1"], 1);
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<td>orbits 3</td><td>DIFFERS</td>"), "{html}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.starts_with("PROBLEMS: 1 total(s) or orbit count(s)"),

@@ -216,6 +216,35 @@ struct RawFile {
     _benchmarks: Vec<toml::Table>,
 }
 
+/// The figures a spec expects of its job `name` (`expected_total`, `expected_orbits`), read
+/// from a spec's text as stored with its job (for reports, which have the database only).
+/// `None` when the text is not a spec with that job.
+pub fn expected(text: &str, name: &str) -> Option<(Option<u128>, Option<u128>)> {
+    #[derive(Deserialize)]
+    struct Job {
+        name: Option<String>,
+        expected_total: Option<Factor>,
+        expected_orbits: Option<Factor>,
+    }
+    #[derive(Deserialize)]
+    struct File {
+        #[serde(flatten)]
+        top: Job,
+        #[serde(default)]
+        job: Vec<Job>,
+    }
+    let file: File = toml::from_str(text).ok()?;
+    std::iter::once(file.top)
+        .chain(file.job)
+        .find(|j| j.name.as_deref() == Some(name))
+        .map(|j| {
+            (
+                j.expected_total.map(|f| f.0),
+                j.expected_orbits.map(|f| f.0),
+            )
+        })
+}
+
 /// The keys of a job beside its name and problem.
 struct JobKeys {
     factor: Option<toml::Spanned<Factor>>,
@@ -566,6 +595,17 @@ mod tests {
             e.starts_with("t.toml:2:") && e.contains("missing.dlx"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_expected_figures_of_a_stored_spec_are_found_by_job_name() {
+        let one = "name = \"a\"\nexpected_total = 288\nexpected_orbits = \"2\"\n[problem]\n";
+        assert_eq!(expected(one, "a"), Some((Some(288), Some(2))));
+        assert_eq!(expected(one, "b"), None);
+        let suite = "[[job]]\nname = \"a\"\n[[job]]\nname = \"b\"\nexpected_total = \"5\"\n";
+        assert_eq!(expected(suite, "b"), Some((Some(5), None)));
+        assert_eq!(expected(suite, "a"), Some((None, None)));
+        assert_eq!(expected("not toml [", "a"), None);
     }
 
     #[test]
