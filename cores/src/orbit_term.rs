@@ -49,10 +49,8 @@ impl OrbitTerm {
         self.class == 1
     }
 
-    /// Counts the term of this class on the grids of `problem`, a Sudoku with
-    /// `box_rows x box_cols` boxes and any extra groups (read back from the problem):
-    /// `class_term` of the representative. `Ok(None)` when `stop` ended the count (no partial
-    /// result).
+    /// Counts the term of this class on the grids of `problem` ([`count_term`] of its
+    /// representative); errors name the class.
     pub fn count(
         &self,
         box_rows: usize,
@@ -60,18 +58,8 @@ impl OrbitTerm {
         problem: &Problem,
         stop: &AtomicBool,
     ) -> Result<Option<u128>, OrbitTermError> {
-        let groups =
-            read_groups(box_rows, box_cols, problem).map_err(|e| OrbitTermError(e.to_string()))?;
-        let rep = GridSymmetry::parse(box_rows * box_cols, &self.rep)
-            .map_err(|e| OrbitTermError(format!("class {}: {e}", self.class)))?;
-        match class_term(&groups, &rep, Some(stop)) {
-            Ok(term) => Ok(Some(term)),
-            Err(OrbitError::Stopped) => Ok(None),
-            Err(e) => Err(OrbitTermError(format!(
-                "class {} ({}): {e}",
-                self.class, self.rep
-            ))),
-        }
+        count_term(box_rows, box_cols, problem, &self.rep, stop)
+            .map_err(|e| OrbitTermError(format!("class {}: {}", self.class, e.0)))
     }
 
     /// The JSON the wire and the store carry.
@@ -89,6 +77,29 @@ impl OrbitTerm {
             )));
         }
         Ok(t)
+    }
+}
+
+/// The Burnside term of the symmetry `element` (as `GridSymmetry::to_text` writes it) on the
+/// grids of `problem`, a Sudoku with `box_rows x box_cols` boxes and any extra groups (read
+/// back from the problem): `class_term`, the one count behind every orbit term (a worker's
+/// unit, `dancehall count sudoku --term`). `Ok(None)` when `stop` ended the count (no partial
+/// result).
+pub fn count_term(
+    box_rows: usize,
+    box_cols: usize,
+    problem: &Problem,
+    element: &str,
+    stop: &AtomicBool,
+) -> Result<Option<u128>, OrbitTermError> {
+    let groups =
+        read_groups(box_rows, box_cols, problem).map_err(|e| OrbitTermError(e.to_string()))?;
+    let rep = GridSymmetry::parse(box_rows * box_cols, element)
+        .map_err(|e| OrbitTermError(e.to_string()))?;
+    match class_term(&groups, &rep, Some(stop)) {
+        Ok(term) => Ok(Some(term)),
+        Err(OrbitError::Stopped) => Ok(None),
+        Err(e) => Err(OrbitTermError(format!("{element}: {e}"))),
     }
 }
 

@@ -362,6 +362,51 @@ mod tests {
     }
 
     #[test]
+    fn an_orbit_term_is_counted_by_the_orbit_core_only() {
+        // 4x4: the classes' terms re-add to 2 orbits (Russell and Jarvis 2006) over the
+        // group's order; each counted as a worker counts a unit.
+        let p = sudoku(2, 2);
+        let groups = cores::grids::groups::read_groups(2, 2, &p).unwrap();
+        let choice = cores::grids::orbits::GroupChoice::Full;
+        let group = cores::grids::orbits::orbit_group(&groups, choice).unwrap();
+        let core = CoreSpec::SudokuOrbits {
+            box_rows: 2,
+            box_cols: 2,
+        };
+        let stop = AtomicBool::new(false);
+        let mut sum = 0;
+        for class in cores::grids::orbits::conjugacy_classes(&group) {
+            let term = OrbitTerm {
+                class: class.index,
+                class_size: class.size,
+                rep: class.rep.to_text(),
+                group: choice,
+            };
+            let run = run_term_unit(core, &p, &term, &stop).unwrap().unwrap();
+            assert_eq!(run.core, CountCore::SudokuOrbitTerm);
+            sum += class.size * run.solutions;
+        }
+        assert_eq!(sum, 2 * group.order());
+        let term = OrbitTerm {
+            class: 2,
+            class_size: 1,
+            rep: "1234/2143".into(),
+            group: choice,
+        };
+        let e = run_term_unit(bands22(), &p, &term, &stop).unwrap_err();
+        assert!(
+            e.contains("counted by core sudoku-orbits, not sudoku-bands 2x2"),
+            "{e}"
+        );
+        let bad = OrbitTerm {
+            rep: "12/12".into(),
+            ..term
+        };
+        let e = run_term_unit(core, &p, &bad, &stop).unwrap_err();
+        assert!(e.starts_with("orbit term: class 2: "), "{e}");
+    }
+
+    #[test]
     fn a_stopped_sudoku_unit_has_no_result() {
         let stop = AtomicBool::new(true);
         let p = sudoku(3, 3);

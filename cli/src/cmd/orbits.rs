@@ -2,7 +2,7 @@
 //! of a small Sudoku (its grids up to its symmetry group and relabelling, Burnside's lemma,
 //! `cores::grids::orbits::count_orbits`) printed beside the total, with the group, its order
 //! and the sanity bound `orbits >= N / (|G| side!)`; and the Burnside term of one element,
-//! as an orbit count's unit counts it (`cores::orbit_term::OrbitTerm::count`), so that a row of
+//! as an orbit count's unit counts it (`cores::orbit_term::count_term`), so that a row of
 //! an orbit job's ledger (`element`, `term`) can be recounted. Larger grids are counted as
 //! jobs (`[units] generator = "sudoku-orbits"`), their identity's term imported from the
 //! total's ledger.
@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use cores::grids::orbits::{count_orbits, lower_bound, GroupChoice};
-use cores::orbit_term::OrbitTerm;
+use cores::orbit_term::count_term;
 use cores::problems::{Built, ProblemSpec};
 
 use super::problem::CountArgs;
@@ -95,15 +95,8 @@ pub fn count(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
 /// writes it), counted by the orbit-term core as a worker counts an orbit job's unit.
 pub fn term(a: &CountArgs, built: &Built, element: &str) -> anyhow::Result<()> {
     let (r, c) = sudoku_shape(a, "--term")?;
-    let unit = OrbitTerm {
-        class: 1,
-        class_size: 1,
-        rep: element.to_string(),
-        group: GroupChoice::Full,
-    };
     let started = Instant::now();
-    let term = unit
-        .count(r, c, &built.problem, &AtomicBool::new(false))
+    let term = count_term(r, c, &built.problem, element, &AtomicBool::new(false))
         .map_err(|e| user_error(format!("--term {element}: {e}")))?
         .ok_or_else(|| anyhow::anyhow!("the count was stopped"))?;
     let mut out = std::io::stdout().lock();
