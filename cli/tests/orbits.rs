@@ -238,3 +238,70 @@ fn orbit_specs_refuse_partial_foreign_and_missing_ledgers_and_other_families() {
         stderr(&out)
     );
 }
+
+/// The committed orbit specs import the identity's term from the committed reference ledgers:
+/// each total over side! as published (windoku 6,337,174,388,428,800, X-Sudoku
+/// 55,613,393,399,531,520, SudokuP 201,105,135,151,764,480: the enjoysudoku forum's figures;
+/// 8x8 29,136,487,207,403,520, OEIS A107739), read through the same spec code as `run`.
+#[test]
+fn the_committed_orbit_specs_import_the_published_totals() {
+    for (spec, term) in [
+        ("sudoku-9x9-hyper-orbits.toml", 17_463_553_760u128),
+        ("sudoku-9x9-diagonal-orbits.toml", 153_255_603_504),
+        ("sudoku-9x9-disjoint-orbits.toml", 554_191_840_696),
+        ("sudoku-8x8-orbits.toml", 722_631_131_136),
+    ] {
+        let out = run_expect(dancehall().arg("units").arg(specs().join(spec)), 0);
+        let rows = ledger_rows(&String::from_utf8_lossy(&out.stdout));
+        let identity = &rows[0];
+        assert_eq!(identity["class"], "1", "{spec}");
+        assert_eq!(identity["imported_term"], term.to_string(), "{spec}");
+        assert!(
+            rows[1..].iter().all(|r| r["imported_term"].is_empty()),
+            "{spec}"
+        );
+        let order: u128 = rows
+            .iter()
+            .map(|r| r["weight"].parse::<u128>().unwrap())
+            .sum();
+        let sizes: u128 = rows
+            .iter()
+            .map(|r| r["class_size"].parse::<u128>().unwrap())
+            .sum();
+        assert_eq!(order, sizes, "{spec}");
+        assert!(
+            stderr(&out).contains(&format!("order {order})")),
+            "{spec}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// `sudoku symmetries` prints both groups an orbit count runs under: windoku's full group
+/// exchanges the boxes with the groups its windows imply, so it is twice the
+/// Sudoku-preserving one (the 128 symmetries that keep the windows).
+#[test]
+fn sudoku_symmetries_print_both_orbit_group_orders() {
+    let out = run_expect(
+        dancehall().args([
+            "sudoku",
+            "symmetries",
+            "--box",
+            "3x3",
+            "--variant",
+            "hyper",
+            "--json",
+        ]),
+        0,
+    );
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        (
+            &v["variant_order"],
+            &v["orbit_sudoku_order"],
+            &v["orbit_full_order"]
+        ),
+        (&"128".into(), &"128".into(), &"256".into()),
+        "{v}"
+    );
+}
