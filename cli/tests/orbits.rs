@@ -125,6 +125,33 @@ fn the_4x4_orbit_count_imports_its_total_from_a_real_ledger_and_finds_2() {
     );
     assert_eq!(json_lines(&out)[0]["term"], row["term"].as_str());
 
+    // In one process, the total taken from the same ledger.
+    let out = run_expect(
+        dancehall()
+            .args([
+                "count",
+                "sudoku",
+                "--box",
+                "2x2",
+                "--orbits",
+                "--json",
+                "--total-ledger",
+            ])
+            .arg(&ledger),
+        0,
+    );
+    let v = &json_lines(&out)[0];
+    assert_eq!(
+        (&v["solutions"], &v["orbits"]),
+        (&"288".into(), &"2".into()),
+        "{v}"
+    );
+    assert_eq!(
+        (&v["group_order"], &v["lower_bound"]),
+        (&"128".into(), &"1".into()),
+        "{v}"
+    );
+
     // A wrong expected figure makes the run fail, the problem said first.
     let spec = orbit_spec(
         dir.path(),

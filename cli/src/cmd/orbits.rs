@@ -1,7 +1,8 @@
 //! `dancehall count sudoku ... --orbits` and `--term ELEMENT`: the essentially different grids
 //! of a small Sudoku (its grids up to its symmetry group and relabelling, Burnside's lemma,
 //! `cores::grids::orbits::count_orbits`) printed beside the total, with the group, its order
-//! and the sanity bound `orbits >= N / (|G| side!)`; and the Burnside term of one element,
+//! and the sanity bound `orbits >= N / (|G| side!)` (N enumerated up to 6x6, or read from
+//! `--total-ledger`, a complete ledger of the total, as `spec::orbits` reads it); and the Burnside term of one element,
 //! as an orbit count's unit counts it (`cores::orbit_term::count_term`), so that a row of
 //! an orbit job's ledger (`element`, `term`) can be recounted. Larger grids are counted as
 //! jobs (`[units] generator = "sudoku-orbits"`), their identity's term imported from the
@@ -17,6 +18,7 @@ use cores::problems::{Built, ProblemSpec};
 
 use super::problem::CountArgs;
 use crate::exit::user_error;
+use crate::spec::orbits::ledger_total;
 
 /// The box shape of a Sudoku without givens or fixed row; anything else is refused (exit 2)
 /// naming `flag`.
@@ -48,10 +50,25 @@ pub fn count(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
     };
     let groups = cores::grids::groups::read_groups(r, c, &built.problem)
         .map_err(|e| user_error(format!("{}: {e}", built.label)))?;
-    let started = Instant::now();
-    let o = count_orbits(&groups, choice, None)
-        .map_err(|e| user_error(format!("{}: {e}", built.label)))?;
     let side = r * c;
+    let total = match &a.total_ledger {
+        None => None,
+        Some(path) => {
+            let t = ledger_total(path, side * side).map_err(user_error)?;
+            if let Some((want, from)) = &t.problem {
+                let got = coordinator::store::sha256_hex(&cores::xcc::write_dlx(&built.problem));
+                if &got != want {
+                    return Err(user_error(format!(
+                        "--total-ledger: {from} names problem {want}, this problem is {got}"
+                    )));
+                }
+            }
+            Some(t.total)
+        }
+    };
+    let started = Instant::now();
+    let o = count_orbits(&groups, choice, total)
+        .map_err(|e| user_error(format!("{}: {e}", built.label)))?;
     let bound = lower_bound(o.total, o.group_order, side);
     let mut out = std::io::stdout().lock();
     if a.json {

@@ -200,6 +200,11 @@ pub struct CountArgs {
     /// subgroup).
     #[arg(long, global = true, value_name = "GROUP", requires = "orbits")]
     pub orbit_group: Option<String>,
+    /// With --orbits: take the number of grids from this complete ledger of the same
+    /// problem's total (`dancehall ledger`; `.csv` or `.csv.gz`) instead of enumerating it
+    /// (needed above 6x6).
+    #[arg(long, global = true, value_name = "FILE", requires = "orbits")]
+    pub total_ledger: Option<std::path::PathBuf>,
     /// Sudoku grids only: count the Burnside term of this symmetry (as an orbit job's ledger
     /// writes it in its `element` column): the grids it maps to a relabelling of
     /// themselves, over side!.
