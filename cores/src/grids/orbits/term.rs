@@ -411,7 +411,9 @@ impl<'a> FixedCount<'a> {
     /// start of a row depends only on the digits each group holds, so it is remembered.
     fn search(&mut self, sym: &[DigitPerm], filled: usize) -> Result<u128, OrbitError> {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(STOP_CHECK) && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+        if self.nodes.is_multiple_of(STOP_CHECK)
+            && self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        {
             return Err(OrbitError::Stopped);
         }
         if filled == self.cycles.len() {
