@@ -2,11 +2,11 @@
 //! of a small Sudoku (its grids up to its symmetry group and relabelling, Burnside's lemma,
 //! `cores::grids::orbits::count_orbits`) printed beside the total, with the group, its order
 //! and the sanity bound `orbits >= N / (|G| side!)` (N enumerated up to 6x6, or read from
-//! `--total-ledger`, a complete ledger of the total, as `spec::orbits` reads it); and the Burnside term of one element,
-//! as an orbit count's unit counts it (`cores::orbit_term::count_term`), so that a row of
-//! an orbit job's ledger (`element`, `term`) can be recounted. Larger grids are counted as
-//! jobs (`[units] generator = "sudoku-orbits"`), their identity's term imported from the
-//! total's ledger.
+//! `--total-ledger`, a complete ledger of the total, as `spec::orbits` reads it); and the
+//! Burnside term of one element, as an orbit count's unit counts it
+//! (`cores::orbit_term::count_term`), so that a row of an orbit job's ledger (`element`,
+//! `term`) can be recounted. Larger grids are counted as jobs (`[units] generator =
+//! "sudoku-orbits"`), their identity's term imported from the total's ledger.
 
 use std::io::Write as _;
 use std::sync::atomic::AtomicBool;
