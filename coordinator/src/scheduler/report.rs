@@ -183,6 +183,22 @@ impl Scheduler {
                 ),
             );
         }
+        // An orbit term is a count of its own kind: the whole subtree of its prefix is not it.
+        // A worker that does not know terms (an older one) would count the prefix instead.
+        let term_core = result.core == CountCore::SudokuOrbitTerm;
+        if unit.term.is_some() != term_core {
+            let why = match &unit.term {
+                Some(t) => format!(
+                    "the orbit term of class {} was counted by the {} core, not \
+                     sudoku-orbit-term (a worker that does not know orbit terms?)",
+                    t.class, result.core
+                ),
+                None => {
+                    "a unit without an orbit term was counted by the sudoku-orbit-term core".into()
+                }
+            };
+            return self.reject(now, job, uid, why);
+        }
         if let Some(of) = unit.audit_of {
             return self.accept_audit(now, worker, uid, of, result);
         }

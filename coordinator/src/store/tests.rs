@@ -1190,7 +1190,22 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let g = s.lease(3, w, 10).unwrap().units;
     assert_eq!(g.len(), 1, "the identity's term is imported, not leased");
     assert_eq!(g[0].unit.term, transpose.term);
-    s.report(4, w, &g[0].lease.token, g[0].unit.id, result(4, vec![]));
+    // Counted by another core (a worker that counts the prefix instead): refused.
+    let wrong = s.report(4, w, &g[0].lease.token, g[0].unit.id, result(4, vec![]));
+    assert_eq!(wrong.verdict, Verdict::Rejected, "{}", wrong.message);
+    assert!(
+        wrong
+            .message
+            .contains("class 2 was counted by the dlx core"),
+        "{}",
+        wrong.message
+    );
+    let g = s.lease(4, w, 10).unwrap().units;
+    let term_result = |n| UnitResult {
+        core: CountCore::SudokuOrbitTerm,
+        ..result(n, vec![])
+    };
+    s.report(4, w, &g[0].lease.token, g[0].unit.id, term_result(4));
     flush(&mut s, &pool).await;
     // Its audit re-run (on another worker) counts the same class.
     let w = s.register(5, "b", "h2", 1, "v");
@@ -1200,7 +1215,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
         (a[0].unit.audit_of, &a[0].unit.term),
         (Some(g[0].unit.id), &transpose.term)
     );
-    s.report(6, w, &a[0].lease.token, a[0].unit.id, result(4, vec![]));
+    s.report(6, w, &a[0].lease.token, a[0].unit.id, term_result(4));
     flush(&mut s, &pool).await;
     let snap = load(&pool).await.unwrap();
     assert_eq!(snap, s.snapshot());
