@@ -3,8 +3,8 @@
 //! unit per conjugacy class of G (`cores::grids::orbits::conjugacy_classes`): weight the
 //! class size, count the class's term `A(g)` (grids that `g` maps to a relabelling of
 //! themselves, over `side!`), counted by the `sudoku-orbit-term` core. The job's weighted
-//! sum is `|G|` times the orbits ([`cores::orbit_term::orbits`] divides, exactly or not at
-//! all).
+//! sum is `|G|` times the orbits (`cores::grids::orbits::orbits_from_terms` divides, exactly
+//! or not at all).
 //!
 //! The identity's term is the total grid count N over `side!`. It is never counted again:
 //! `total_ledger` names the complete ledger of the same problem's total (e.g.
@@ -13,7 +13,8 @@
 //! identity unit's count, marked as imported with its source. A partial ledger is refused
 //! naming its file and line, as is a ledger whose `problem` column names another problem
 //! (checked against the spec's problem in `spec::count`). Without `total_ledger` the
-//! identity's term is counted like the others, which `class_term` does only up to 8x8.
+//! identity's term is counted like the others, which `class_term` does only up to 6x6
+//! ([`IDENTITY_COUNTED_UP_TO`]); a larger grid without `total_ledger` is refused.
 
 use std::io::Read as _;
 use std::path::Path;
