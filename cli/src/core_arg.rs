@@ -79,6 +79,10 @@ pub fn choose(
                     .err()
                     .map_or_else(String::new, |e| e.to_string())
             ),
+            CoreSpec::SudokuOrbits { .. } => {
+                "core sudoku-orbits counts orbit terms ([units] generator = \"sudoku-orbits\")"
+                    .into()
+            }
             CoreSpec::Dlx => unreachable!("the engine counts every problem"),
         }));
     }

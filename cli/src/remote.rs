@@ -106,17 +106,27 @@ pub fn count_request(job: &JobSpec, spec_text: &str) -> pb::SubmitJobRequest {
 /// parents.
 fn weighted_units_pb(units: &WeightedUnits) -> Vec<pb::WeightedPrefix> {
     let resumed = units.resume.as_ref().map(|r| &r.units);
+    let orbits = units.orbits.as_ref();
     units
         .units
         .iter()
         .enumerate()
         .map(|(k, (prefix, weight))| {
             let unit = resumed.and_then(|r| r.get(k));
+            // An orbit count's identity (unit 0) comes imported from the total's ledger.
+            let identity = orbits
+                .and_then(|o| o.identity.as_ref())
+                .filter(|_| k == 0)
+                .map(|(i, _)| i);
             pb::WeightedPrefix {
                 options: prefix.clone(),
                 weight: weight.to_string(),
+                orbit_term_json: orbits
+                    .and_then(|o| o.terms.get(k))
+                    .map_or_else(String::new, |t| t.to_json()),
                 imported: unit
                     .and_then(|u| u.imported.as_ref())
+                    .or(identity)
                     .map(|i| pb::ImportedCount {
                         solutions: i.solutions.to_string(),
                         nodes: i.nodes,

@@ -413,8 +413,16 @@ fn the_html_report_renders_in_headless_chromium() {
     );
     assert_eq!(
         page.find("<h2"),
-        page.find("<h2 id=\"glance-2\""),
-        "the summary is the first section"
+        page.find("<h2 id=\"glance-counts\""),
+        "the counting jobs at a glance are the first section"
+    );
+    assert!(
+        page.contains("<tr><td>1 sudoku-4x4-fixed</td><td>done</td><td>288</td><td>-</td>"),
+        "the counting job's row"
+    );
+    assert!(
+        page.find("<h2 id=\"glance-2\"").unwrap() < page.find("<h2 id=\"job1\"").unwrap(),
+        "the summaries come before any detail"
     );
     assert!(
         page.contains("<b>native</b> wins: 2 of 2 instances proved, PAR2 3.0 ms, 6.0 ms in all."),
@@ -634,6 +642,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
                     time_limit_seconds: 5.0,
                     memory_limit_bytes: None,
                 }),
+                term: None,
                 counted: None,
                 split: false,
                 parent: None,

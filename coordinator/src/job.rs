@@ -20,6 +20,7 @@ use std::fmt;
 pub use cores::bench::{Family, FileKind, RunRecord, Status as RunStatus};
 pub use cores::domino::Difficulty;
 pub use cores::grids::{CoreSpec, CountCore};
+pub use cores::orbit_term::{GroupChoice, OrbitTerm};
 
 pub type JobId = u64;
 pub type UnitId = u64;
@@ -360,6 +361,9 @@ pub struct Unit {
     pub estimate: Option<UnitEstimate>,
     /// Set for the units of a benchmark job.
     pub task: Option<BenchTask>,
+    /// Set for the units of an orbit count: the conjugacy class whose term the unit counts
+    /// (its prefix is the job's; its weight is the class size).
+    pub term: Option<OrbitTerm>,
     pub state: UnitState,
     /// Leases granted so far.
     pub attempts: u32,

@@ -26,7 +26,7 @@ use std::collections::BinaryHeap;
 
 use cores::xcc::{estimate_from, parse_dlx, Branching, Dlx, DlxParseError, PrefixError, Problem};
 
-use crate::job::{CoreSpec, CountCore, Prefix, UnitEstimate, UnitResult};
+use crate::job::{CoreSpec, CountCore, OrbitTerm, Prefix, UnitEstimate, UnitResult};
 use crate::scheduler::NewUnit;
 
 /// How finely to cut.
@@ -62,6 +62,17 @@ pub enum PartitionError {
         "unit {index}: its parent must be an earlier imported split unit whose prefix it extends"
     )]
     SeedParent { index: usize },
+    #[error(
+        "unit {index}: an orbit count's units are all class terms (each with its class), \
+         never split and never resumed"
+    )]
+    TermMixed { index: usize },
+    #[error("units {first} and {second} count the term of the same class {class}")]
+    TermTwice {
+        first: usize,
+        second: usize,
+        class: usize,
+    },
     #[error("unit {index}: imported with {imported} solutions, but its prefix {what}")]
     ImportedWrong {
         index: usize,
@@ -79,6 +90,9 @@ pub struct Seed {
     pub imported: Option<Imported>,
     /// The index among the seeds of the imported split unit this one was handed back from.
     pub parent: Option<usize>,
+    /// An orbit count's unit: the term of this class (its prefix is the job's; the identity's
+    /// term comes `imported`).
+    pub term: Option<OrbitTerm>,
 }
 
 impl Seed {
@@ -89,6 +103,7 @@ impl Seed {
             weight,
             imported: None,
             parent: None,
+            term: None,
         }
     }
 }
@@ -108,6 +123,20 @@ pub struct Imported {
 }
 
 impl Eq for Imported {}
+
+impl Imported {
+    /// The result its unit starts with (its source as the host).
+    fn result(&self) -> UnitResult {
+        UnitResult {
+            solutions: self.solutions,
+            nodes: self.nodes,
+            wall_seconds: self.wall_seconds,
+            host: self.source.clone(),
+            core: self.core,
+            ..UnitResult::default()
+        }
+    }
+}
 
 /// Parses the job's DLX text, checks that `core` can count it, and cuts it into units: from
 /// the root's options when `seeds` is empty, else from the seeds (see the module doc).
@@ -138,6 +167,9 @@ pub fn partition_problem(
     let split = core.splits();
     if seeds.is_empty() {
         return partition_with(problem, prefix, settings, split);
+    }
+    if seeds.iter().any(|s| s.term.is_some()) {
+        return term_units(problem, prefix, seeds);
     }
     check_seeds(prefix, seeds)?;
     if seeds
@@ -180,6 +212,52 @@ fn check_seeds(prefix: &[u32], seeds: &[Seed]) -> Result<(), PartitionError> {
         });
     }
     Ok(())
+}
+
+/// The units of an orbit count, one per seed and in the seeds' order: every seed a class
+/// term (distinct classes) whose prefix is the job's and applies; an imported one (the
+/// identity's term, from the total's ledger) starts counted, the others are queued whole.
+fn term_units(
+    problem: &Problem,
+    prefix: &[u32],
+    seeds: &[Seed],
+) -> Result<Vec<NewUnit>, PartitionError> {
+    let mut classes: Vec<(usize, usize)> = Vec::with_capacity(seeds.len());
+    let mut units = Vec::with_capacity(seeds.len());
+    for (index, seed) in seeds.iter().enumerate() {
+        let term = match (&seed.term, seed.parent) {
+            (Some(t), None) => t,
+            _ => return Err(PartitionError::TermMixed { index }),
+        };
+        if seed.prefix != prefix {
+            return Err(PartitionError::SeedOutside { index });
+        }
+        if seed.weight == 0 {
+            return Err(PartitionError::ZeroWeight { index });
+        }
+        if let Some(&(_, first)) = classes.iter().find(|(c, _)| *c == term.class) {
+            return Err(PartitionError::TermTwice {
+                first,
+                second: index,
+                class: term.class,
+            });
+        }
+        classes.push((term.class, index));
+        Dlx::new(problem)
+            .apply_prefix(&seed.prefix)
+            .map_err(|source| PartitionError::Seed { index, source })?;
+        units.push(NewUnit {
+            prefix: seed.prefix.clone(),
+            weight: seed.weight,
+            estimate: None,
+            task: None,
+            term: Some(term.clone()),
+            counted: seed.imported.as_ref().map(Imported::result),
+            parent: None,
+            split: false,
+        });
+    }
+    Ok(units)
 }
 
 /// The units of a resumed job, one per seed and in the seeds' order: an imported seed starts
@@ -231,14 +309,8 @@ pub fn resume_units(
                     weight: seed.weight,
                     estimate: None,
                     task: None,
-                    counted: Some(UnitResult {
-                        solutions: imp.solutions,
-                        nodes: imp.nodes,
-                        wall_seconds: imp.wall_seconds,
-                        host: imp.source.clone(),
-                        core: imp.core,
-                        ..UnitResult::default()
-                    }),
+                    term: None,
+                    counted: Some(imp.result()),
                     parent: None,
                     split: imp.split,
                 }
@@ -249,6 +321,7 @@ pub fn resume_units(
                 weight: open.weight,
                 estimate: open.estimate,
                 task: None,
+                term: None,
                 counted: None,
                 parent: None,
                 split: false,
@@ -299,6 +372,7 @@ fn counted(prefix: Prefix, weight: u128, solutions: u128) -> NewUnit {
         weight,
         estimate: None,
         task: None,
+        term: None,
         counted: Some(UnitResult {
             solutions,
             nodes: 0,
@@ -454,6 +528,7 @@ fn cut(
         weight: o.weight,
         estimate: o.estimate,
         task: None,
+        term: None,
         counted: None,
         parent: None,
         split: false,

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod domino;
 pub mod grids;
+pub mod orbit_term;
 pub mod permanent;
 pub mod problems;
 pub mod sudoku;

@@ -60,6 +60,7 @@ pub mod core {
             pb::CountCore::SudokuBands => CountCore::SudokuBands,
             pb::CountCore::Queens => CountCore::Queens,
             pb::CountCore::SudokuGroups => CountCore::SudokuGroups,
+            pb::CountCore::SudokuOrbitTerm => CountCore::SudokuOrbitTerm,
         }
     }
 
@@ -69,6 +70,7 @@ pub mod core {
             CountCore::SudokuBands => pb::CountCore::SudokuBands,
             CountCore::Queens => pb::CountCore::Queens,
             CountCore::SudokuGroups => pb::CountCore::SudokuGroups,
+            CountCore::SudokuOrbitTerm => pb::CountCore::SudokuOrbitTerm,
         }
     }
 
@@ -77,28 +79,31 @@ pub mod core {
         let Some(c) = c else {
             return Ok(CoreSpec::Dlx);
         };
+        // The Sudoku cores need a box shape of at least 1x1.
+        let shape = |name: &str| {
+            if c.box_rows > 0 && c.box_cols > 0 {
+                Ok((c.box_rows as usize, c.box_cols as usize))
+            } else {
+                Err(format!(
+                    "core {name} needs box_rows and box_cols of at least 1, got {}x{}",
+                    c.box_rows, c.box_cols
+                ))
+            }
+        };
         match count_core(c.core()) {
             CountCore::Dlx => Ok(CoreSpec::Dlx),
-            CountCore::SudokuBands if c.box_rows > 0 && c.box_cols > 0 => {
-                Ok(CoreSpec::SudokuBands {
-                    box_rows: c.box_rows as usize,
-                    box_cols: c.box_cols as usize,
-                })
+            CountCore::SudokuBands => {
+                let (box_rows, box_cols) = shape("sudoku-bands")?;
+                Ok(CoreSpec::SudokuBands { box_rows, box_cols })
             }
-            CountCore::SudokuBands => Err(format!(
-                "core sudoku-bands needs box_rows and box_cols of at least 1, got {}x{}",
-                c.box_rows, c.box_cols
-            )),
-            CountCore::SudokuGroups if c.box_rows > 0 && c.box_cols > 0 => {
-                Ok(CoreSpec::SudokuGroups {
-                    box_rows: c.box_rows as usize,
-                    box_cols: c.box_cols as usize,
-                })
+            CountCore::SudokuGroups => {
+                let (box_rows, box_cols) = shape("sudoku-groups")?;
+                Ok(CoreSpec::SudokuGroups { box_rows, box_cols })
             }
-            CountCore::SudokuGroups => Err(format!(
-                "core sudoku-groups needs box_rows and box_cols of at least 1, got {}x{}",
-                c.box_rows, c.box_cols
-            )),
+            CountCore::SudokuOrbitTerm => {
+                let (box_rows, box_cols) = shape("sudoku-orbits")?;
+                Ok(CoreSpec::SudokuOrbits { box_rows, box_cols })
+            }
             CountCore::Queens if c.n > 0 => Ok(CoreSpec::Queens { n: c.n as usize }),
             CountCore::Queens => Err("core queens needs n of at least 1".to_string()),
         }
@@ -109,7 +114,10 @@ pub mod core {
             CoreSpec::Dlx => (0, 0, 0),
             CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
             CoreSpec::Queens { n } => (0, 0, n as u32),
-            CoreSpec::SudokuGroups { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
+            CoreSpec::SudokuGroups { box_rows, box_cols }
+            | CoreSpec::SudokuOrbits { box_rows, box_cols } => {
+                (box_rows as u32, box_cols as u32, 0)
+            }
         };
         pb::CoreSpec {
             core: count_core_pb(c.core()) as i32,
@@ -134,6 +142,10 @@ pub mod core {
                 CoreSpec::Queens { n: 20 },
                 CoreSpec::SudokuGroups {
                     box_rows: 3,
+                    box_cols: 3,
+                },
+                CoreSpec::SudokuOrbits {
+                    box_rows: 2,
                     box_cols: 3,
                 },
             ] {

@@ -49,8 +49,9 @@ use tracing::{debug, info, warn};
 use crate::backoff::Backoff;
 use crate::bench::{failed, run_caught, Family, RunLimits, RunRecord};
 use crate::outbox::Outbox;
-use crate::unit::{run_core_unit, run_unit, UnitRun, UnitWork};
+use crate::unit::{run_core_unit, run_term_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
+use cores::orbit_term::OrbitTerm;
 use proto::client::{self, disposition, header, Disposition, WorkerClient};
 use proto::core::{core_spec, count_core_pb};
 
@@ -586,13 +587,20 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         );
         let token = unit.lease_token.clone();
         let flag = stop.clone();
+        // An orbit count's unit: the term of its class (a malformed one fails its run).
+        let term = match unit.orbit_term_json.as_str() {
+            "" => None,
+            json => Some(OrbitTerm::from_json(json).map_err(|e| e.to_string())),
+        };
         self.tasks.spawn_blocking(move || {
-            let result = crate::panic::catch(|| match core {
-                CoreSpec::Dlx => run_unit(&problem, &work, flag)
+            let result = crate::panic::catch(|| match (core, term) {
+                (core, Some(term)) => run_term_unit(core, &problem, &term?, &flag)
+                    .map(|run| run.map_or(Done::Stopped, Done::Count)),
+                (CoreSpec::Dlx, None) => run_unit(&problem, &work, flag)
                     .map(Done::Count)
                     .map_err(|e| format!("bad prefix: {e}")),
                 // No budgets: a specialised core counts a unit whole or not at all.
-                core => run_core_unit(core, &problem, &work.prefix, &flag)
+                (core, None) => run_core_unit(core, &problem, &work.prefix, &flag)
                     .map(|run| run.map_or(Done::Stopped, Done::Count))
                     .map_err(|e| format!("core {} cannot count the prefix: {e}", core.text())),
             })

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cores::grids::{CoreError, CoreSpec, CountCore};
+use cores::orbit_term::OrbitTerm;
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
 
 use crate::cputime::CpuTimer;
@@ -95,6 +96,41 @@ pub fn run_core_unit(
     Ok(Some(UnitRun {
         solutions: c.solutions,
         nodes: c.nodes,
+        updates: 0,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.elapsed_secs(),
+        remaining: Vec::new(),
+        core: core.core(),
+    }))
+}
+
+/// Counts the term of an orbit count's class (`OrbitTerm::count`) on the grids of
+/// `problem`, with `core` (which must be `sudoku-orbits`). `Ok(None)` when `stop` ended the
+/// count. Errors are messages for the failed run.
+pub fn run_term_unit(
+    core: CoreSpec,
+    problem: &Problem,
+    term: &OrbitTerm,
+    stop: &AtomicBool,
+) -> Result<Option<UnitRun>, String> {
+    let CoreSpec::SudokuOrbits { box_rows, box_cols } = core else {
+        return Err(format!(
+            "an orbit term (class {}) is counted by core sudoku-orbits, not {}",
+            term.class,
+            core.text()
+        ));
+    };
+    let wall = Instant::now();
+    let cpu = CpuTimer::start();
+    let Some(solutions) = term
+        .count(box_rows, box_cols, problem, stop)
+        .map_err(|e| e.to_string())?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(UnitRun {
+        solutions,
+        nodes: 0,
         updates: 0,
         wall_seconds: wall.elapsed().as_secs_f64(),
         cpu_seconds: cpu.elapsed_secs(),
@@ -323,6 +359,51 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(bands.solutions, dlx.solutions);
+    }
+
+    #[test]
+    fn an_orbit_term_is_counted_by_the_orbit_core_only() {
+        // 4x4: the classes' terms re-add to 2 orbits (Russell and Jarvis 2006) over the
+        // group's order; each counted as a worker counts a unit.
+        let p = sudoku(2, 2);
+        let groups = cores::grids::groups::read_groups(2, 2, &p).unwrap();
+        let choice = cores::grids::orbits::GroupChoice::Full;
+        let group = cores::grids::orbits::orbit_group(&groups, choice).unwrap();
+        let core = CoreSpec::SudokuOrbits {
+            box_rows: 2,
+            box_cols: 2,
+        };
+        let stop = AtomicBool::new(false);
+        let mut sum = 0;
+        for class in cores::grids::orbits::conjugacy_classes(&group) {
+            let term = OrbitTerm {
+                class: class.index,
+                class_size: class.size,
+                rep: class.rep.to_text(),
+                group: choice,
+            };
+            let run = run_term_unit(core, &p, &term, &stop).unwrap().unwrap();
+            assert_eq!(run.core, CountCore::SudokuOrbitTerm);
+            sum += class.size * run.solutions;
+        }
+        assert_eq!(sum, 2 * group.order());
+        let term = OrbitTerm {
+            class: 2,
+            class_size: 1,
+            rep: "1234/2143".into(),
+            group: choice,
+        };
+        let e = run_term_unit(bands22(), &p, &term, &stop).unwrap_err();
+        assert!(
+            e.contains("counted by core sudoku-orbits, not sudoku-bands 2x2"),
+            "{e}"
+        );
+        let bad = OrbitTerm {
+            rep: "12/12".into(),
+            ..term
+        };
+        let e = run_term_unit(core, &p, &bad, &stop).unwrap_err();
+        assert!(e.starts_with("orbit term: class 2: "), "{e}");
     }
 
     #[test]

@@ -28,7 +28,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use coordinator::job::{CoreSpec, JobKind};
+use coordinator::job::{CoreSpec, JobKind, OrbitTerm};
 use coordinator::store::{self, Ledger};
 use cores::problems::sudoku::format_grid;
 
@@ -93,6 +93,15 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
             ledger.rows.len(),
             ledger.symmetry_factor
         );
+        if let Some(order) = ledger.group_order() {
+            let terms = ledger.rows.iter().map(|r| (r.weight, r.solutions));
+            match cores::grids::orbits::orbits_from_terms(order, terms) {
+                Ok(orbits) => {
+                    eprintln!("orbits = sum(class_size x term) / |G| = {sum} / {order} = {orbits}")
+                }
+                Err(e) => anyhow::bail!("job {} ({}): ORBITS WRONG: {e}", ledger.job, ledger.name),
+            }
+        }
     } else {
         eprintln!(
             "PARTIAL LEDGER of job {} ({}), {}: work to resume, not a count (the counted \
@@ -141,16 +150,41 @@ fn parse_shape(text: &str) -> anyhow::Result<(usize, usize)> {
 pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<String> {
     let core_shape = match ledger.core {
         CoreSpec::SudokuBands { box_rows, box_cols }
-        | CoreSpec::SudokuGroups { box_rows, box_cols } => Some((box_rows, box_cols)),
+        | CoreSpec::SudokuGroups { box_rows, box_cols }
+        | CoreSpec::SudokuOrbits { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     };
     let strict = shape.is_some();
     let shape = shape.or(core_shape);
     let cells = if shape.is_some() { "givens" } else { "prefix" };
+    // An orbit count's rows name their class: `class, class_size, element` (the class's
+    // representative), `group`, `term` (the count) and `imported` (the identity's term, from
+    // the total's ledger, rather than counted by a worker).
+    let orbit = ledger.group_order().is_some();
+    let orbit_head = if orbit {
+        "class,class_size,element,group,term,imported,"
+    } else {
+        ""
+    };
     let mut s = format!(
-        "unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor,ledger,\
-         problem\n"
+        "unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor,\
+         {orbit_head}ledger,problem\n"
     );
+    let term_cols = |term: Option<&OrbitTerm>, count: Option<(u128, bool)>| -> String {
+        match term {
+            None if !orbit => String::new(),
+            None => ",,,,,,".into(),
+            Some(t) => format!(
+                "{},{},{},{},{},{},",
+                t.class,
+                t.class_size,
+                t.rep,
+                t.group.as_str(),
+                count.map_or_else(String::new, |(c, _)| c.to_string()),
+                count.map_or("", |(_, imported)| if imported { "yes" } else { "no" })
+            ),
+        }
+    };
     let mark = if ledger.complete() {
         LedgerMark::Complete
     } else {
@@ -174,8 +208,10 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     };
     for r in &ledger.rows {
         let cells = cells_of(r.unit, &r.prefix)?;
+        // Imported: counted by no worker (the coordinator took it from the spec's ledger).
+        let terms = term_cols(r.term.as_ref(), Some((r.solutions, r.worker.is_none())));
         s.push_str(&format!(
-            "{},{},{},{cells},{},{},{},{},{},{},{:.3},{},{mark},{}\n",
+            "{},{},{},{cells},{},{},{},{},{},{},{:.3},{},{terms}{mark},{}\n",
             r.unit,
             r.state.as_str(),
             r.parent.map_or_else(String::new, |p| p.to_string()),
@@ -193,8 +229,9 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     // Work to resume: no count, no worker, no time.
     for p in &ledger.pending {
         let cells = cells_of(p.unit, &p.prefix)?;
+        let terms = term_cols(p.term.as_ref(), None);
         s.push_str(&format!(
-            "{},{},{},{cells},{},,,,,,,{},{mark},{}\n",
+            "{},{},{},{cells},{},,,,,,,{},{terms}{mark},{}\n",
             p.unit,
             p.state.as_str(),
             p.parent.map_or_else(String::new, |p| p.to_string()),

@@ -191,6 +191,25 @@ pub struct CountArgs {
     /// --limit.
     #[arg(long, value_enum, global = true)]
     pub core: Option<CoreArg>,
+    /// Sudoku grids only: count the essentially different grids too (the orbits under the
+    /// grid's symmetry group and relabelling, by Burnside's lemma), every term in this
+    /// process (small grids; larger ones as jobs: generator `sudoku-orbits`).
+    #[arg(long, global = true, conflicts_with_all = ["print", "limit", "core", "term"])]
+    pub orbits: bool,
+    /// With --orbits: the group, `full` (default) or `sudoku` (its Sudoku-preserving
+    /// subgroup).
+    #[arg(long, global = true, value_name = "GROUP", requires = "orbits")]
+    pub orbit_group: Option<String>,
+    /// With --orbits: take the number of grids from this complete ledger of the same
+    /// problem's total (`dancehall ledger`; `.csv` or `.csv.gz`) instead of enumerating it
+    /// (needed above 6x6).
+    #[arg(long, global = true, value_name = "FILE", requires = "orbits")]
+    pub total_ledger: Option<std::path::PathBuf>,
+    /// Sudoku grids only: count the Burnside term of this symmetry (as an orbit job's ledger
+    /// writes it in its `element` column): the grids it maps to a relabelling of
+    /// themselves, over side!.
+    #[arg(long, global = true, value_name = "ELEMENT", conflicts_with_all = ["print", "limit", "core"])]
+    pub term: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -310,6 +329,12 @@ impl CountReport {
 
 pub fn count(a: CountArgs) -> anyhow::Result<()> {
     let built = a.problem.build()?;
+    if a.orbits {
+        return super::orbits::count(&a, &built);
+    }
+    if let Some(element) = &a.term {
+        return super::orbits::term(&a, &built, element);
+    }
     let dlx_only = match (a.print, a.limit.is_some()) {
         (true, _) => Some("--print"),
         (false, true) => Some("--limit"),

@@ -357,6 +357,68 @@ fn unexpected_totals(jobs: &[JobSpec], infos: &[pb::JobInfo]) -> Vec<String> {
         .collect()
 }
 
+/// An orbit count's result: `sum(class size x term) / |G|` from a finished job's weighted
+/// sum, or why it is no count (the sum does not divide, or differs from `expected_orbits`).
+fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
+    let o = job.units.as_ref()?.orbits.as_ref()?;
+    if info.state() != pb::JobState::Done {
+        return None;
+    }
+    let name = format!("job {} ({})", info.job_id, job.name);
+    let Ok(sum) = info.weighted_solutions.parse::<u128>() else {
+        return Some(Err(format!("{name}: the Burnside sum overflows 128 bits")));
+    };
+    // One term of size 1: the job's weighted sum is already sum(class size x term).
+    let got = match cores::grids::orbits::orbits_from_terms(o.group_order, [(1, sum)]) {
+        Ok(n) => n,
+        Err(e) => return Some(Err(format!("{name}: {e}"))),
+    };
+    match job.expected_orbits {
+        Some(want) if want != got => Some(Err(format!(
+            "{name}: orbits {got} differ from the spec's expected_orbits {want}"
+        ))),
+        _ => Some(Ok(got)),
+    }
+}
+
+/// The lines that say an orbit count's result: orbits beside the total, the group, the
+/// sanity bound and the expected figure.
+fn orbit_lines(job: &JobSpec, orbits: u128) -> Option<String> {
+    let o = job.units.as_ref()?.orbits.as_ref()?;
+    let mut s = format!(
+        "orbits (essentially different grids): {orbits} under the {} group of order {} and \
+         relabelling",
+        o.group.as_str(),
+        o.group_order
+    );
+    if let Some((_, t)) = &o.identity {
+        let side = match job.core {
+            coordinator::job::CoreSpec::SudokuOrbits { box_rows, box_cols } => {
+                Some(box_rows * box_cols)
+            }
+            _ => None,
+        };
+        s.push_str(&format!(
+            "\n  total grids {} (imported from {})",
+            t.total, t.file
+        ));
+        if let Some(side) = side {
+            let bound = cores::grids::orbits::lower_bound(t.total, o.group_order, side);
+            s.push_str(&format!(
+                "; bound orbits >= N / (|G| {side}!) = {bound}: {}",
+                if orbits >= bound { "holds" } else { "FAILS" }
+            ));
+        }
+    }
+    if let Some(want) = job.expected_orbits {
+        s.push_str(&format!(
+            "\n  expected_orbits {want}: {}",
+            if want == orbits { "matched" } else { "DIFFERS" }
+        ));
+    }
+    Some(s)
+}
+
 /// Prints the counting jobs' results, the verdict first; returns what makes the run fail
 /// beyond the report's problems (a total that differs from the spec's `expected_total`).
 fn report(
@@ -380,9 +442,19 @@ fn report(
     for o in &overflowed {
         eprintln!("OVERFLOW {o}");
     }
-    let wrong = unexpected_totals(jobs, infos);
+    let mut wrong = unexpected_totals(jobs, infos);
     for w in &wrong {
         eprintln!("WRONG TOTAL {w}");
+    }
+    let orbit_results: Vec<Option<Result<u128, String>>> =
+        jobs.iter().zip(infos).map(|(j, i)| orbits(j, i)).collect();
+    for e in orbit_results
+        .iter()
+        .flatten()
+        .filter_map(|r| r.as_ref().err())
+    {
+        eprintln!("WRONG ORBITS {e}");
+        wrong.push(e.clone());
     }
     let mut out = std::io::stdout().lock();
     if !as_json {
@@ -395,7 +467,8 @@ fn report(
         } else if !wrong.is_empty() {
             writeln!(
                 out,
-                "PROBLEMS: {} total(s) differ from the spec's expected_total",
+                "PROBLEMS: {} total(s) or orbit count(s) differ from the spec's expected_total \
+                 or expected_orbits, or do not divide",
                 wrong.len()
             )?;
         } else {
@@ -403,8 +476,18 @@ fn report(
         }
     }
     if as_json {
-        for (job, info) in jobs.iter().zip(infos) {
-            writeln!(out, "{}", json(job, info))?;
+        for ((job, info), orbits) in jobs.iter().zip(infos).zip(&orbit_results) {
+            let mut v = json(job, info);
+            if let Some(r) = orbits {
+                v["orbits"] = match r {
+                    Ok(n) => n.to_string().into(),
+                    Err(_) => serde_json::Value::Null,
+                };
+            }
+            if let Some(e) = job.expected_orbits {
+                v["expected_orbits"] = e.to_string().into();
+            }
+            writeln!(out, "{v}")?;
         }
     } else if jobs.len() == 1 {
         let (job, i) = (&jobs[0], &infos[0]);
@@ -435,6 +518,11 @@ fn report(
                 "  solutions above are sum(unit weight x unit count); the unit counts alone sum to {}",
                 i.solutions
             )?;
+        }
+        if let Some(Ok(n)) = &orbit_results[0] {
+            if let Some(lines) = orbit_lines(job, *n) {
+                writeln!(out, "{lines}")?;
+            }
         }
         writeln!(
             out,
@@ -482,6 +570,6 @@ fn report(
     // fail.
     Ok(wrong
         .iter()
-        .map(|w| format!("did not reach its expected total: {w}"))
+        .map(|w| format!("did not reach its expected result: {w}"))
         .collect())
 }

@@ -3,7 +3,9 @@
 //! `minimal` lists, per puzzle, the givens that can be removed alone without losing
 //! uniqueness; `generate` makes a minimal puzzle from a random full grid, deterministic for a
 //! seed; `solvers` lists the Sudoku benchmark configurations; `symmetries` prints the order
-//! of a variant's symmetry group, computed from its groups by `cores::grids::symmetry`.
+//! of a variant's symmetry group, computed from its groups by `cores::grids::symmetry`, and
+//! the orders of the two groups an orbit count runs under (`cores::grids::orbits::group_orders`:
+//! the Sudoku-preserving subgroup and the full group).
 
 use std::io::{BufWriter, Write};
 
@@ -185,6 +187,9 @@ fn symmetries_cmd(a: SymmetriesArgs) -> anyhow::Result<()> {
     let plain =
         symmetry::plain_order(box_rows, box_cols).map_err(|e| shape_error(e.to_string()))?;
     let order = symmetry::variant_order(&g).map_err(|e| shape_error(e.to_string()))?;
+    // The groups an orbit count runs under (`count --orbits`, generator `sudoku-orbits`):
+    // listed, so only for grids they fit.
+    let orbit_orders = cores::grids::orbits::group_orders(&g).map_err(|e| e.to_string());
     let side = built.side();
     // check_shape keeps the side at most 25: side! fits (overflow comes at 35!).
     let relabellings = factorial(side).context("side! overflows")?;
@@ -199,6 +204,8 @@ fn symmetries_cmd(a: SymmetriesArgs) -> anyhow::Result<()> {
             "plain_order": plain.to_string(),
             "variant_order": order.to_string(),
             "relabellings": relabellings.to_string(),
+            "orbit_sudoku_order": orbit_orders.as_ref().ok().map(|o| o.0.to_string()),
+            "orbit_full_order": orbit_orders.as_ref().ok().map(|o| o.1.to_string()),
         });
         writeln!(out, "{v}")?;
     } else {
@@ -215,6 +222,15 @@ fn symmetries_cmd(a: SymmetriesArgs) -> anyhow::Result<()> {
         writeln!(out, "plain grid symmetries: {plain}")?;
         writeln!(out, "symmetries preserving the extra groups: {order}")?;
         writeln!(out, "digit relabellings: {relabellings}")?;
+        match orbit_orders {
+            Ok((sudoku, full)) => writeln!(
+                out,
+                "orbit groups (essentially different grids): Sudoku-preserving {sudoku}, full \
+                 {full} (line permutations and transposition that map the set of all groups, \
+                 implied ones included, onto itself)"
+            )?,
+            Err(e) => writeln!(out, "orbit groups: not listed ({e})")?,
+        }
     }
     Ok(())
 }

@@ -88,11 +88,19 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
     }
     let shape = shape.or(match job.core {
         CoreSpec::SudokuBands { box_rows, box_cols }
-        | CoreSpec::SudokuGroups { box_rows, box_cols } => Some((box_rows, box_cols)),
+        | CoreSpec::SudokuGroups { box_rows, box_cols }
+        | CoreSpec::SudokuOrbits { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     });
     let cells = if shape.is_some() { "givens" } else { "prefix" };
-    let mut s = format!("{cells},weight,factor\n");
+    // An orbit count's units name their class (and the identity's imported term).
+    let orbits = units.orbits.as_ref();
+    let orbit_head = if orbits.is_some() {
+        ",class,class_size,element,group,imported_term"
+    } else {
+        ""
+    };
+    let mut s = format!("{cells},weight,factor{orbit_head}\n");
     for (i, (prefix, weight)) in units.units.iter().enumerate() {
         let cells = match shape {
             Some((r, c)) => {
@@ -103,7 +111,21 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
             }
             None => coordinator::job::prefix_text(prefix),
         };
-        s.push_str(&format!("{cells},{weight},{}\n", job.symmetry_factor));
+        let term = match orbits.and_then(|o| o.terms.get(i).map(|t| (o, t))) {
+            None => String::new(),
+            Some((o, t)) => {
+                let imported = o.identity.as_ref().filter(|_| i == 0);
+                format!(
+                    ",{},{},{},{},{}",
+                    t.class,
+                    t.class_size,
+                    t.rep,
+                    t.group.as_str(),
+                    imported.map_or_else(String::new, |(imp, _)| imp.solutions.to_string())
+                )
+            }
+        };
+        s.push_str(&format!("{cells},{weight},{}{term}\n", job.symmetry_factor));
     }
     Ok(s)
 }

@@ -42,6 +42,7 @@ pub fn page(report: &Report, title: &str) -> String {
         s.push_str(&escape(line.trim()));
     }
     s.push_str("</div>\n");
+    counting_glance(&mut s, report);
     for job in &report.jobs {
         if let JobReport::Benchmark(b) = job {
             at_a_glance(&mut s, b);
@@ -55,6 +56,68 @@ pub fn page(report: &Report, title: &str) -> String {
     }
     s.push_str("</body></html>\n");
     s
+}
+
+/// What a reader of counting jobs wants first: one row per job with its total (or why it
+/// has none), its orbits where it is an orbit count, what its spec expected and whether it
+/// matched, its units, wall time and speed-up over the sum of its unit times. The details
+/// (each job's text block and charts) follow.
+fn counting_glance(s: &mut String, report: &Report) {
+    let jobs: Vec<&CountReport> = report
+        .jobs
+        .iter()
+        .filter_map(|j| match j {
+            JobReport::Count(c) => Some(c),
+            JobReport::Benchmark(_) => None,
+        })
+        .collect();
+    if jobs.is_empty() {
+        return;
+    }
+    s.push_str("<h2 id=\"glance-counts\">At a glance: counting jobs</h2>\n");
+    let rows = jobs.iter().map(|c| {
+        let h = &c.head;
+        let total = match (&c.count, c.overflow()) {
+            (_, Some(what)) => format!("overflow ({what})"),
+            (Some(sums), None) => sums.total.clone().unwrap_or_default(),
+            (None, None) => format!("incomplete ({} of {} units)", c.units_counted, c.units),
+        };
+        let orbits = c
+            .orbits
+            .as_ref()
+            .map_or("-".to_string(), |o| match (&o.orbits, &o.error) {
+                (Some(n), _) => format!("{n} (|G| {})", o.group_order),
+                (None, Some(_)) => "does not divide".into(),
+                (None, None) => "incomplete".into(),
+            });
+
+        vec![
+            format!("{} {}", h.id, h.name),
+            h.state.as_str().to_string(),
+            total,
+            orbits,
+            c.expected().unwrap_or_else(|| "-".into()),
+            text::matched_word(c.matched()).to_string(),
+            format!("{}/{}", c.units_counted, c.units),
+            seconds(h.wall_seconds),
+            c.speedup.map_or("-".into(), |x| format!("{x:.2}x")),
+        ]
+    });
+    table(
+        s,
+        &[
+            "job",
+            "state",
+            "total",
+            "orbits",
+            "expected",
+            "matched",
+            "units",
+            "wall time",
+            "speed-up",
+        ],
+        rows,
+    );
 }
 
 /// What a reader of a domino benchmark wants first: the gap between the best objectives and

@@ -136,9 +136,53 @@ pub struct CountReport {
     pub sum_unit_seconds: f64,
     /// Sum of unit times over the job's wall time.
     pub speedup: Option<f64>,
+    /// An orbit count's figures (its units are class terms).
+    pub orbits: Option<OrbitFigures>,
+    /// What the job's spec expects (`expected_total`, `expected_orbits`), decimal.
+    pub expected_total: Option<String>,
+    pub expected_orbits: Option<String>,
+}
+
+/// An orbit count's figures: the group's order (the sum of its class sizes) and, for a
+/// finished job, the orbits, `sum(class size x term) / |G|`, or why there are none.
+#[derive(Debug, Clone, Serialize)]
+pub struct OrbitFigures {
+    pub group_order: String,
+    pub orbits: Option<String>,
+    /// Why a finished job has no orbit count (its sum does not divide, or overflows).
+    pub error: Option<String>,
 }
 
 impl CountReport {
+    /// What the spec expected, in words (`total 288, orbits 2`), if anything.
+    pub fn expected(&self) -> Option<String> {
+        let figures: Vec<String> = [
+            ("total", &self.expected_total),
+            ("orbits", &self.expected_orbits),
+        ]
+        .iter()
+        .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} {v}")))
+        .collect();
+        (!figures.is_empty()).then(|| figures.join(", "))
+    }
+
+    /// The job's result against its spec's expectation: `Some(true)` when it matched,
+    /// `Some(false)` when it did not, `None` when nothing was expected or the job has no
+    /// result yet. An orbit count is judged by its orbits, others by their total.
+    pub fn matched(&self) -> Option<bool> {
+        match (&self.orbits, &self.expected_orbits, &self.expected_total) {
+            (Some(o), Some(want), _) => {
+                let done = self.count.is_some();
+                done.then(|| o.orbits.as_deref() == Some(want.as_str()))
+            }
+            (_, _, Some(want)) => {
+                let total = self.count.as_ref()?.total.as_deref();
+                Some(total == Some(want.as_str()))
+            }
+            _ => None,
+        }
+    }
+
     /// The sums over the counted units, and whether they are the job's count.
     pub fn sums(&self) -> (&Sums, bool) {
         match (&self.count, &self.so_far) {
@@ -342,7 +386,11 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
         JobKind::Count => {
             let units = store::count_units(pool, head.id).await?;
             h.wall_seconds = wall(head, None);
-            JobReport::Count(count_report(h, head.symmetry_factor, &units))
+            let spec = store::job_texts(pool, head.id).await?.map(|t| t.spec);
+            let expected = spec
+                .and_then(|t| crate::spec::count::expected(&t, &head.name))
+                .unwrap_or_default();
+            JobReport::Count(count_report(h, head.symmetry_factor, &units, expected))
         }
         JobKind::Benchmark => {
             let runs = store::bench_runs(pool, head.id).await?;
@@ -371,7 +419,13 @@ fn wall(head: &JobHead, last: Option<u64>) -> f64 {
 }
 
 /// The counting report of a job's units.
-pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountReport {
+/// `expected`: the spec's `expected_total` and `expected_orbits`.
+pub fn count_report(
+    head: Head,
+    factor: u128,
+    units: &[CountUnit],
+    expected: (Option<u128>, Option<u128>),
+) -> CountReport {
     let counted_units: Vec<(&CountUnit, &store::CountResult)> = units
         .iter()
         .filter_map(|u| u.result.as_ref().map(|r| (u, r)))
@@ -426,6 +480,7 @@ pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountRepor
     };
     // Only a finished job whose every unit is counted has a count.
     let complete = head.state == JobState::Done && counted_units.len() == units.len();
+    let orbits = orbit_figures(units, complete.then_some(weighted_total).flatten());
     CountReport {
         count: complete.then(|| sums.clone()),
         so_far: (!complete).then_some(sums),
@@ -442,8 +497,39 @@ pub fn count_report(head: Head, factor: u128, units: &[CountUnit]) -> CountRepor
         workers,
         sum_unit_seconds,
         speedup,
+        orbits,
+        expected_total: expected.0.map(|e| e.to_string()),
+        expected_orbits: expected.1.map(|e| e.to_string()),
         head,
     }
+}
+
+/// The orbit figures of a job whose units are class terms (`None` for any other job);
+/// `weighted`: a finished job's sum of weight x count.
+fn orbit_figures(units: &[CountUnit], weighted: Option<u128>) -> Option<OrbitFigures> {
+    if units.is_empty() || units.iter().any(|u| u.term.is_none()) {
+        return None;
+    }
+    let order = units
+        .iter()
+        .try_fold(0u128, |acc, u| acc.checked_add(u.weight));
+    let Some(order) = order else {
+        return Some(OrbitFigures {
+            group_order: "overflow".into(),
+            orbits: None,
+            error: Some("the group's order overflows 128 bits".into()),
+        });
+    };
+    // One term of size 1: the weighted sum is already sum(class size x term).
+    let result = weighted.map(|w| cores::grids::orbits::orbits_from_terms(order, [(1, w)]));
+    Some(OrbitFigures {
+        group_order: order.to_string(),
+        orbits: result
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .map(u128::to_string),
+        error: result.and_then(Result::err).map(|e| e.to_string()),
+    })
 }
 
 /// The benchmark report of a job's stored runs.

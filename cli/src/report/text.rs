@@ -52,6 +52,15 @@ fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref().map_or("-".into(), |v| v.to_string())
 }
 
+/// `matched`, `DIFFERS` or `-` (nothing expected, or no result yet).
+pub fn matched_word(m: Option<bool>) -> &'static str {
+    match m {
+        Some(true) => "matched",
+        Some(false) => "DIFFERS",
+        None => "-",
+    }
+}
+
 pub fn count_table(c: &CountReport) -> String {
     let h = &c.head;
     let mut s = format!(
@@ -89,6 +98,21 @@ pub fn count_table(c: &CountReport) -> String {
             "  total        {total} = {what} x symmetry factor {}",
             c.symmetry_factor
         );
+    }
+    if let Some(o) = &c.orbits {
+        let _ = writeln!(
+            s,
+            "  orbits       {} (sum of class size x term over the group's order {})",
+            match (&o.orbits, &o.error) {
+                (Some(n), _) => n.clone(),
+                (None, Some(e)) => format!("none: {e}"),
+                (None, None) => "incomplete".into(),
+            },
+            o.group_order
+        );
+    }
+    if let Some(want) = c.expected() {
+        let _ = writeln!(s, "  expected     {want}: {}", matched_word(c.matched()));
     }
     let _ = writeln!(
         s,

@@ -41,6 +41,9 @@ pub struct JobSpec {
     /// The total the job must reach (`expected_total`: counted or weighted, times the
     /// symmetry factor), from the literature; `run` fails when it differs.
     pub expected_total: Option<u128>,
+    /// An orbit count's expected orbits (`expected_orbits`: the weighted sum over the group's
+    /// order), from the literature; `run` fails when it differs or does not divide.
+    pub expected_orbits: Option<u128>,
 }
 
 /// How a job is cut into units; `None` leaves the coordinator's default.
@@ -122,6 +125,7 @@ impl JobSpec {
             partition,
             units: None,
             expected_total: None,
+            expected_orbits: None,
         }
     }
 }
@@ -192,6 +196,7 @@ struct RawJob {
     partition: Option<toml::Spanned<Partition>>,
     units: Option<toml::Spanned<UnitsEntry>>,
     expected_total: Option<Factor>,
+    expected_orbits: Option<toml::Spanned<Factor>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -203,11 +208,41 @@ struct RawFile {
     partition: Option<toml::Spanned<Partition>>,
     units: Option<toml::Spanned<UnitsEntry>>,
     expected_total: Option<Factor>,
+    expected_orbits: Option<toml::Spanned<Factor>>,
     #[serde(default)]
     job: Vec<toml::Spanned<RawJob>>,
     /// A suite's benchmark jobs (`[[benchmark]]`), read by `spec::bench`.
     #[serde(default, rename = "benchmark")]
     _benchmarks: Vec<toml::Table>,
+}
+
+/// The figures a spec expects of its job `name` (`expected_total`, `expected_orbits`), read
+/// from a spec's text as stored with its job (for reports, which have the database only).
+/// `None` when the text is not a spec with that job.
+pub fn expected(text: &str, name: &str) -> Option<(Option<u128>, Option<u128>)> {
+    #[derive(Deserialize)]
+    struct Job {
+        name: Option<String>,
+        expected_total: Option<Factor>,
+        expected_orbits: Option<Factor>,
+    }
+    #[derive(Deserialize)]
+    struct File {
+        #[serde(flatten)]
+        top: Job,
+        #[serde(default)]
+        job: Vec<Job>,
+    }
+    let file: File = toml::from_str(text).ok()?;
+    std::iter::once(file.top)
+        .chain(file.job)
+        .find(|j| j.name.as_deref() == Some(name))
+        .map(|j| {
+            (
+                j.expected_total.map(|f| f.0),
+                j.expected_orbits.map(|f| f.0),
+            )
+        })
 }
 
 /// The keys of a job beside its name and problem.
@@ -216,6 +251,7 @@ struct JobKeys {
     partition: Partition,
     units: Option<toml::Spanned<UnitsEntry>>,
     expected_total: Option<Factor>,
+    expected_orbits: Option<toml::Spanned<Factor>>,
 }
 
 /// Parses spec `text` (from `path`, for messages and relative DLX paths).
@@ -253,6 +289,7 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<JobSpec>> {
                     partition: default_partition,
                     units: raw.units,
                     expected_total: raw.expected_total,
+                    expected_orbits: raw.expected_orbits,
                 },
             )?);
         }
@@ -296,6 +333,7 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<JobSpec>> {
                         partition,
                         units: j.units,
                         expected_total: j.expected_total,
+                        expected_orbits: j.expected_orbits,
                     },
                 )?);
             }
@@ -325,6 +363,7 @@ fn job(
         partition,
         units,
         expected_total,
+        expected_orbits,
     } = keys;
     let shown = path.display();
     let at = |offset: usize, msg: String| {
@@ -360,20 +399,40 @@ fn job(
             built
         }
     };
-    // A resumed ledger was counted on one problem: never import its counts into another.
+    // A resumed ledger, or the total's ledger of an orbit count, was counted on one problem:
+    // never import its counts into another.
     if let Some((u, offset)) = &units {
-        if let Some((want, from)) = u.resume.as_ref().and_then(|r| r.problem.as_ref()) {
+        let resumed = u.resume.as_ref().and_then(|r| r.problem.as_ref());
+        let total = u
+            .orbits
+            .as_ref()
+            .and_then(|o| o.identity.as_ref())
+            .and_then(|(_, t)| t.problem.as_ref());
+        if let Some((want, from)) = resumed.or(total) {
             let got = coordinator::store::sha256_hex(&cores::xcc::write_dlx(&built.problem));
             if &got != want {
+                let what = if resumed.is_some() {
+                    "resumes a ledger"
+                } else {
+                    "imports the total of a ledger"
+                };
                 return Err(at(
                     *offset,
                     format!(
-                        "[units] resumes a ledger counted on another problem: {from} names \
-                         problem {want}, this spec's problem is {got}"
+                        "[units] {what} counted on another problem: {from} names problem \
+                         {want}, this spec's problem is {got}"
                     ),
                 ));
             }
         }
+    }
+    let orbit_job = units.as_ref().is_some_and(|(u, _)| u.orbits.is_some());
+    if let (Some(e), false) = (&expected_orbits, orbit_job) {
+        return Err(at(
+            e.span().start,
+            "expected_orbits belongs to an orbit count ([units] generator = \"sudoku-orbits\")"
+                .into(),
+        ));
     }
     // The factor of [units] (a generator's, or a ledger's `factor` column) is the one its
     // weights were made for: a spec that states another is refused.
@@ -422,6 +481,7 @@ fn job(
         core: units.as_ref().map_or(CoreSpec::Dlx, |(u, _)| u.core),
         units: units.map(|(u, _)| u),
         expected_total: expected_total.map(|f| f.0),
+        expected_orbits: expected_orbits.map(|f| f.into_inner().0),
     })
 }
 
@@ -535,6 +595,17 @@ mod tests {
             e.starts_with("t.toml:2:") && e.contains("missing.dlx"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_expected_figures_of_a_stored_spec_are_found_by_job_name() {
+        let one = "name = \"a\"\nexpected_total = 288\nexpected_orbits = \"2\"\n[problem]\n";
+        assert_eq!(expected(one, "a"), Some((Some(288), Some(2))));
+        assert_eq!(expected(one, "b"), None);
+        let suite = "[[job]]\nname = \"a\"\n[[job]]\nname = \"b\"\nexpected_total = \"5\"\n";
+        assert_eq!(expected(suite, "b"), Some((Some(5), None)));
+        assert_eq!(expected(suite, "a"), Some((None, None)));
+        assert_eq!(expected("not toml [", "a"), None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::exit::user_error;
 pub mod bench;
 pub mod count;
 mod lines;
+pub mod orbits;
 pub mod units;
 
 pub use bench::BenchSpec;

@@ -45,7 +45,8 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnitsEntry {
-    /// `sudoku-grids`, `sudoku-variant-grids`, `queens-first-row` or `queens-border`.
+    /// `sudoku-grids`, `sudoku-variant-grids`, `sudoku-orbits`, `queens-first-row` or
+    /// `queens-border`.
     pub generator: Option<String>,
     /// A CSV file of weighted units, relative to the spec.
     pub file: Option<PathBuf>,
@@ -56,6 +57,11 @@ pub struct UnitsEntry {
     /// With `file`: the file is a ledger whose job is resumed (its counted units imported,
     /// the others counted), not a list of units to count.
     pub resume: Option<bool>,
+    /// Generator `sudoku-orbits`: the group, `full` (default) or `sudoku`.
+    pub group: Option<String>,
+    /// Generator `sudoku-orbits`: the complete ledger of the same problem's total count,
+    /// relative to the spec (the identity's term is imported from it).
+    pub total_ledger: Option<PathBuf>,
 }
 
 /// What the `ledger` column of a ledger says: whether the file is its job's count.
@@ -114,6 +120,8 @@ pub struct WeightedUnits {
     pub label: String,
     /// Set when the units resume a job from its partial ledger.
     pub resume: Option<Resume>,
+    /// Set for an orbit count (generator `sudoku-orbits`): each unit's class term.
+    pub orbits: Option<super::orbits::OrbitUnits>,
 }
 
 /// The plain Sudoku box shape of `spec`, if it is one (no variants, groups, givens or fixed
@@ -128,6 +136,23 @@ fn plain_sudoku(spec: &ProblemSpec) -> Option<(usize, usize)> {
             givens: None,
             fix_first_row: false,
         } if variants.is_empty() && extra_groups.is_empty() => Some((*box_rows, *box_cols)),
+        _ => None,
+    }
+}
+
+/// A Sudoku whose every grid is counted (any variants or groups; no givens or fixed row),
+/// with its box shape.
+pub(super) fn every_grid(spec: Option<&ProblemSpec>) -> Option<(&ProblemSpec, usize, usize)> {
+    match spec {
+        Some(
+            s @ ProblemSpec::Sudoku {
+                box_rows,
+                box_cols,
+                givens: None,
+                fix_first_row: false,
+                ..
+            },
+        ) => Some((s, *box_rows, *box_cols)),
         _ => None,
     }
 }
@@ -151,6 +176,25 @@ impl UnitsEntry {
         dir: &Path,
     ) -> Result<WeightedUnits, String> {
         let resume = self.resume.unwrap_or(false);
+        let orbits = self.generator.as_deref() == Some("sudoku-orbits");
+        if !orbits && (self.group.is_some() || self.total_ledger.is_some()) {
+            return Err("`group` and `total_ledger` belong to generator \"sudoku-orbits\"".into());
+        }
+        if orbits {
+            if self.core.is_some() || resume {
+                return Err(
+                    "generator `sudoku-orbits` counts its class terms with its own core \
+                     (sudoku-orbits): no `core`, no `resume`"
+                        .into(),
+                );
+            }
+            return super::orbits::generate(
+                problem,
+                self.group.as_deref(),
+                self.total_ledger.as_deref(),
+                dir,
+            );
+        }
         let mut units = match (&self.generator, &self.file) {
             (Some(_), None) if resume => {
                 return Err("`resume = true` resumes a ledger: give it as `file`".into())
@@ -229,6 +273,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                     box_cols: c,
                 },
                 symmetry_factor: Some(gu.symmetry_factor),
+                orbits: None,
                 resume: None,
                 label: format!(
                     "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
@@ -237,23 +282,13 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             })
         }
         "sudoku-variant-grids" => {
-            let Some(
-                spec @ ProblemSpec::Sudoku {
-                    box_rows,
-                    box_cols,
-                    givens: None,
-                    fix_first_row: false,
-                    ..
-                },
-            ) = problem
-            else {
+            let Some((spec, r, c)) = every_grid(problem) else {
                 return Err(
                     "generator `sudoku-variant-grids` counts every grid of a Sudoku with its \
                      variants and extra groups (family = \"sudoku\", no givens or fixed row)"
                         .into(),
                 );
             };
-            let (r, c) = (*box_rows, *box_cols);
             let built = spec.build().map_err(|e| e.to_string())?;
             let groups = cores::grids::groups::read_groups(r, c, &built.problem)
                 .map_err(|e| e.to_string())?;
@@ -289,6 +324,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                     box_cols: c,
                 },
                 symmetry_factor: Some(bu.symmetry_factor),
+                orbits: None,
                 resume: None,
             })
         }
@@ -314,6 +350,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 units,
                 core,
                 symmetry_factor: None,
+                orbits: None,
                 resume: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
@@ -349,6 +386,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 units,
                 core: CoreSpec::Queens { n },
                 symmetry_factor: None,
+                orbits: None,
                 resume: None,
                 label: format!(
                     "queens {n} by the queens on the border: {} placements in {} classes under \
@@ -360,9 +398,18 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
         }
         other => Err(format!(
             "unknown generator `{other}` (expected `sudoku-grids`, `sudoku-variant-grids`, \
-             `queens-first-row` or `queens-border`)"
+             `sudoku-orbits`, `queens-first-row` or `queens-border`)"
         )),
     }
+}
+
+/// Field `k` of a CSV row split into `fields`, or why the row is too short (the caller says
+/// where).
+pub(super) fn field<'a>(fields: &[&'a str], k: usize, header: usize) -> Result<&'a str, String> {
+    fields
+        .get(k)
+        .copied()
+        .ok_or_else(|| format!("{} fields, the header has {header}", fields.len()))
 }
 
 /// One row of a units file, as read.
@@ -408,6 +455,13 @@ pub fn read_csv(
         None => return Err(format!("{shown}:1: empty file (expected a header line)")),
     };
     let col = |name: &str| header.iter().position(|h| *h == name);
+    if col("class").is_some() && col("element").is_some() {
+        return Err(format!(
+            "{shown}:1: the ledger of an orbit count: its rows are class terms, not subtrees to \
+             count again; recount a row with `dancehall count sudoku --box RxC --term ELEMENT`, \
+             or give the spec generator = \"sudoku-orbits\""
+        ));
+    }
     let weight_col = col("weight").ok_or(format!("{shown}:1: no `weight` column"))?;
     let (cells_col, is_givens) = match (col("givens"), col("prefix")) {
         (Some(g), _) => (g, true),
@@ -446,15 +500,7 @@ pub fn read_csv(
         }
         let at = |m: String| format!("{shown}:{}: {m}", i + 1);
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let get = |k: usize| {
-            fields.get(k).copied().ok_or_else(|| {
-                at(format!(
-                    "{} fields, the header has {}",
-                    fields.len(),
-                    header.len()
-                ))
-            })
-        };
+        let get = |k: usize| field(&fields, k, header.len()).map_err(&at);
         let partial_refused = |why: String| {
             at(format!(
                 "{why}: this is a partial ledger (written by `dancehall ledger --partial` of a \
@@ -592,6 +638,7 @@ pub fn read_csv(
                 units: resumed,
                 problem: problem.map(|(p, line)| (p, format!("{shown}:{line}"))),
             }),
+            orbits: None,
         });
     }
     let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
@@ -610,6 +657,7 @@ pub fn read_csv(
         core: CoreSpec::Dlx,
         symmetry_factor: factor.map(|(f, _)| f),
         label,
+        orbits: None,
         resume: None,
     })
 }
@@ -938,6 +986,14 @@ mod tests {
         std::fs::write(&p, "weight,givens\n3,1..\n").unwrap();
         let err = read_csv(&p, Some((2, 2)), false).unwrap_err();
         assert!(err.contains(":2: givens:"), "{err}");
+        std::fs::write(
+            &p,
+            "unit,state,givens,weight,count,factor,class,class_size,element\n\
+             1,done,....,1,12,1,1,1,1234/1234\n",
+        )
+        .unwrap();
+        let err = read_csv(&p, Some((2, 2)), false).unwrap_err();
+        assert!(err.contains(":1: the ledger of an orbit count"), "{err}");
     }
 
     #[test]

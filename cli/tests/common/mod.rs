@@ -67,6 +67,19 @@ pub fn run_expect(cmd: &mut Command, code: i32) -> Output {
     out
 }
 
+/// `dancehall run SPEC --db DB ARGS...` to completion, with exit status `code`.
+pub fn run_spec(spec: &Path, db: &Path, args: &[&str], code: i32) -> Output {
+    run_expect(
+        dancehall()
+            .arg("run")
+            .arg(spec)
+            .args(args)
+            .arg("--db")
+            .arg(db),
+        code,
+    )
+}
+
 /// Each stdout line as JSON.
 pub fn json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)

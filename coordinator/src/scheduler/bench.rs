@@ -310,6 +310,7 @@ mod tests {
                     weight: 1,
                     estimate: None,
                     task: Some(task(c)),
+                    term: None,
                     counted: None,
                     split: false,
                     parent: None,

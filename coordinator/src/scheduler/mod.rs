@@ -43,8 +43,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::job::{
     Accepted, Alarm, AlarmKind, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind,
-    JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId,
-    UnitResult, UnitState, Verdict, WorkerId, WorkerInfo,
+    JobSettings, JobState, LeaseEnd, LeaseToken, Millis, OrbitTerm, Prefix, Unit, UnitEstimate,
+    UnitId, UnitResult, UnitState, Verdict, WorkerId, WorkerInfo,
 };
 
 pub use bench::Resumed;
@@ -167,6 +167,8 @@ pub struct NewUnit {
     pub estimate: Option<UnitEstimate>,
     /// A benchmark job's task (then `prefix` is empty).
     pub task: Option<BenchTask>,
+    /// An orbit count's conjugacy class (then `prefix` is the job's).
+    pub term: Option<OrbitTerm>,
     /// Counted by the partitioner itself (a solved or dead prefix), or imported from the job
     /// a submission resumes: the unit starts done (split when `split`).
     pub counted: Option<UnitResult>,
@@ -533,6 +535,7 @@ impl Scheduler {
             let uid = self.new_unit(
                 now, id, parent, None, u.prefix, u.weight, u.estimate, u.task,
             );
+            self.set_term(uid, u.term);
             ids.push(uid);
             if let Some(result) = u.counted {
                 let state = if u.split {
@@ -697,6 +700,14 @@ impl Scheduler {
 
     // ---- helpers shared by the operation modules ----
 
+    /// Makes unit `uid` (just made, not yet written) count the term of an orbit count's
+    /// class.
+    fn set_term(&mut self, uid: UnitId, term: Option<OrbitTerm>) {
+        if let Some(u) = self.units.get_mut(&uid) {
+            u.term = term;
+        }
+    }
+
     #[allow(clippy::too_many_arguments)] // one place makes units; each field is needed
     fn new_unit(
         &mut self,
@@ -722,6 +733,7 @@ impl Scheduler {
                 weight,
                 estimate,
                 task,
+                term: None,
                 state: UnitState::Queued,
                 attempts: 0,
                 failures: 0,

@@ -183,6 +183,22 @@ impl Scheduler {
                 ),
             );
         }
+        // An orbit term is a count of its own kind: the whole subtree of its prefix is not it.
+        // A worker that does not know terms (an older one) would count the prefix instead.
+        let term_core = result.core == CountCore::SudokuOrbitTerm;
+        if unit.term.is_some() != term_core {
+            let why = match &unit.term {
+                Some(t) => format!(
+                    "the orbit term of class {} was counted by the {} core, not \
+                     sudoku-orbit-term (a worker that does not know orbit terms?)",
+                    t.class, result.core
+                ),
+                None => {
+                    "a unit without an orbit term was counted by the sudoku-orbit-term core".into()
+                }
+            };
+            return self.reject(now, job, uid, why);
+        }
         if let Some(of) = unit.audit_of {
             return self.accept_audit(now, worker, uid, of, result);
         }
@@ -203,9 +219,10 @@ impl Scheduler {
         let mut message = "accepted".to_string();
         if split {
             // The children cover the rest of the parent's subtree: they keep its weight.
-            let weight = self.units[&uid].weight;
+            let (weight, term) = (self.units[&uid].weight, self.units[&uid].term.clone());
             for r in &result.remaining {
-                self.new_unit(now, job, Some(uid), None, r.clone(), weight, None, None);
+                let child = self.new_unit(now, job, Some(uid), None, r.clone(), weight, None, None);
+                self.set_term(child, term.clone());
             }
             message = format!(
                 "accepted; {} subtrees queued as new units",
@@ -217,7 +234,8 @@ impl Scheduler {
             if audit_selected(settings.seed, uid, settings.audit_share) {
                 let u = &self.units[&uid];
                 let (prefix, weight, estimate) = (u.prefix.clone(), u.weight, u.estimate);
-                self.new_unit(
+                let term = u.term.clone();
+                let audit = self.new_unit(
                     now,
                     job,
                     Some(uid),
@@ -227,6 +245,7 @@ impl Scheduler {
                     estimate,
                     None,
                 );
+                self.set_term(audit, term);
             }
         }
         self.check_done(now, job);

@@ -59,6 +59,9 @@ fn count_manifest(
         if let Some(p) = s.parent {
             line(format!("parent\t{p}"));
         }
+        if let Some(t) = &s.term {
+            line(format!("term\t{}", t.to_json()));
+        }
     }
     hex::encode(h.finalize())
 }
@@ -102,6 +105,7 @@ impl JobsService {
                     weight: 1,
                     estimate: None,
                     task: Some(t),
+                    term: None,
                     counted: None,
                     split: false,
                     parent: None,

@@ -10,8 +10,8 @@
 use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 
-use super::{get_opt_u64, get_prefix, get_u64, parse, Result, StoreError};
-use crate::job::{CoreSpec, CountCore, JobId, JobKind, JobState, Prefix, UnitState};
+use super::{get_opt_u64, get_prefix, get_term, get_u64, parse, Result, StoreError};
+use crate::job::{CoreSpec, CountCore, JobId, JobKind, JobState, OrbitTerm, Prefix, UnitState};
 
 /// One accepted unit of a counting job.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +31,8 @@ pub struct LedgerRow {
     pub host: String,
     pub wall_seconds: f64,
     pub cpu_seconds: f64,
+    /// An orbit count's unit: the class whose term `solutions` is.
+    pub term: Option<OrbitTerm>,
 }
 
 /// A unit of a counting job without an accepted result (queued, leased, held or cancelled):
@@ -42,6 +44,7 @@ pub struct PendingUnit {
     pub parent: Option<u64>,
     pub prefix: Prefix,
     pub weight: u128,
+    pub term: Option<OrbitTerm>,
 }
 
 /// A counting job's ledger and what it needs to be read alone.
@@ -89,6 +92,21 @@ impl Ledger {
             })?
             .checked_mul(self.symmetry_factor)
     }
+
+    /// An orbit count's group order: the sum of its class sizes (`None` for a job whose
+    /// units are not class terms, or on overflow).
+    pub fn group_order(&self) -> Option<u128> {
+        let terms = self.rows.iter().map(|r| (&r.term, r.weight));
+        let pending = self.pending.iter().map(|p| (&p.term, p.weight));
+        let mut any = false;
+        let mut order = 0u128;
+        for (term, weight) in terms.chain(pending) {
+            term.as_ref()?;
+            any = true;
+            order = order.checked_add(weight)?;
+        }
+        any.then_some(order)
+    }
 }
 
 /// The ledger of counting job `job`, units in id order; `None` for an unknown job or one
@@ -117,7 +135,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
     let core = CoreSpec::parse(&core_text)
         .ok_or_else(|| StoreError::Corrupt(format!("job core {core_text:?}")))?;
     let rows = sqlx::query(
-        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, r.solutions, r.nodes, r.core, r.worker_id,
+        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, u.orbit_term, r.solutions, r.nodes, r.core, r.worker_id,
                 r.host, r.wall_seconds, r.cpu_seconds
          FROM units u JOIN unit_results r ON r.unit_id = u.id
          WHERE u.job_id = ? AND u.audit_of IS NULL
@@ -144,10 +162,11 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
             host: row.try_get("host")?,
             wall_seconds: row.try_get("wall_seconds")?,
             cpu_seconds: row.try_get("cpu_seconds")?,
+            term: u.term,
         });
     }
     let pending = sqlx::query(
-        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight
+        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, u.orbit_term
          FROM units u LEFT JOIN unit_results r ON r.unit_id = u.id
          WHERE u.job_id = ? AND u.audit_of IS NULL AND r.unit_id IS NULL
          ORDER BY u.id",
@@ -174,7 +193,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
     }))
 }
 
-/// A unit's own columns (`id, state, parent_id, prefix, weight`) of a row.
+/// A unit's own columns (`id, state, parent_id, prefix, weight, orbit_term`) of a row.
 fn unit_of(row: &sqlx::sqlite::SqliteRow) -> Result<PendingUnit> {
     let state: String = row.try_get("state")?;
     Ok(PendingUnit {
@@ -184,5 +203,6 @@ fn unit_of(row: &sqlx::sqlite::SqliteRow) -> Result<PendingUnit> {
         parent: get_opt_u64(row, "parent_id")?,
         prefix: get_prefix(row, "prefix")?,
         weight: parse(&row.try_get::<String, _>("weight")?, "weight")?,
+        term: get_term(row, "orbit_term")?,
     })
 }

@@ -64,6 +64,7 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
                     solutions: 2.0,
                 }),
                 task: None,
+                term: None,
                 counted: None,
                 split: false,
                 parent: None,
@@ -73,6 +74,7 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
                 weight: 1,
                 estimate: None,
                 task: None,
+                term: None,
                 counted: Some(result(n, vec![])),
                 split: false,
                 parent: None,
@@ -496,6 +498,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
                 weight: 1,
                 estimate: None,
                 task: Some(task(c)),
+                term: None,
                 counted: None,
                 split: false,
                 parent: None,
@@ -908,6 +911,7 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
             weight: 1,
             estimate: None,
             task: Some(task),
+            term: None,
             counted: None,
             split: false,
             parent: None,
@@ -1007,6 +1011,7 @@ async fn imported_split_units_keep_their_state_and_children_across_a_restart() {
             weight: 3,
             estimate: None,
             task: None,
+            term: None,
             counted: counted.map(|n| result(n, vec![])),
             split,
             parent,
@@ -1122,4 +1127,127 @@ async fn a_unit_held_for_its_deaths_survives_a_restart() {
         .collect();
     assert_eq!(ids, [2]);
     assert_eq!(s.status(job).unwrap().units_held, 1);
+}
+
+/// An orbit count's units (made-up classes of a group of order 4 on the plain 4x4 Sudoku):
+/// each carries its class term through the partition, the database and a restart, the
+/// identity's term starts imported, an audit re-run keeps the term, and the ledger gives
+/// the terms back with the group's order, so that it re-adds to the orbits.
+#[tokio::test]
+async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
+    use crate::job::{GroupChoice, OrbitTerm};
+    use crate::partition::{partition_problem, Imported, PartitionSettings, Seed};
+    let (_dir, pool) = temp_db().await;
+    let built = cores::problems::ProblemSpec::sudoku(2, 2).build().unwrap();
+    let term = |class: usize, class_size: u128, rep: &str| OrbitTerm {
+        class,
+        class_size,
+        rep: rep.into(),
+        group: GroupChoice::Full,
+    };
+    let identity = Seed {
+        imported: Some(Imported {
+            solutions: 12,
+            nodes: 0,
+            core: CountCore::Dlx,
+            split: false,
+            wall_seconds: 0.0,
+            source: "imported: ledger.csv, 288 / 4!".into(),
+        }),
+        term: Some(term(1, 1, "r0 1 2 3 c0 1 2 3")),
+        ..Seed::new(vec![], 1)
+    };
+    let transpose = Seed {
+        term: Some(term(2, 3, "t r0 1 2 3 c0 1 2 3")),
+        ..Seed::new(vec![], 3)
+    };
+    let settings = PartitionSettings {
+        unit_node_budget: 1,
+        max_units: 100,
+        estimate_samples: 1,
+        seed: 0,
+    };
+    let seeds = vec![identity.clone(), transpose.clone()];
+    let units = partition_problem(&built.problem, &[], &seeds, CoreSpec::Dlx, &settings).unwrap();
+    assert_eq!(units.len(), 2, "one unit per class, never split");
+    // Two units of one class, a term beside a plain unit: refused by index.
+    let twice = vec![identity.clone(), identity.clone()];
+    let e = partition_problem(&built.problem, &[], &twice, CoreSpec::Dlx, &settings).unwrap_err();
+    assert!(e.to_string().contains("units 0 and 1"), "{e}");
+    let mixed = vec![identity, Seed::new(vec![0], 1)];
+    let e = partition_problem(&built.problem, &[], &mixed, CoreSpec::Dlx, &settings).unwrap_err();
+    assert!(e.to_string().starts_with("unit 1: "), "{e}");
+
+    let mut s = Scheduler::new(config(), tokens());
+    let w = s.register(1, "a", "h", 1, "v");
+    let mut new = new_job(0, None);
+    new.symmetry_factor = 1;
+    new.settings.audit_share = 1.0;
+    new.units = units;
+    let job = s.add_job(2, new);
+    flush(&mut s, &pool).await;
+    assert_eq!(load(&pool).await.unwrap(), s.snapshot());
+    let g = s.lease(3, w, 10).unwrap().units;
+    assert_eq!(g.len(), 1, "the identity's term is imported, not leased");
+    assert_eq!(g[0].unit.term, transpose.term);
+    // Counted by another core (a worker that counts the prefix instead): refused.
+    let wrong = s.report(4, w, &g[0].lease.token, g[0].unit.id, result(4, vec![]));
+    assert_eq!(wrong.verdict, Verdict::Rejected, "{}", wrong.message);
+    assert!(
+        wrong
+            .message
+            .contains("class 2 was counted by the dlx core"),
+        "{}",
+        wrong.message
+    );
+    let g = s.lease(4, w, 10).unwrap().units;
+    let term_result = |n| UnitResult {
+        core: CountCore::SudokuOrbitTerm,
+        ..result(n, vec![])
+    };
+    s.report(4, w, &g[0].lease.token, g[0].unit.id, term_result(4));
+    flush(&mut s, &pool).await;
+    // Its audit re-run (on another worker) counts the same class.
+    let w = s.register(5, "b", "h2", 1, "v");
+    let a = s.lease(5, w, 10).unwrap().units;
+    assert_eq!(a.len(), 1);
+    assert_eq!(
+        (a[0].unit.audit_of, &a[0].unit.term),
+        (Some(g[0].unit.id), &transpose.term)
+    );
+    s.report(6, w, &a[0].lease.token, a[0].unit.id, term_result(4));
+    flush(&mut s, &pool).await;
+    let snap = load(&pool).await.unwrap();
+    assert_eq!(snap, s.snapshot());
+    let stored: Vec<Option<String>> =
+        sqlx::query_scalar("SELECT orbit_term FROM units WHERE job_id = ? ORDER BY id")
+            .bind(job as i64)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(stored.len(), 3);
+    assert!(stored.iter().all(|t| t
+        .as_deref()
+        .is_some_and(|t| t.contains("\"group\":\"full\""))));
+
+    let l = ledger(&pool, job).await.unwrap().unwrap();
+    assert!(l.complete(), "{}", l.progress());
+    let terms: Vec<(usize, u128, u128)> = l
+        .rows
+        .iter()
+        .map(|r| (r.term.as_ref().unwrap().class, r.weight, r.solutions))
+        .collect();
+    assert_eq!(terms, vec![(1, 1, 12), (2, 3, 4)]);
+    assert!(l.rows[0].host.starts_with("imported: ledger.csv"));
+    assert_eq!(l.group_order(), Some(4));
+    let terms = l.rows.iter().map(|r| (r.weight, r.solutions));
+    let orbits = cores::grids::orbits::orbits_from_terms(l.group_order().unwrap(), terms);
+    assert_eq!(orbits, Ok(6), "(1 x 12 + 3 x 4) / 4");
+    // A job of plain units has no group order.
+    let plain = s.add_job(7, new_job(1, Some(3)));
+    flush(&mut s, &pool).await;
+    assert_eq!(
+        ledger(&pool, plain).await.unwrap().unwrap().group_order(),
+        None
+    );
 }

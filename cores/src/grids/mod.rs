@@ -46,6 +46,9 @@ pub enum CountCore {
     Queens,
     /// [`group_core::GroupGrid::count`].
     SudokuGroups,
+    /// [`orbits::class_term`]: the term of one conjugacy class of an orbit count
+    /// (`crate::orbit_term::OrbitTerm::count`).
+    SudokuOrbitTerm,
 }
 
 impl CountCore {
@@ -55,6 +58,7 @@ impl CountCore {
             CountCore::SudokuBands => "sudoku-bands",
             CountCore::Queens => "queens",
             CountCore::SudokuGroups => "sudoku-groups",
+            CountCore::SudokuOrbitTerm => "sudoku-orbit-term",
         }
     }
 
@@ -64,6 +68,7 @@ impl CountCore {
             "sudoku-bands" => CountCore::SudokuBands,
             "queens" => CountCore::Queens,
             "sudoku-groups" => CountCore::SudokuGroups,
+            "sudoku-orbit-term" => CountCore::SudokuOrbitTerm,
             _ => return None,
         })
     }
@@ -89,6 +94,10 @@ pub enum CoreSpec {
     /// Sudoku grids with `box_rows x box_cols` boxes and any extra groups, which the core
     /// reads from the job's problem ([`groups::read_groups`]).
     SudokuGroups { box_rows: usize, box_cols: usize },
+    /// An orbit count of the grids of a Sudoku with `box_rows x box_cols` boxes and any extra
+    /// groups (read from the job's problem): each unit is the term of one conjugacy class
+    /// (`crate::orbit_term::OrbitTerm`), counted whole; its prefix is the job's.
+    SudokuOrbits { box_rows: usize, box_cols: usize },
 }
 
 /// Why a specialised core did not count a unit.
@@ -102,6 +111,8 @@ pub enum CoreError {
     Queens(#[from] queens::QueensError),
     #[error(transparent)]
     Groups(#[from] groups::GroupsError),
+    #[error("core sudoku-orbits counts the terms of conjugacy classes, not prefixes")]
+    NeedsTerm,
 }
 
 impl CoreSpec {
@@ -111,6 +122,7 @@ impl CoreSpec {
             CoreSpec::SudokuBands { .. } => CountCore::SudokuBands,
             CoreSpec::Queens { .. } => CountCore::Queens,
             CoreSpec::SudokuGroups { .. } => CountCore::SudokuGroups,
+            CoreSpec::SudokuOrbits { .. } => CountCore::SudokuOrbitTerm,
         }
     }
 
@@ -124,6 +136,9 @@ impl CoreSpec {
             CoreSpec::Queens { n } => format!("queens {n}"),
             CoreSpec::SudokuGroups { box_rows, box_cols } => {
                 format!("sudoku-groups {box_rows}x{box_cols}")
+            }
+            CoreSpec::SudokuOrbits { box_rows, box_cols } => {
+                format!("sudoku-orbits {box_rows}x{box_cols}")
             }
         }
     }
@@ -143,6 +158,13 @@ impl CoreSpec {
             ("sudoku-groups", Some(shape)) => {
                 let (r, c) = shape.split_once('x')?;
                 CoreSpec::SudokuGroups {
+                    box_rows: r.parse().ok()?,
+                    box_cols: c.parse().ok()?,
+                }
+            }
+            ("sudoku-orbits", Some(shape)) => {
+                let (r, c) = shape.split_once('x')?;
+                CoreSpec::SudokuOrbits {
                     box_rows: r.parse().ok()?,
                     box_cols: c.parse().ok()?,
                 }
@@ -172,7 +194,8 @@ impl CoreSpec {
                     && crate::problems::queens::Queens::build(n)
                         .is_ok_and(|q| q.problem == *problem)
             }
-            CoreSpec::SudokuGroups { box_rows, box_cols } => {
+            CoreSpec::SudokuGroups { box_rows, box_cols }
+            | CoreSpec::SudokuOrbits { box_rows, box_cols } => {
                 groups::read_groups(box_rows, box_cols, problem).is_ok()
             }
         }
@@ -191,6 +214,10 @@ impl CoreSpec {
             CoreSpec::SudokuGroups { box_rows, box_cols } => {
                 let side = box_rows.saturating_mul(box_cols);
                 format!("a {side}x{side} Sudoku ({box_rows}x{box_cols} boxes) with extra groups")
+            }
+            CoreSpec::SudokuOrbits { box_rows, box_cols } => {
+                let side = box_rows.saturating_mul(box_cols);
+                format!("a {side}x{side} Sudoku ({box_rows}x{box_cols} boxes), any extra groups")
             }
         }
     }
@@ -213,6 +240,7 @@ impl CoreSpec {
     ) -> Result<Option<Completions>, CoreError> {
         match self {
             CoreSpec::Dlx => Err(CoreError::NotSpecialised),
+            CoreSpec::SudokuOrbits { .. } => Err(CoreError::NeedsTerm),
             CoreSpec::SudokuBands { box_rows, box_cols } => {
                 let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
                 Ok(count_completions(box_rows, box_cols, &givens, stop)?)
