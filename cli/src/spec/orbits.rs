@@ -14,21 +14,17 @@
 //! naming its file and line, as is a ledger whose `problem` column names another problem
 //! (checked against the spec's problem in `spec::count`). Without `total_ledger` the
 //! identity's term is counted like the others, which `class_term` does only up to 6x6
-//! ([`IDENTITY_COUNTED_UP_TO`]); a larger grid without `total_ledger` is refused.
+//! ([`IDENTITY_ENUMERATED_UP_TO`]); a larger grid without `total_ledger` is refused.
 
 use std::io::Read as _;
 use std::path::Path;
 
 use coordinator::job::{CoreSpec, CountCore, GroupChoice, OrbitTerm};
 use coordinator::partition::Imported;
-use cores::grids::orbits::{conjugacy_classes, orbit_group};
+use cores::grids::orbits::{conjugacy_classes, orbit_group, IDENTITY_ENUMERATED_UP_TO};
 use cores::problems::ProblemSpec;
 
 use super::units::{field, LedgerMark, WeightedUnits};
-
-/// The largest side whose identity term `class_term` enumerates (every grid with its first
-/// row fixed); larger grids import it from `total_ledger`.
-pub const IDENTITY_COUNTED_UP_TO: usize = 6;
 
 /// An orbit count's units, beside [`super::units::WeightedUnits::units`] (same order).
 #[derive(Clone, Debug, PartialEq)]
@@ -109,13 +105,13 @@ pub fn generate(
             };
             Some((imported, t))
         }
-        None if side > IDENTITY_COUNTED_UP_TO => {
+        None if side > IDENTITY_ENUMERATED_UP_TO => {
             return Err(format!(
                 "generator `sudoku-orbits` needs `total_ledger` for a {side}x{side} grid: the \
                  identity's term is the number of grids over {side}!, imported from the \
                  complete ledger of the total count (e.g. total_ledger = \
                  \"../results/reference/sudoku-9x9/ledger.csv\"); it is counted here only up \
-                 to {IDENTITY_COUNTED_UP_TO}x{IDENTITY_COUNTED_UP_TO}"
+                 to {IDENTITY_ENUMERATED_UP_TO}x{IDENTITY_ENUMERATED_UP_TO}"
             ))
         }
         None => None,

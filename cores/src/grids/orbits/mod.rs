@@ -35,7 +35,7 @@ mod tests;
 pub use canonical::orbits_by_canonical_forms;
 pub use classes::{conjugacy_classes, ConjugacyClass};
 pub use group::{all_groups, group_orders, orbit_group, Cells, OrbitGroup};
-pub use term::class_term;
+pub use term::{class_term, IDENTITY_ENUMERATED_UP_TO};
 
 use std::fmt;
 
@@ -385,7 +385,7 @@ pub fn orbits_from_terms(
 
 /// Counts the orbits of `g`'s grids under `choice`: the group, its classes, every term. The
 /// identity's term is `total / side!` when `total` is given, else counted here (grids of side
-/// at most 6: every grid with its first row fixed).
+/// at most [`IDENTITY_ENUMERATED_UP_TO`]: every grid with its first row fixed).
 pub fn count_orbits(
     g: &SudokuGroups,
     choice: GroupChoice,

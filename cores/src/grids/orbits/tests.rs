@@ -76,6 +76,9 @@ fn windoku_and_sudokup_have_more_symmetries_than_their_sudoku_preserving_ones() 
     // ("F" there) keeps no line.
     let hyper = groups(3, 3, &[Variant::Hyper]);
     assert_eq!(group_orders(&hyper).unwrap(), (128, 256));
+    let windoku = orbit_group(&hyper, GroupChoice::Full).unwrap();
+    let exchange = GridSymmetry::parse(9, "423159786/423159786").unwrap();
+    assert!(windoku.contains(&exchange));
     let p = groups(3, 3, &[Variant::Disjoint]);
     assert_eq!(group_orders(&p).unwrap(), (2_592, 10_368));
     let group = orbit_group(&p, GroupChoice::Full).unwrap();
