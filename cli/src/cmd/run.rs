@@ -373,6 +373,16 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
         Ok(n) => n,
         Err(e) => return Some(Err(format!("{name}: {e}"))),
     };
+    if let (Some((_, t)), coordinator::job::CoreSpec::SudokuOrbits { box_rows, box_cols }) =
+        (&o.identity, job.core)
+    {
+        let bound = cores::grids::orbits::lower_bound(t.total, o.group_order, box_rows * box_cols);
+        if got < bound {
+            return Some(Err(format!(
+                "{name}: orbits {got} below the bound N / (|G| side!) = {bound}: a term is wrong"
+            )));
+        }
+    }
     match job.expected_orbits {
         Some(want) if want != got => Some(Err(format!(
             "{name}: orbits {got} differ from the spec's expected_orbits {want}"
