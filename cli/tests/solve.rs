@@ -300,7 +300,9 @@ fn symmetries_of_variants_and_of_hand_made_groups() {
         "9x9 (3x3 boxes), variants: diagonal\n\
          plain grid symmetries: 3359232\n\
          symmetries preserving the extra groups: 96\n\
-         digit relabellings: 362880\n"
+         digit relabellings: 362880\n\
+         orbit groups (essentially different grids): Sudoku-preserving 96, full 96 (cell \
+         permutations that map the set of all groups, implied ones included, onto itself)\n"
     );
     for (args, want) in [
         (&[][..], "--box <RxC>"),

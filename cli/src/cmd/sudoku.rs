@@ -226,8 +226,8 @@ fn symmetries_cmd(a: SymmetriesArgs) -> anyhow::Result<()> {
             Ok((sudoku, full)) => writeln!(
                 out,
                 "orbit groups (essentially different grids): Sudoku-preserving {sudoku}, full \
-                 {full} (line permutations and transposition that map the set of all groups, \
-                 implied ones included, onto itself)"
+                 {full} (cell permutations that map the set of all groups, implied ones \
+                 included, onto itself)"
             )?,
             Err(e) => writeln!(out, "orbit groups: not listed ({e})")?,
         }
