@@ -182,6 +182,21 @@ fn the_6x6_orbit_spec_counts_49() {
     let db = dir.path().join("o6.db");
     let out = run_spec(&spec, &db, &["--workers", "2", "--json"], 0);
     assert_eq!(json_lines(&out)[0]["orbits"], "49");
+    // The identity is counted as a unit here (no total_ledger): the text still says N and
+    // the bound, 28,200,960 / (3,456 x 6!) = 11.3.
+    let text = stdout(&run_spec(
+        &spec,
+        &dir.path().join("o6t.db"),
+        &["--workers", "2"],
+        0,
+    ));
+    assert!(
+        text.contains(
+            "total grids 28200960 (the identity's term x 6!); bound orbits >= N / (|G| 6!) = \
+             12: holds"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

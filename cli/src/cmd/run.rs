@@ -373,10 +373,8 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
         Ok(n) => n,
         Err(e) => return Some(Err(format!("{name}: {e}"))),
     };
-    if let (Some((_, t)), coordinator::job::CoreSpec::SudokuOrbits { box_rows, box_cols }) =
-        (&o.identity, job.core)
-    {
-        let bound = cores::grids::orbits::lower_bound(t.total, o.group_order, box_rows * box_cols);
+    if let Some((total, side)) = orbit_total(job) {
+        let bound = cores::grids::orbits::lower_bound(total, o.group_order, side);
         if got < bound {
             return Some(Err(format!(
                 "{name}: orbits {got} below the bound N / (|G| side!) = {bound}: a term is wrong"
@@ -391,6 +389,24 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
     }
 }
 
+/// An orbit count's number of grids N and the grid's side: the total imported with the
+/// identity's term, or, where the identity is counted like the other classes (grids up to
+/// `IDENTITY_ENUMERATED_UP_TO`), its term counted again here times side! (milliseconds).
+fn orbit_total(job: &JobSpec) -> Option<(u128, usize)> {
+    let o = job.units.as_ref()?.orbits.as_ref()?;
+    let coordinator::job::CoreSpec::SudokuOrbits { box_rows, box_cols } = job.core else {
+        return None;
+    };
+    let side = box_rows * box_cols;
+    if let Some((_, t)) = &o.identity {
+        return Some((t.total, side));
+    }
+    let groups = cores::grids::groups::read_groups(box_rows, box_cols, &job.problem).ok()?;
+    let identity = cores::grids::orbits::GridSymmetry::identity(side);
+    let term = cores::grids::orbits::class_term(&groups, &identity, None).ok()?;
+    Some((term.checked_mul(cores::problems::factorial(side)?)?, side))
+}
+
 /// The lines that say an orbit count's result: orbits beside the total, the group, the
 /// sanity bound and the expected figure.
 fn orbit_lines(job: &JobSpec, orbits: u128) -> Option<String> {
@@ -401,24 +417,21 @@ fn orbit_lines(job: &JobSpec, orbits: u128) -> Option<String> {
         o.group.as_str(),
         o.group_order
     );
-    if let Some((_, t)) = &o.identity {
-        let side = match job.core {
-            coordinator::job::CoreSpec::SudokuOrbits { box_rows, box_cols } => {
-                Some(box_rows * box_cols)
-            }
-            _ => None,
-        };
-        s.push_str(&format!(
-            "\n  total grids {} (imported from {})",
-            t.total, t.file
-        ));
-        if let Some(side) = side {
-            let bound = cores::grids::orbits::lower_bound(t.total, o.group_order, side);
-            s.push_str(&format!(
-                "; bound orbits >= N / (|G| {side}!) = {bound}: {}",
-                if orbits >= bound { "holds" } else { "FAILS" }
-            ));
+    if let Some((total, side)) = orbit_total(job) {
+        match &o.identity {
+            Some((_, t)) => s.push_str(&format!(
+                "\n  total grids {total} (imported from {})",
+                t.file
+            )),
+            None => s.push_str(&format!(
+                "\n  total grids {total} (the identity's term x {side}!)"
+            )),
         }
+        let bound = cores::grids::orbits::lower_bound(total, o.group_order, side);
+        s.push_str(&format!(
+            "; bound orbits >= N / (|G| {side}!) = {bound}: {}",
+            if orbits >= bound { "holds" } else { "FAILS" }
+        ));
     }
     if let Some(want) = job.expected_orbits {
         s.push_str(&format!(
