@@ -359,7 +359,7 @@ fn unexpected_totals(jobs: &[JobSpec], infos: &[pb::JobInfo]) -> Vec<String> {
 
 /// An orbit count's result: `sum(class size x term) / |G|` from a finished job's weighted
 /// sum, or why it is no count (the sum does not divide, or differs from `expected_orbits`).
-fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
+fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<OrbitResult, String>> {
     let o = job.units.as_ref()?.orbits.as_ref()?;
     if info.state() != pb::JobState::Done {
         return None;
@@ -373,7 +373,8 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
         Ok(n) => n,
         Err(e) => return Some(Err(format!("{name}: {e}"))),
     };
-    if let Some((total, side)) = orbit_total(job) {
+    let grids = orbit_total(job);
+    if let Some((total, side)) = grids {
         let bound = cores::grids::orbits::lower_bound(total, o.group_order, side);
         if got < bound {
             return Some(Err(format!(
@@ -385,8 +386,15 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<u128, String>> {
         Some(want) if want != got => Some(Err(format!(
             "{name}: orbits {got} differ from the spec's expected_orbits {want}"
         ))),
-        _ => Some(Ok(got)),
+        _ => Some(Ok(OrbitResult { orbits: got, grids })),
     }
+}
+
+/// A finished orbit count: its orbits, and its number of grids N with the grid's side
+/// ([`orbit_total`]).
+struct OrbitResult {
+    orbits: u128,
+    grids: Option<(u128, usize)>,
 }
 
 /// An orbit count's number of grids N and the grid's side: the total imported with the
@@ -409,7 +417,8 @@ fn orbit_total(job: &JobSpec) -> Option<(u128, usize)> {
 
 /// The lines that say an orbit count's result: orbits beside the total, the group, the
 /// sanity bound and the expected figure.
-fn orbit_lines(job: &JobSpec, orbits: u128) -> Option<String> {
+fn orbit_lines(job: &JobSpec, result: &OrbitResult) -> Option<String> {
+    let orbits = result.orbits;
     let o = job.units.as_ref()?.orbits.as_ref()?;
     let mut s = format!(
         "orbits (essentially different grids): {orbits} under the {} group of order {} and \
@@ -417,7 +426,7 @@ fn orbit_lines(job: &JobSpec, orbits: u128) -> Option<String> {
         o.group.as_str(),
         o.group_order
     );
-    if let Some((total, side)) = orbit_total(job) {
+    if let Some((total, side)) = result.grids {
         match &o.identity {
             Some((_, t)) => s.push_str(&format!(
                 "\n  total grids {total} (imported from {})",
@@ -469,7 +478,7 @@ fn report(
     for w in &wrong {
         eprintln!("WRONG TOTAL {w}");
     }
-    let orbit_results: Vec<Option<Result<u128, String>>> =
+    let orbit_results: Vec<Option<Result<OrbitResult, String>>> =
         jobs.iter().zip(infos).map(|(j, i)| orbits(j, i)).collect();
     for e in orbit_results
         .iter()
@@ -503,7 +512,7 @@ fn report(
             let mut v = json(job, info);
             if let Some(r) = orbits {
                 v["orbits"] = match r {
-                    Ok(n) => n.to_string().into(),
+                    Ok(n) => n.orbits.to_string().into(),
                     Err(_) => serde_json::Value::Null,
                 };
             }
@@ -543,7 +552,7 @@ fn report(
             )?;
         }
         if let Some(Ok(n)) = &orbit_results[0] {
-            if let Some(lines) = orbit_lines(job, *n) {
+            if let Some(lines) = orbit_lines(job, n) {
                 writeln!(out, "{lines}")?;
             }
         }

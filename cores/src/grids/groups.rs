@@ -30,6 +30,29 @@ pub struct SudokuGroups {
     pub extra: Vec<Vec<usize>>,
 }
 
+impl SudokuGroups {
+    /// Checks the extra groups against a grid of side `side`: each holds 1 to `side` cells,
+    /// all on the grid, none twice. The error is the group's number (1-based) and why.
+    pub fn check_extra(&self, side: usize) -> Result<(), (usize, String)> {
+        for (k, group) in self.extra.iter().enumerate() {
+            let bad = |why: String| Err((k + 1, why));
+            if group.is_empty() || group.len() > side {
+                return bad(format!("{} cells, a group has 1 to {side}", group.len()));
+            }
+            let mut seen = vec![false; side * side];
+            for &cell in group {
+                if cell >= side * side {
+                    return bad(format!("cell {cell} is off the {side}x{side} grid"));
+                }
+                if std::mem::replace(&mut seen[cell], true) {
+                    return bad(format!("cell {cell} is listed twice"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why a problem is not a Sudoku with groups of the given shape.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("not a {box_rows}x{box_cols}-box Sudoku with extra groups: {why}")]

@@ -213,25 +213,8 @@ fn check(g: &SudokuGroups) -> Result<usize, SymmetryError> {
         box_rows: g.box_rows,
         box_cols: g.box_cols,
     })?;
-    for (k, group) in g.extra.iter().enumerate() {
-        let bad = |why: String| SymmetryError::BadGroup { group: k + 1, why };
-        if group.is_empty() || group.len() > side {
-            return Err(bad(format!(
-                "{} cells, a group has 1 to {side}",
-                group.len()
-            )));
-        }
-        let mut seen = Cells::EMPTY;
-        for &cell in group {
-            if cell >= side * side {
-                return Err(bad(format!("cell {cell} is off the {side}x{side} grid")));
-            }
-            if seen.contains(cell) {
-                return Err(bad(format!("cell {cell} is listed twice")));
-            }
-            seen.insert(cell);
-        }
-    }
+    g.check_extra(side)
+        .map_err(|(group, why)| SymmetryError::BadGroup { group, why })?;
     Ok(side)
 }
 
@@ -277,10 +260,6 @@ impl Cells {
 
     fn remove(&mut self, c: usize) {
         self.0[c / 64] &= !(1 << (c % 64));
-    }
-
-    fn contains(&self, c: usize) -> bool {
-        self.0[c / 64] & (1 << (c % 64)) != 0
     }
 
     fn within(&self, other: &Cells) -> bool {

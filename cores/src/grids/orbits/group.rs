@@ -79,25 +79,8 @@ fn check(g: &SudokuGroups) -> Result<usize, OrbitError> {
                 Ok(side)
             }
         })?;
-    for (k, group) in g.extra.iter().enumerate() {
-        let bad = |why: String| OrbitError::BadGroup { group: k + 1, why };
-        if group.is_empty() || group.len() > side {
-            return Err(bad(format!(
-                "{} cells, a group has 1 to {side}",
-                group.len()
-            )));
-        }
-        let mut seen: Cells = 0;
-        for &cell in group {
-            if cell >= side * side {
-                return Err(bad(format!("cell {cell} is off the {side}x{side} grid")));
-            }
-            if seen & (1 << cell) != 0 {
-                return Err(bad(format!("cell {cell} is listed twice")));
-            }
-            seen |= 1 << cell;
-        }
-    }
+    g.check_extra(side)
+        .map_err(|(group, why)| OrbitError::BadGroup { group, why })?;
     Ok(side)
 }
 

@@ -10,17 +10,17 @@
 //! and a relabelling, an exact-cover problem on the cycles of `g` on the cells, far smaller
 //! than the total (see [`term`]).
 //!
-//! The group ([`group`]): every permutation of the cells that sends rows to rows and
-//! columns to columns, or rows to columns and columns to rows (transposition), and maps the
-//! set of constraint groups onto itself: rows, columns, boxes, the extra groups and the
+//! The group ([`group`]): every permutation of the cells that maps the set of constraint
+//! groups onto itself (not only line permutations with transposition): rows, columns, boxes, the extra groups and the
 //! groups they imply (a union of disjoint groups less a union of one group fewer inside it,
 //! as windoku's windows imply five more). Two choices ([`GroupChoice`]): the full group, and
 //! its Sudoku-preserving subgroup (the elements that also map boxes to boxes: the plain
 //! Sudoku group's elements that keep the extra groups, as [`super::symmetry`] lists them;
 //! mapping an extra group onto an implied one does not count there).
 //! For windoku the full group is twice the subgroup (an involution of rows and columns
-//! exchanges the boxes with the windows' groups), for SudokuP too (rows and columns
-//! `r -> 3 (r mod 3) + r / 3` exchange the boxes with the disjoint groups).
+//! exchanges the boxes with the windows' groups); for SudokuP four times (rows and columns
+//! `r -> 3 (r mod 3) + r / 3` exchange the boxes with the disjoint groups, and half of the
+//! elements send rows to boxes).
 //!
 //! A second route for small grids ([`canonical`]): every grid with the first row `1..side`
 //! (one per relabelling class), canonicalised under the group, counted distinct.
