@@ -132,9 +132,13 @@ impl JobsService {
     }
 
     async fn info(&self, job: u64, with_alarms: bool) -> Result<pb::JobInfo, Error> {
-        let s = self.0.sched.lock().await;
-        let st = s.status(job)?;
-        Ok(convert::job_info(st, self.0.now(), with_alarms))
+        self.0
+            .observe(move |s, now| {
+                s.status(job)
+                    .map(|st| convert::job_info(st, now, with_alarms))
+            })
+            .await?
+            .map_err(Error::from)
     }
 }
 
@@ -325,13 +329,15 @@ impl pb::jobs_server::Jobs for JobsService {
     ) -> Result<Response<pb::ListJobsResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
-        let now = self.0.now();
-        let s = self.0.sched.lock().await;
-        let mut jobs = Vec::new();
-        for j in s.jobs() {
-            let st = s.status(j.id).map_err(Error::from)?;
-            jobs.push(convert::job_info(st, now, false));
-        }
+        let jobs = self
+            .0
+            .observe(|s, now| {
+                s.jobs()
+                    .map(|j| s.status(j.id).map(|st| convert::job_info(st, now, false)))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .await?
+            .map_err(Error::from)?;
         Ok(Response::new(pb::ListJobsResponse { jobs }))
     }
 
@@ -341,17 +347,22 @@ impl pb::jobs_server::Jobs for JobsService {
     ) -> Result<Response<pb::JobUnitsResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
-        let s = self.0.sched.lock().await;
-        if s.job(r.job_id).is_none() {
-            return Err(Error::NotFound(format!("job {}", r.job_id)).into());
-        }
-        let current: std::collections::BTreeSet<u64> =
-            s.current_runs(r.job_id).iter().map(|(u, _)| u.id).collect();
-        let units = s
-            .job_units(r.job_id)
-            .into_iter()
-            .map(|(u, a)| convert::unit_info(u, a, current.contains(&u.id)))
-            .collect();
+        let job = r.job_id;
+        let units = self
+            .0
+            .observe(move |s, _| {
+                s.job(job)?;
+                let current: std::collections::BTreeSet<u64> =
+                    s.current_runs(job).iter().map(|(u, _)| u.id).collect();
+                Some(
+                    s.job_units(job)
+                        .into_iter()
+                        .map(|(u, a)| convert::unit_info(u, a, current.contains(&u.id)))
+                        .collect(),
+                )
+            })
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("job {job}")))?;
         Ok(Response::new(pb::JobUnitsResponse { units }))
     }
 

@@ -108,10 +108,8 @@ impl pb::worker_server::Worker for WorkerService {
     ) -> Result<Response<pb::GetJobResponse>, Status> {
         let r = req.into_inner();
         check_header(r.header.as_ref())?;
-        let job = {
-            let s = self.0.sched.lock().await;
-            s.job(r.job_id).cloned()
-        };
+        let id = r.job_id;
+        let job = self.0.observe(move |s, _| s.job(id).cloned()).await?;
         let job = job.ok_or_else(|| Error::NotFound(format!("job {}", r.job_id)))?;
         let texts = store::job_texts(&self.0.pool, r.job_id)
             .await
