@@ -89,6 +89,29 @@ struct Shared {
 }
 
 impl Shared {
+    /// The scheduler rebuilt from the database behind `pool`, and its writer started (within
+    /// a tokio runtime).
+    async fn load(pool: SqlitePool, config: Config) -> Result<Arc<Shared>, Error> {
+        let snapshot = store::load(&pool).await?;
+        let sched = Arc::new(Mutex::new(Scheduler::restore(
+            scheduler_config(&config),
+            snapshot,
+            random_tokens(),
+        )));
+        let writer = writer::Writer::start(
+            pool.clone(),
+            Arc::clone(&sched),
+            scheduler_config(&config),
+            random_tokens,
+        );
+        Ok(Arc::new(Shared {
+            sched,
+            pool,
+            config,
+            writer,
+        }))
+    }
+
     fn now(&self) -> Millis {
         self.config.clock.now()
     }
@@ -194,24 +217,7 @@ pub async fn serve_locked(
     // Held until this function returns.
     let _lock = lock;
     let pool = store::open(&config.db_path).await?;
-    let snapshot = store::load(&pool).await?;
-    let sched = Arc::new(Mutex::new(Scheduler::restore(
-        scheduler_config(&config),
-        snapshot,
-        random_tokens(),
-    )));
-    let writer = writer::Writer::start(
-        pool.clone(),
-        Arc::clone(&sched),
-        scheduler_config(&config),
-        random_tokens,
-    );
-    let shared = Arc::new(Shared {
-        sched,
-        pool: pool.clone(),
-        config: config.clone(),
-        writer,
-    });
+    let shared = Shared::load(pool.clone(), config.clone()).await?;
     // Catch up with leases that expired while the coordinator was down.
     shared.mutate(|s, now| s.expire(now)).await?;
 
@@ -322,22 +328,7 @@ mod tests {
         let pool = store::open(&db).await.unwrap();
         let mut config = Config::new("t");
         config.db_path = db.clone();
-        let sched = Arc::new(Mutex::new(Scheduler::new(
-            scheduler_config(&config),
-            random_tokens(),
-        )));
-        let writer = writer::Writer::start(
-            pool.clone(),
-            Arc::clone(&sched),
-            scheduler_config(&config),
-            random_tokens,
-        );
-        let shared = Arc::new(Shared {
-            sched,
-            pool,
-            config,
-            writer,
-        });
+        let shared = Shared::load(pool, config).await.unwrap();
         // Another connection holds the database's write lock: the writer waits for it.
         let mut blocker = sqlx::SqliteConnection::connect(&format!("sqlite://{}", db.display()))
             .await
