@@ -38,6 +38,17 @@
 //! CaDiCaL under assumptions (the tiles meeting a random 6 x 6 window freed, the others kept,
 //! 2 000 conflicts a move) found nothing in 3 830 moves (27 s of CPU).
 //!
+//! Breaking the square's symmetry by lexicographic leaders ([`Variant::lex_leader`]: the
+//! covered cells first among their 8 images) pays on the tight suite, where one tile on a
+//! canonical spot did not: with the rest of `Variant::NATIVE`, one question at a time from the
+//! count bound down, 150 s each, two runs side by side (the by-hand `explore_sat_bounds`),
+//! b01-t3 refuted 26 tiles in 13 s against 27 s and 25 in 65 s against 72 s (24 open in
+//! both), b01-t4 26 in 6 s against 8 s, 25 in 37 s against 61 s and 24 in 129 s (open without
+//! it). Asking every `k` of a board on one incremental CaDiCaL instance (the counts as unary
+//! counters whose bounds are assumptions, so that what was learnt refuting `k + 1` stays for
+//! `k`) did not pay: b01-t3 26 in 29 s against 27 s, 25 in 96 s against 82 s; b01-t4 26 in
+//! 53 s against 16 s, 25 in 132 s against 123 s. Not kept.
+//!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
 //! every model read back (the true `x`) is a legal placement of at least `k` tiles. The
@@ -204,6 +215,47 @@ impl Cnf {
     }
 }
 
+/// States `cov <=lex cov o g` for the 7 symmetries `g` of the square other than the identity,
+/// `cov` read in row order (false before true). Sound for the question: a board symmetry maps
+/// a legal placement to a legal placement of the same tiles (a transposition turns "H" into
+/// "V", a reflection flips `mirrored`), and some image of every placement has the least
+/// covered-cell vector of its orbit, so every placement has an image that meets all 7. The
+/// "equal so far" literals are only ever forced true, so they add no other constraint.
+fn lex_leader(f: &mut Cnf, cov: &[i32], n: usize) {
+    /// The image of (row, column) on a board of side `n`.
+    type CellMap = fn(usize, usize, usize) -> (usize, usize);
+    let maps: [CellMap; 7] = [
+        |r, c, n| (c, n - 1 - r),
+        |r, c, n| (n - 1 - r, n - 1 - c),
+        |r, c, n| (n - 1 - c, r),
+        |r, c, n| (r, n - 1 - c),
+        |r, c, n| (n - 1 - r, c),
+        |r, c, _| (c, r),
+        |r, c, n| (n - 1 - c, n - 1 - r),
+    ];
+    for g in maps {
+        let mut equal: Option<i32> = None;
+        for cell in 0..n * n {
+            let (r, c) = g(cell / n, cell % n, n);
+            let (x, y) = (cov[cell], cov[r * n + c]);
+            if x == y {
+                continue;
+            }
+            // Equal so far: x <= y here.
+            let mut le = vec![-x, y];
+            le.extend(equal.map(|e| -e));
+            f.add(le);
+            let e = f.var();
+            for (a, b) in [(x, y), (-x, -y)] {
+                let mut same = vec![a, b, e];
+                same.extend(equal.map(|q| -q));
+                f.add(same);
+            }
+            equal = Some(e);
+        }
+    }
+}
+
 /// "Do `k` tiles fit?" as one CaDiCaL instance, to be asked again after a budget ran out.
 pub(super) struct FitQuery {
     solver: cadical::Solver<Poll>,
@@ -220,14 +272,19 @@ pub(super) struct Variant {
     pub(super) cover_count: bool,
     /// Renumber the variables and reorder the clauses by this seed (0: as built).
     pub(super) shuffle: u64,
+    /// Break the square's symmetry: the covered cells, read in row order, come first in
+    /// lexicographic order among their 8 images (rotations and reflections of the board).
+    pub(super) lex_leader: bool,
 }
 
 impl Variant {
-    /// What `native` asks: the covered-cell count stated, CaDiCaL tuned for refutations.
+    /// What `native` asks: the covered-cell count stated, the square's symmetry broken,
+    /// CaDiCaL tuned for refutations.
     pub(super) const NATIVE: Variant = Variant {
         config: "unsat",
         cover_count: true,
         shuffle: 0,
+        lex_leader: true,
     };
 }
 
@@ -434,28 +491,35 @@ impl FitQuery {
             used.extend(out.into_iter().take(count));
         }
         let unused: Vec<i32> = used.iter().map(|&u| -u).collect();
-        let spare = (model.tiles.saturating_sub(k) as usize).min(unused.len());
         // Types whose every spot is missing (a board too small) count as left out.
-        let missing = model.tiles as usize - used.len();
-        if missing > spare {
-            f.add(Vec::new());
-        } else {
-            f.at_most(&unused, spare - missing);
-        }
-        if variant.cover_count {
-            let empties = cells.saturating_sub(3 * k as usize);
-            let uncovered: Vec<i32> = cov.iter().map(|&c| -c).collect();
-            f.at_most(&uncovered, empties);
-        }
+        let missing = (model.tiles as usize - used.len()) as i64;
+        let uncovered: Vec<i32> = cov.iter().map(|&c| -c).collect();
+        let negated: Vec<i32> = count_lits.iter().map(|&l| -l).collect();
         let side = n as i64;
-        let need = 2 * edges + border - 4 * side * side + 10 * i64::from(k);
-        if need > count_lits.len() as i64 {
-            f.add(Vec::new());
-        } else if need > 0 {
-            let negated: Vec<i32> = count_lits.iter().map(|&l| -l).collect();
-            f.at_most(&negated, count_lits.len() - need as usize);
+        // Each count: "at most `base - per_tile * k` of `lits`".
+        let mut limited: Vec<(&[i32], i64, i64)> =
+            vec![(&unused, i64::from(model.tiles) - missing, 1)];
+        if variant.cover_count {
+            limited.push((&uncovered, cells as i64, 3));
+        }
+        // At most (lits - need) not made, need = 2 edges + border - 4 n^2 + 10 k.
+        limited.push((
+            &negated,
+            negated.len() as i64 - (2 * edges + border - 4 * side * side),
+            10,
+        ));
+        for (lits, base, per_tile) in limited {
+            let limit = base - per_tile * i64::from(k);
+            if limit < 0 {
+                f.add(Vec::new());
+            } else if (limit as usize) < lits.len() {
+                f.at_most(lits, limit as usize);
+            }
         }
 
+        if variant.lex_leader {
+            lex_leader(&mut f, &cov, n);
+        }
         if variant.shuffle != 0 {
             use rand::seq::SliceRandom;
             use rand::SeedableRng;

@@ -85,7 +85,9 @@ fn each_search_alone_finds_the_brute_force_optimum() {
 }
 
 /// The SAT question against brute force: `optimum` tiles fit (and the model read back is a
-/// legal placement of at least that many), `optimum + 1` do not.
+/// legal placement of at least that many), `optimum + 1` do not. `FitQuery::new` asks as
+/// `native` does, the square's symmetry broken (`Variant::lex_leader`): a wrong symmetry
+/// break would refute a board's optimum.
 #[test]
 fn the_sat_question_agrees_with_brute_force() {
     use super::model::Model;
@@ -506,19 +508,7 @@ fn bench_sat_question() {
             };
             let model = Model::new(&inst).expect("few values");
             let k = k.unwrap_or(model.tiles);
-            let variant = super::sat::Variant {
-                config: match std::env::var("DOMINO_CONFIG").as_deref() {
-                    Ok("sat") => "sat",
-                    Ok("unsat") => "unsat",
-                    Ok("plain") => "plain",
-                    _ => "default",
-                },
-                cover_count: std::env::var("DOMINO_COVER").is_ok(),
-                shuffle: std::env::var("DOMINO_SHUFFLE")
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0),
-            };
+            let variant = variant_from_env();
             let answer = FitQuery::with(&model, k, &limits, variant)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .solve(None);
@@ -536,6 +526,25 @@ fn bench_sat_question() {
                 thread_cpu_seconds() - cpu
             );
         }
+    }
+}
+
+/// The SAT variant the by-hand explorations ask: `DOMINO_CONFIG` (default, sat, unsat, plain),
+/// `DOMINO_COVER` set for the cover count, `DOMINO_SHUFFLE` a seed.
+fn variant_from_env() -> super::sat::Variant {
+    super::sat::Variant {
+        config: match std::env::var("DOMINO_CONFIG").as_deref() {
+            Ok("sat") => "sat",
+            Ok("unsat") => "unsat",
+            Ok("plain") => "plain",
+            _ => "default",
+        },
+        cover_count: std::env::var("DOMINO_COVER").is_ok(),
+        lex_leader: std::env::var("DOMINO_LEX").is_ok(),
+        shuffle: std::env::var("DOMINO_SHUFFLE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0),
     }
 }
 
@@ -762,7 +771,8 @@ fn bench_fill() {
 /// How far CaDiCaL alone brings the bound down (by hand, release build):
 /// `DOMINO_FILE=batch.txt DOMINO_SECS=20 cargo test --release -p cores --lib
 /// domino::tests::explore_sat -- --ignored --nocapture`: for each instance, "do k tiles fit?"
-/// from the count bound down, each question with `DOMINO_SECS` of wall time.
+/// from the count bound (or `DOMINO_K`) down, each question with `DOMINO_SECS` of wall time,
+/// asked as `native` asks it unless `DOMINO_CONFIG` names another variant (`variant_from_env`).
 #[test]
 #[ignore]
 fn explore_sat_bounds() {
@@ -775,16 +785,22 @@ fn explore_sat_bounds() {
             continue;
         }
         let model = model::Model::new(&inst).unwrap();
-        let mut k = BoundBy::count_bound(&inst);
+        let mut k = env_or("DOMINO_K", BoundBy::count_bound(&inst));
         let top = k;
+        let variant = if std::env::var("DOMINO_CONFIG").is_ok() {
+            variant_from_env()
+        } else {
+            sat::Variant::NATIVE
+        };
         loop {
             let start = Instant::now();
             let limits = SolveLimits {
                 deadline: Some(start + Duration::from_secs_f64(secs)),
                 stop: None,
             };
-            let mut q = sat::FitQuery::new(&model, k, &limits);
-            let a = q.solve(None);
+            let a = sat::FitQuery::with(&model, k, &limits, variant)
+                .unwrap()
+                .solve(None);
             let t = start.elapsed().as_secs_f64();
             let what = match a {
                 sat::Answer::Fits(_) => "fits",
