@@ -38,7 +38,9 @@
 //! whether every tile fits, CaDiCaL joins on the CNF of `sat` (with its counting constraints,
 //! `Variant::NATIVE`) and gets half a turn's count of nodes as conflicts per turn, most of the
 //! time from then on: it refutes every tile of b04-m1 (7 x 7, 12 tiles) in about 5 s (3 s of
-//! CaDiCaL alone), where the native searches need 145 s.
+//! CaDiCaL alone), where the native searches need 145 s. On larger boards that the tiles
+//! would nearly fill (`tight`: at least nine tenths of the board) it joins the question too,
+//! with as much time per turn as the other searches took.
 //! Its placements are checked with `verify` before they are returned.
 //!
 //! Once a search has proven that not every tile fits (`ub` below the number of tiles, which
@@ -104,6 +106,16 @@ const SAT_MAX_CELLS: usize = 81;
 /// CaDiCaL gets `turn / SAT_SHARE` conflicts per turn (most of the turn's time: a conflict
 /// costs about as much as 300 nodes).
 const SAT_SHARE: u64 = 2;
+
+/// Whether the tiles would cover at least nine tenths of the board (seed 001's "much more
+/// difficult instances", the generator's tight boards): there every tile fitting is the
+/// exception, and on boards larger than [`SAT_MAX_CELLS`] CaDiCaL is the only search that
+/// refutes it (b01-t1 of the tight suite, 11 x 11 with 39 tiles: refuted in 109 s of
+/// CaDiCaL alone, so that native's bound leaves the count within its 300 s). It then gets as
+/// much time as the turn's other searches took, as once not every tile fits.
+fn tight(model: &Model) -> bool {
+    10 * 3 * model.tiles as usize >= 9 * model.cells
+}
 
 /// Conflicts CaDiCaL is assumed to manage per second before it has been timed, and the
 /// fewest it is given in a turn.
@@ -320,7 +332,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                     .get_or_insert_with(|| (ub, FitQuery::new(model, ub, limits)));
                 // Every tile: a share of the turn's nodes. Fewer: as long as the turn's other
                 // searches took, at the conflict rate measured so far.
-                let conflicts = if ub == model.tiles {
+                let conflicts = if ub == model.tiles && model.cells <= SAT_MAX_CELLS {
                     turn / SAT_SHARE
                 } else {
                     let other = turn_start.elapsed().as_secs_f64();
@@ -436,10 +448,10 @@ impl<'m, 'a> Solver<'m, 'a> {
         self.outcome(status, best)
     }
 
-    /// Whether CaDiCaL asks "do `ub` tiles fit?" this turn.
+    /// Whether CaDiCaL asks "do `ub` tiles fit?" this turn: once not every tile fits, on
+    /// small boards, and on boards that the tiles would nearly fill ([`tight`]).
     fn sat_joins(&self) -> bool {
-        (self.ub == self.model.tiles && self.model.cells <= SAT_MAX_CELLS)
-            || self.ub < self.model.tiles
+        self.ub < self.model.tiles || self.model.cells <= SAT_MAX_CELLS || tight(self.model)
     }
 
     /// `ub` is refuted by `by`: one tile fewer.
