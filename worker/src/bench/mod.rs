@@ -17,6 +17,10 @@
 //! - [`process`]: the external process under limits (own process group, SIGTERM then SIGKILL
 //!   to the group, cgroup v2 or rusage measurement); [`cgroup`] the cgroup v2 part.
 //! - [`output`]: readers of MiniZinc's, clingo's and the CP-SAT script's output.
+//! - [`mzn`]: any MiniZinc model on a data file: its sense from the model interface, a run
+//!   read from MiniZinc's JSON stream (objective, times to best and to proof, statistics,
+//!   a `.mzc` checker's verdict on every solution); the runner of the generic MiniZinc suite
+//!   (not yet a benchmark family).
 //! - [`host`]: the machine description stored with each run.
 //!
 //! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
@@ -45,6 +49,7 @@ pub mod cgroup;
 pub mod config;
 pub mod host;
 pub mod models;
+pub mod mzn;
 pub mod output;
 pub mod process;
 mod run;

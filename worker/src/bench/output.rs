@@ -93,33 +93,44 @@ impl LineSink for MiniZincOutput {
                 Some("ERROR") => p.errors.push("MiniZinc reported status ERROR".into()),
                 _ => {}
             },
-            Some("statistics") => {
-                if let Some(stats) = value.get("statistics").and_then(|s| s.as_object()) {
-                    for (k, v) in stats {
-                        let x = v
-                            .as_f64()
-                            .or_else(|| v.as_str().and_then(|t| t.parse().ok()));
-                        if let Some(x) = x {
-                            p.stats.insert(k.clone(), x);
-                        }
-                    }
-                }
-            }
-            Some("error") => {
-                let msg = value
-                    .get("message")
-                    .and_then(|m| m.as_str())
-                    .unwrap_or("(no message)");
-                let what = value
-                    .get("what")
-                    .and_then(|m| m.as_str())
-                    .unwrap_or("error");
-                p.errors.push(format!("{what}: {msg}"));
-            }
+            Some("statistics") => read_statistics(&value, &mut p.stats),
+            Some("error") => p.errors.push(error_message(&value)),
             // warnings, statistics, comments, timestamps
             _ => {}
         }
     }
+}
+
+/// Adds the numbers of a MiniZinc `statistics` object to `stats` (a later value of a name
+/// replaces an earlier one).
+pub fn read_statistics(
+    value: &serde_json::Value,
+    stats: &mut std::collections::BTreeMap<String, f64>,
+) {
+    let Some(object) = value.get("statistics").and_then(|s| s.as_object()) else {
+        return;
+    };
+    for (k, v) in object {
+        let x = v
+            .as_f64()
+            .or_else(|| v.as_str().and_then(|t| t.parse().ok()));
+        if let Some(x) = x {
+            stats.insert(k.clone(), x);
+        }
+    }
+}
+
+/// The message of a MiniZinc `error` object: `WHAT: MESSAGE`.
+pub fn error_message(value: &serde_json::Value) -> String {
+    let msg = value
+        .get("message")
+        .and_then(|m| m.as_str())
+        .unwrap_or("(no message)");
+    let what = value
+        .get("what")
+        .and_then(|m| m.as_str())
+        .unwrap_or("error");
+    format!("{what}: {msg}")
 }
 
 /// One solution's text: `place` lines then `objective N`.
