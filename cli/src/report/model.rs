@@ -642,12 +642,38 @@ pub const SHOWN_STATS: &[&str] = &[
     "conflicts",
 ];
 
-/// The definitions frozen with a job (`config` files), with their runs' statistics.
+/// The definitions of a job's configurations, with their runs' statistics: those frozen with
+/// it (`config` files: declared configurations), and for every other configuration its runs
+/// name, the built-in one with the job's frozen models (what its workers ran and hashed).
 pub fn definitions(files: &[FrozenFile], runs: &[Run]) -> anyhow::Result<Vec<Definition>> {
-    let mut out = Vec::new();
+    let mut defs: Vec<(ConfigDef, String)> = Vec::new();
     for f in files.iter().filter(|f| f.kind == FileKind::Config) {
         let def = ConfigDef::from_json(&f.text)
             .map_err(|e| anyhow::anyhow!("frozen configuration {}: {e}", f.name))?;
+        defs.push((def, f.sha256.clone()));
+    }
+    let model = |name: &str| {
+        files
+            .iter()
+            .find(|f| f.kind == FileKind::Model && f.name == name)
+            .map(|f| f.text.clone())
+            .or_else(|| worker::bench::models::model(name).map(|m| m.text.to_owned()))
+            .unwrap_or_default()
+    };
+    let names: BTreeSet<&str> = runs.iter().map(|r| r.record.config.as_str()).collect();
+    for name in names {
+        if defs.iter().any(|(d, _)| d.name == name) {
+            continue;
+        }
+        if let Some(c) = worker::bench::config(name) {
+            let def = c.definition_with(&model);
+            let hash = worker::bench::sha256_hex(&def.to_json());
+            defs.push((def, hash));
+        }
+    }
+    defs.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    let mut out = Vec::new();
+    for (def, sha256) in defs {
         let engine = match &def.engine {
             EngineDef::BuiltIn => "built-in".to_owned(),
             EngineDef::MiniZinc { solver, .. } => format!("minizinc {solver}"),
@@ -672,7 +698,7 @@ pub fn definitions(files: &[FrozenFile], runs: &[Run]) -> anyhow::Result<Vec<Def
         let declared = def.base.as_deref() != Some(def.name.as_str())
             || worker::bench::config(&def.name).is_none_or(|c| c.definition() != def);
         out.push(Definition {
-            sha256: f.sha256.clone(),
+            sha256,
             declared,
             engine,
             about: def.about,

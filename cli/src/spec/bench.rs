@@ -535,7 +535,11 @@ impl BenchSpec {
     }
 
     /// The batch (or puzzle) files, for domino every built-in model file and the declared
-    /// configurations' files, and every configuration's definition, frozen with their hashes.
+    /// configurations' files, and the definition of every configuration that is not a
+    /// built-in as it is, frozen with their hashes. A built-in configuration's definition is
+    /// its name and the frozen models (in the manifest already), so a spec without declared
+    /// configurations has the manifest it had before definitions existed, and resumes the
+    /// jobs submitted then; its workers hash the built-in definition themselves.
     pub fn files(&self) -> Vec<FrozenFile> {
         let mut files = self.suite_files();
         files.extend(
@@ -546,6 +550,7 @@ impl BenchSpec {
         files.extend(
             self.defs
                 .iter()
+                .filter(|d| worker::bench::config(&d.name).is_none_or(|c| c.definition() != **d))
                 .map(|d| frozen(FileKind::Config, &d.name, &d.to_json())),
         );
         files
@@ -748,12 +753,9 @@ mod tests {
             files.iter().filter(|f| f.kind == FileKind::Batch).count(),
             3
         );
-        // Besides the puzzle files: each configuration's definition, and no model.
-        assert_eq!(
-            files.iter().filter(|f| f.kind == FileKind::Config).count(),
-            configs
-        );
-        assert!(files.iter().all(|f| f.kind != FileKind::Model));
+        // Only the puzzle files: built-in configurations freeze no definition (the manifest
+        // is the one of jobs submitted before definitions existed).
+        assert!(files.iter().all(|f| f.kind == FileKind::Batch));
         // The coordinator's own check accepts what the spec makes.
         coordinator::bench::check_tasks(&tasks, &s.files()).unwrap();
     }
