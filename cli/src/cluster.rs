@@ -40,6 +40,8 @@ type ServerTask = tokio::task::JoinHandle<Result<(), coordinator::Error>>;
 /// A coordinator in this process on a random loopback port with a fresh token, and local
 /// `dancehall worker` processes talking gRPC to it.
 pub struct LocalCluster {
+    /// Whether the local workers run command templates (`run --allow-commands`).
+    pub allow_commands: bool,
     pub url: String,
     pub token: String,
     pub jobs: JobsClient,
@@ -106,6 +108,7 @@ impl LocalCluster {
         let channel = client::connect(&url, None).await?;
         let jobs = client::jobs(channel, &token)?;
         Ok(LocalCluster {
+            allow_commands: false,
             url,
             token,
             jobs,
@@ -154,6 +157,7 @@ impl LocalCluster {
             .arg("--worker-id")
             .arg(worker_name(index))
             .arg("--quiet")
+            .args(self.allow_commands.then_some("--allow-commands"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .kill_on_drop(true);

@@ -641,6 +641,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
                     config: config.into(),
                     time_limit_seconds: 5.0,
                     memory_limit_bytes: None,
+                    needs: None,
                 }),
                 term: None,
                 counted: None,

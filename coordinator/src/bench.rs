@@ -180,6 +180,7 @@ mod tests {
             config: config.into(),
             time_limit_seconds: 5.0,
             memory_limit_bytes: None,
+            needs: None,
         }
     }
 
@@ -341,6 +342,7 @@ mod tests {
             config: "ps12".into(),
             time_limit_seconds: 5.0,
             memory_limit_bytes: None,
+            needs: None,
         }
     }
 

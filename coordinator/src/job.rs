@@ -273,6 +273,10 @@ pub struct BenchTask {
     pub config: String,
     pub time_limit_seconds: f64,
     pub memory_limit_bytes: Option<u64>,
+    /// The capability a worker needs to run it (`cores::bench::ConfigDef::needs`); `None`:
+    /// the configuration's name (a built-in configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<String>,
 }
 
 /// A file a benchmark job was submitted with, frozen with its hash.
@@ -482,12 +486,12 @@ pub struct Capabilities {
 
 impl Capabilities {
     /// Whether a worker with these capabilities can run `task` as asked: its configuration's
-    /// solver is installed, and the task's memory limit fits the machine (when both are known).
+    /// solver is installed (a declared configuration's engine: `BenchTask::needs`), and the task's memory limit fits the machine (when both are known).
     pub fn can_run(&self, task: &BenchTask) -> bool {
         let config = self
             .bench_configs
             .as_ref()
-            .is_none_or(|c| c.contains(&task.config));
+            .is_none_or(|c| c.contains(task.needs.as_ref().unwrap_or(&task.config)));
         let memory = match (task.memory_limit_bytes, self.memory_bytes) {
             (Some(limit), have) if have > 0 => limit <= have,
             _ => true,

@@ -670,9 +670,9 @@ async fn insert_bench_run(
              difficulty, config, status, termination, objective, bound, puzzles,
              puzzles_answered, puzzles_per_second, wall_seconds, cpu_seconds,
              peak_memory_bytes, time_limit_seconds, solver, solver_version, host, cpu_model,
-             cores, memory_bytes, kernel, dancehall_version, record, accepted_at)
+             cores, memory_bytes, kernel, dancehall_version, record, accepted_at, config_sha256)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-             ?, ?, ?)",
+             ?, ?, ?, ?)",
     )
     .bind(int(a.unit, "unit id")?)
     .bind(int(a.job, "job id")?)
@@ -703,6 +703,7 @@ async fn insert_bench_run(
     .bind(&host.dancehall_version)
     .bind(r.to_json())
     .bind(int(a.accepted_at, "time")?)
+    .bind(&r.config_sha256)
     .execute(&mut **tx)
     .await?;
     fn puzzle_row(item: &(u64, &PuzzleRun)) -> Result<Values> {

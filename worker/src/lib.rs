@@ -36,6 +36,9 @@ pub struct Config {
     pub exit_when_idle: Option<Duration>,
     /// CA certificate (PEM) that signed the coordinator's TLS certificate.
     pub tls_ca: Option<PathBuf>,
+    /// Run benchmark configurations of engine `command` (arbitrary programs named by a
+    /// submitted spec): off unless the worker is started with `--allow-commands`.
+    pub allow_commands: bool,
 }
 
 /// What a worker did, returned when it exits.

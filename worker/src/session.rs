@@ -32,7 +32,7 @@
 //!   error or a panic) is released as failed, with why (the coordinator holds a unit that
 //!   fails too often); a benchmark run that panics is an `error` record, reported like any.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -106,9 +106,9 @@ fn wall_limit(seconds: f64) -> f64 {
 enum JobData {
     /// A counting job's problem and the core to count its units with.
     Count(Arc<Problem>, CoreSpec),
-    /// A benchmark job's frozen model files, by name, or why they cannot be read
-    /// ([`frozen_models`]).
-    Bench(Result<Arc<BTreeMap<String, String>>, String>),
+    /// A benchmark job's frozen model files and configuration definitions, or why they
+    /// cannot be read ([`frozen_models`]).
+    Bench(Result<Arc<crate::bench::Frozen>, String>),
 }
 
 struct Session<S> {
@@ -161,6 +161,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         .unwrap_or(0)
         ^ u64::from(std::process::id()).rotate_left(32);
     let now = Instant::now();
+    let capabilities = capabilities(config.allow_commands).await;
     let mut session = Session {
         client,
         config,
@@ -171,7 +172,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
         reserve: VecDeque::new(),
         tasks: JoinSet::new(),
         outbox: Outbox::new(seed),
-        capabilities: capabilities().await,
+        capabilities,
         unit_seconds: 0.0,
         jobs: Vec::new(),
         lease_backoff: Backoff::for_worker(seed.rotate_left(7)),
@@ -209,15 +210,18 @@ fn family(name: &str) -> Result<crate::bench::Family, String> {
     }
 }
 
-/// A benchmark job's frozen model files by name, from its files as `GetJob` sends them. A
-/// file of a kind this worker does not know (from a newer coordinator) is an error naming it,
-/// never left out: it may be a model that a run needs.
-fn frozen_models(files: Vec<pb::FrozenFile>) -> Result<BTreeMap<String, String>, String> {
-    let mut models = BTreeMap::new();
+/// A benchmark job's frozen model files and configuration definitions by name, from its
+/// files as `GetJob` sends them. A file of a kind this worker does not know (from a newer
+/// coordinator) is an error naming it, never left out: it may be a model that a run needs.
+fn frozen_models(files: Vec<pb::FrozenFile>) -> Result<crate::bench::Frozen, String> {
+    let mut frozen = crate::bench::Frozen::default();
     for f in files {
         match FileKind::parse(&f.kind) {
             Some(FileKind::Model) => {
-                models.insert(f.name, f.text);
+                frozen.models.insert(f.name, f.text);
+            }
+            Some(FileKind::Config) => {
+                frozen.configs.insert(f.name, f.text);
             }
             Some(FileKind::Batch) => {}
             None => {
@@ -230,15 +234,19 @@ fn frozen_models(files: Vec<pb::FrozenFile>) -> Result<BTreeMap<String, String>,
             }
         }
     }
-    Ok(models)
+    Ok(frozen)
 }
 
 /// What this machine can run: the benchmark configurations whose solvers are installed
 /// (detected once per process, off the async threads), its memory and CPUs.
-async fn capabilities() -> pb::Capabilities {
-    let configs = tokio::task::spawn_blocking(crate::bench::available_configs)
-        .await
-        .unwrap_or_default();
+async fn capabilities(allow_commands: bool) -> pb::Capabilities {
+    let configs = tokio::task::spawn_blocking(move || {
+        let mut c = crate::bench::available_configs();
+        c.extend(crate::bench::engine_capabilities(allow_commands));
+        c
+    })
+    .await
+    .unwrap_or_default();
     let host = crate::bench::host::current();
     pb::Capabilities {
         bench_configs: configs,
@@ -512,6 +520,7 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         let limits = RunLimits {
             memory: (task.memory_limit_bytes > 0).then_some(task.memory_limit_bytes),
             stop: Some(stop.clone()),
+            allow_commands: self.config.allow_commands,
             // Clamped: a limit past the bounds (an old coordinator did not check) must not
             // panic the worker.
             ..RunLimits::with_wall(Duration::from_secs_f64(wall_limit(task.time_limit_seconds)))
@@ -949,9 +958,18 @@ mod tests {
             sha256: String::new(),
             text: format!("{name} text"),
         };
-        let models = frozen_models(vec![file("batch", "b.txt"), file("model", "m.mzn")]);
-        let want = BTreeMap::from([("m.mzn".to_string(), "m.mzn text".to_string())]);
-        assert_eq!(models, Ok(want));
+        let frozen = frozen_models(vec![
+            file("batch", "b.txt"),
+            file("model", "m.mzn"),
+            file("config", "mine"),
+        ])
+        .unwrap();
+        let want =
+            std::collections::BTreeMap::from([("m.mzn".to_string(), "m.mzn text".to_string())]);
+        assert_eq!(frozen.models, want);
+        let want =
+            std::collections::BTreeMap::from([("mine".to_string(), "mine text".to_string())]);
+        assert_eq!(frozen.configs, want);
         let e = frozen_models(vec![file("model", "m.mzn"), file("solver", "s.py")]).unwrap_err();
         assert!(
             e.contains("s.py") && e.contains("unknown kind \"solver\""),

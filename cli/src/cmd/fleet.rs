@@ -29,6 +29,7 @@ impl Fleet {
                 worker_id: Some(format!("{prefix}-{i}")),
                 exit_when_idle: None,
                 tls_ca: None,
+                allow_commands: false,
             };
             let mut rx = stop_rx.clone();
             workers.spawn(worker::run(config, async move {

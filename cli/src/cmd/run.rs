@@ -46,6 +46,10 @@ pub struct RunArgs {
     /// `[units]`.
     #[arg(long, value_enum, global = true)]
     pub core: Option<crate::core_arg::CoreArg>,
+    /// Let the local workers run command templates (`[[config]]` with `engine = "command"`:
+    /// arbitrary programs named by the spec); without it those runs are `unavailable`.
+    #[arg(long, global = true)]
+    pub allow_commands: bool,
 }
 
 /// How a counting job is cut into units: the keys of a spec's `[partition]` as flags (a flag
@@ -169,8 +173,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !spec.jobs.is_empty() {
         problems.extend(report(&spec.jobs, &counted, args.json, &args.db, &full)?);
     }
+    let benchmarks = !spec.benchmarks.is_empty();
     if !args.json {
         let mut out = std::io::stdout().lock();
+        // A benchmark's verdict first (a counting job's report already opened with it), and
+        // again as the last line when it checks.
+        if benchmarks && spec.jobs.is_empty() {
+            writeln!(out, "{}", crate::report::text::verdict(&full))?;
+        }
         for job in &full.jobs {
             if let crate::report::model::JobReport::Benchmark(b) = job {
                 writeln!(out, "{}", crate::report::text::bench_table(b))?;
@@ -208,6 +218,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         anyhow::bail!("{} problem(s): the results may be wrong", problems.len());
     }
+    if benchmarks && !args.json {
+        println!("{}", crate::report::text::verdict(&full));
+    }
     Ok(())
 }
 
@@ -220,6 +233,7 @@ async fn run_jobs(
     spec: &Spec,
 ) -> anyhow::Result<(Vec<pb::JobInfo>, Vec<pb::JobInfo>)> {
     let mut cluster = LocalCluster::start(&args.db, workers).await?;
+    cluster.allow_commands = args.allow_commands;
     let outcome = async {
         let counting = cluster.submit(&spec.jobs, &spec.text).await?;
         let mut benchmarks = Vec::new();

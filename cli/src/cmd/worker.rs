@@ -28,6 +28,12 @@ pub struct WorkerArgs {
     /// CA certificate (PEM) that signed the coordinator's TLS certificate.
     #[arg(long, value_name = "FILE")]
     pub tls_ca: Option<PathBuf>,
+    /// Run benchmark configurations that are command templates (`[[config]]` with
+    /// `engine = "command"` in a submitted spec): arbitrary programs, with this worker's user's
+    /// rights. Off by default: without it such runs are recorded `unavailable`, and the
+    /// coordinator leases them only to workers that allow them when one is connected.
+    #[arg(long)]
+    pub allow_commands: bool,
     /// Print no summary line at exit.
     #[arg(long, hide = true)]
     pub quiet: bool,
@@ -58,6 +64,7 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
         worker_id: args.worker_id,
         exit_when_idle,
         tls_ca: args.tls_ca,
+        allow_commands: args.allow_commands,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)

@@ -4,6 +4,11 @@
 //! `threshold` times slower than A (runs faster than `min_seconds` in both are noise and never
 //! regress). A run's time is its wall time; a Sudoku slice's is its solver's seconds over its
 //! puzzles (the difficulty measure is not the solver's).
+//!
+//! Two runs are of the same configuration only when their definitions are equal
+//! (`RunRecord::config_sha256`): configurations that share a name but differ (a flag, a model
+//! file, a search) are never paired, and are listed apart (`Comparison::redefined`). Runs
+//! stored before definitions were hashed pair by name.
 
 use std::fmt::Write as _;
 
@@ -19,6 +24,8 @@ pub struct Comparison {
     pub b: u64,
     pub threshold: f64,
     pub rows: Vec<Pair>,
+    /// Configuration names whose definitions differ between A and B: not compared.
+    pub redefined: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -43,6 +50,7 @@ impl Comparison {
 /// Compares the current runs of `a` and `b`.
 pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f64) -> Comparison {
     let mut rows = Vec::new();
+    let mut redefined = std::collections::BTreeSet::new();
     for ra in &a.runs {
         let (ia, ca) = (&ra.record.instance, &ra.record.config);
         let Some(rb) = b
@@ -52,6 +60,12 @@ pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f6
         else {
             continue;
         };
+        if let (Some(ha), Some(hb)) = (&ra.record.config_sha256, &rb.record.config_sha256) {
+            if ha != hb {
+                redefined.insert(ca.clone());
+                continue;
+            }
+        }
         let (ta, tb) = (seconds(&ra.record), seconds(&rb.record));
         let ratio = tb.max(1e-6) / ta.max(1e-6);
         let proved = |s: Status| s.is_finished();
@@ -73,6 +87,7 @@ pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f6
         b: b.head.id,
         threshold,
         rows,
+        redefined: redefined.into_iter().collect(),
     }
 }
 
@@ -106,6 +121,12 @@ pub fn verdict(c: &Comparison) -> String {
 pub fn table(c: &Comparison) -> String {
     let mut s = verdict(c);
     s.push('\n');
+    for name in &c.redefined {
+        let _ = writeln!(
+            s,
+            "not compared: configuration {name} has different definitions in the two jobs"
+        );
+    }
     let _ = writeln!(
         s,
         "{:<12} {:<19} {:<9} {:<9} {:>9} {:>9} {:>8}",
@@ -206,6 +227,24 @@ mod tests {
             alarms: vec![],
         };
         bench_report(head, Family::Sudoku, &[run], BTreeMap::new())
+    }
+
+    #[test]
+    fn two_definitions_that_share_a_name_are_never_paired() {
+        let mut a = sudoku_job(1, Status::Solved, &[0.1, 0.1]);
+        let mut b = sudoku_job(2, Status::Timeout, &[0.0, 0.0]);
+        a.runs[0].record.config_sha256 = Some("aa".into());
+        b.runs[0].record.config_sha256 = Some("bb".into());
+        let c = compare(&a, &b, 1.5, 0.01);
+        assert!(c.rows.is_empty());
+        assert_eq!(c.redefined, vec!["ps12".to_string()]);
+        assert!(
+            table(&c).contains("not compared: configuration ps12"),
+            "{}",
+            table(&c)
+        );
+        b.runs[0].record.config_sha256 = Some("aa".into());
+        assert_eq!(compare(&a, &b, 1.5, 0.01).rows.len(), 1);
     }
 
     #[test]

@@ -335,6 +335,7 @@ fn bench_section(s: &mut String, b: &BenchReport) {
     if b.family == cores::bench::Family::Sudoku {
         puzzle_section(s, b);
         charts(s, h.id, puzzle_charts(b));
+        definitions_section(s, b);
         return;
     }
     s.push_str("<h3>Configuration x difficulty</h3>\n");
@@ -410,6 +411,38 @@ fn bench_section(s: &mut String, b: &BenchReport) {
         }
         s.push_str("</div>\n");
     }
+    definitions_section(s, b);
+}
+
+/// The job's configurations as frozen (declared or built in, engine, definition hash) and
+/// the mean of their runs' solver statistics.
+fn definitions_section(s: &mut String, b: &BenchReport) {
+    if b.definitions.is_empty() {
+        return;
+    }
+    s.push_str("<h3>Configurations and solver statistics</h3>\n");
+    let shown = super::model::SHOWN_STATS;
+    let mut head = vec!["configuration", "kind", "engine", "definition", "about"];
+    head.extend(shown.iter().copied());
+    table(
+        s,
+        &head,
+        b.definitions.iter().map(|d| {
+            let mut row = vec![
+                d.name.clone(),
+                if d.declared { "declared" } else { "built-in" }.into(),
+                d.engine.clone(),
+                d.sha256[..d.sha256.len().min(12)].to_owned(),
+                d.about.clone(),
+            ];
+            row.extend(shown.iter().map(|k| {
+                d.stats
+                    .get(*k)
+                    .map_or("-".into(), |(v, _)| format!("{v:.0}"))
+            }));
+            row
+        }),
+    );
 }
 
 /// A Sudoku job: configuration x puzzle file, and the hardest puzzles.

@@ -12,9 +12,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use coordinator::job::FrozenFile;
 use coordinator::job::{JobKind, JobState};
 use coordinator::store::{self, BenchRun, CountUnit, JobHead};
-use cores::bench::{cross_check, Family, FileKind, RunRecord, Status};
+use cores::bench::{cross_check, ConfigDef, EngineDef, Family, FileKind, RunRecord, Status};
 use cores::domino::{self, Difficulty, Instance};
 use cores::sudoku::bench::{puzzles_per_second, PuzzleDifficulty, PuzzleRun, PuzzleStatus};
 use serde::Serialize;
@@ -282,6 +283,9 @@ pub struct BenchReport {
     /// Instances of the frozen batch files, by id.
     #[serde(skip)]
     pub frozen: BTreeMap<String, Instance>,
+    /// The definition of each configuration the job froze (none for jobs submitted before
+    /// definitions were frozen), with the mean of its runs' solver statistics.
+    pub definitions: Vec<Definition>,
 }
 
 /// A current run with what the charts need of its instance.
@@ -407,7 +411,9 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
                     .map_err(|e| anyhow::anyhow!("frozen {}:{}: {}", f.name, e.line, e.problem))?;
                 frozen.extend(batch.into_iter().map(|i| (i.id.clone(), i)));
             }
-            JobReport::Benchmark(bench_report(h, family, &runs, frozen))
+            let mut report = bench_report(h, family, &runs, frozen);
+            report.definitions = definitions(&files, &report.runs)?;
+            JobReport::Benchmark(report)
         }
     })
 }
@@ -604,7 +610,104 @@ pub fn bench_report(
         hardest,
         runs: current,
         frozen,
+        definitions: Vec::new(),
     }
+}
+
+/// A configuration of a benchmark job as it froze it, and its solver statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Definition {
+    pub name: String,
+    /// The built-in configuration it is or starts from.
+    pub base: Option<String>,
+    /// Declared in the spec (not a built-in as it is).
+    pub declared: bool,
+    /// `built-in`, `minizinc SOLVER`, `clingo`, `cp-sat`, `command PROGRAM`.
+    pub engine: String,
+    pub about: String,
+    /// The definition's SHA-256 (what its runs carry).
+    pub sha256: String,
+    /// Mean of each statistic over the current runs that report it, with how many did.
+    pub stats: BTreeMap<String, (f64, usize)>,
+}
+
+/// The statistics a table shows, in order, when a run reports them (MiniZinc's and
+/// clingo's names).
+pub const SHOWN_STATS: &[&str] = &[
+    "nodes",
+    "failures",
+    "restarts",
+    "peakDepth",
+    "choices",
+    "conflicts",
+];
+
+/// The definitions of a job's configurations, with their runs' statistics: those frozen with
+/// it (`config` files: declared configurations), and for every other configuration its runs
+/// name, the built-in one with the job's frozen models (what its workers ran and hashed).
+pub fn definitions(files: &[FrozenFile], runs: &[Run]) -> anyhow::Result<Vec<Definition>> {
+    let mut defs: Vec<(ConfigDef, String)> = Vec::new();
+    for f in files.iter().filter(|f| f.kind == FileKind::Config) {
+        let def = ConfigDef::from_json(&f.text)
+            .map_err(|e| anyhow::anyhow!("frozen configuration {}: {e}", f.name))?;
+        defs.push((def, f.sha256.clone()));
+    }
+    let model = |name: &str| {
+        files
+            .iter()
+            .find(|f| f.kind == FileKind::Model && f.name == name)
+            .map(|f| f.text.clone())
+            .or_else(|| worker::bench::models::model(name).map(|m| m.text.to_owned()))
+            .unwrap_or_default()
+    };
+    let names: BTreeSet<&str> = runs.iter().map(|r| r.record.config.as_str()).collect();
+    for name in names {
+        if defs.iter().any(|(d, _)| d.name == name) {
+            continue;
+        }
+        if let Some(c) = worker::bench::config(name) {
+            let def = c.definition_with(&model);
+            let hash = worker::bench::sha256_hex(&def.to_json());
+            defs.push((def, hash));
+        }
+    }
+    defs.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    let mut out = Vec::new();
+    for (def, sha256) in defs {
+        let engine = match &def.engine {
+            EngineDef::BuiltIn => "built-in".to_owned(),
+            EngineDef::MiniZinc { solver, .. } => format!("minizinc {solver}"),
+            EngineDef::Clingo { .. } => "clingo".to_owned(),
+            EngineDef::CpSat { .. } => "cp-sat".to_owned(),
+            EngineDef::Command { argv, .. } => {
+                format!("command {}", argv.first().map_or("", String::as_str))
+            }
+        };
+        let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+        for r in runs.iter().filter(|r| r.record.config == def.name) {
+            for (k, v) in &r.record.stats {
+                let e = sums.entry(k.clone()).or_default();
+                e.0 += v;
+                e.1 += 1;
+            }
+        }
+        let stats = sums
+            .into_iter()
+            .map(|(k, (sum, n))| (k, (sum / n as f64, n)))
+            .collect();
+        let declared = def.base.as_deref() != Some(def.name.as_str())
+            || worker::bench::config(&def.name).is_none_or(|c| c.definition() != def);
+        out.push(Definition {
+            sha256,
+            declared,
+            engine,
+            about: def.about,
+            base: def.base,
+            name: def.name,
+            stats,
+        });
+    }
+    Ok(out)
 }
 
 fn best_of(id: &str, rs: &[&Run]) -> Best {

@@ -220,6 +220,7 @@ pub fn bench_table(b: &BenchReport) -> String {
     }
     if b.family == Family::Sudoku {
         s.push_str(&puzzle_table(b));
+        s.push_str(&definitions_table(b));
         return s;
     }
     if let Some(g) = &b.gap {
@@ -254,6 +255,41 @@ pub fn bench_table(b: &BenchReport) -> String {
             if x.proven { "yes" } else { "no" },
             x.reached_by.join(", ")
         );
+    }
+    s.push_str(&definitions_table(b));
+    s
+}
+
+/// The job's configurations as frozen: declared or built in, engine, definition hash, and
+/// the mean of the solver statistics their runs report.
+pub fn definitions_table(b: &BenchReport) -> String {
+    let mut s = String::new();
+    if b.definitions.is_empty() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{:<22} {:<9} {:<26} {:<12} solver statistics (mean over runs)",
+        "configuration", "kind", "engine", "definition"
+    );
+    for d in &b.definitions {
+        let stats: Vec<String> = super::model::SHOWN_STATS
+            .iter()
+            .filter_map(|k| d.stats.get(*k).map(|(v, _)| format!("{k} {v:.0}")))
+            .collect();
+        let line = format!(
+            "{:<22} {:<9} {:<26} {:<12} {}",
+            d.name,
+            if d.declared { "declared" } else { "built-in" },
+            d.engine,
+            &d.sha256[..d.sha256.len().min(12)],
+            if stats.is_empty() {
+                "-".to_owned()
+            } else {
+                stats.join(", ")
+            }
+        );
+        let _ = writeln!(s, "{}", line.trim_end());
     }
     s
 }

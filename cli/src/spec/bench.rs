@@ -13,13 +13,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use coordinator::job::{BenchTask, FileKind, FrozenFile};
-use cores::bench::Family;
+use cores::bench::{ConfigDef, Family};
 use cores::domino::{parse_batch, Instance};
 use cores::problems::Variant;
 use cores::sudoku::bench::{Slice, SlicePuzzle};
 use cores::sudoku::{PuzzleReader, Shape};
 use serde::Deserialize;
 
+use super::configs::{declared, RawConfig};
 use super::lines::line_of;
 use crate::exit::user_error;
 
@@ -31,6 +32,10 @@ pub struct BenchSpec {
     pub text: String,
     /// Configuration names, in the order given.
     pub configs: Vec<String>,
+    /// The definition of each of `configs`, in the same order (built in or declared).
+    pub defs: Vec<ConfigDef>,
+    /// The declared configurations' own files (frozen name, text).
+    pub declared_files: Vec<(String, String)>,
     /// Per unit: one domino instance, or one Sudoku slice.
     pub time_limit_seconds: f64,
     pub memory_limit_bytes: Option<u64>,
@@ -89,6 +94,9 @@ pub struct PuzzleFile {
 struct RawFile {
     name: String,
     benchmark: toml::Spanned<RawBench>,
+    /// Declared configurations (`[[config]]`).
+    #[serde(default)]
+    config: Vec<toml::Spanned<RawConfig>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -177,7 +185,14 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
             }
         },
     };
-    let known: Vec<&str> = worker::bench::configs_of(family).map(|c| c.name).collect();
+    let declared =
+        declared(path, text, family, raw.config).map_err(|e| user_error(format!("{e:#}")))?;
+    let mut known: Vec<&str> = worker::bench::configs_of(family).map(|c| c.name).collect();
+    for d in &declared {
+        if !known.contains(&d.def.name.as_str()) {
+            known.push(&d.def.name);
+        }
+    }
     let configs: Vec<String> = match &b.configs {
         Some(c) if c.is_empty() => return Err(fail("configs is empty".into())),
         Some(c) => c.clone(),
@@ -194,6 +209,20 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
             return Err(fail(format!("configuration `{c}` is listed twice")));
         }
     }
+    let defs: Vec<ConfigDef> = configs
+        .iter()
+        .map(|c| match declared.iter().find(|d| &d.def.name == c) {
+            Some(d) => d.def.clone(),
+            None => worker::bench::config(c)
+                .expect("a known configuration")
+                .definition(),
+        })
+        .collect();
+    let declared_files = declared
+        .iter()
+        .filter(|d| configs.contains(&d.def.name))
+        .flat_map(|d| d.files.iter().cloned())
+        .collect();
     let base = path.parent().unwrap_or(Path::new("."));
     let suite = match family {
         Family::Domino => domino_suite(&b, base).map_err(|e| fail(format!("{e:#}")))?,
@@ -205,6 +234,8 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
         name: raw.name,
         text: text.to_string(),
         configs,
+        defs,
+        declared_files,
         time_limit_seconds: b.time_limit_seconds,
         memory_limit_bytes,
         suite,
@@ -443,6 +474,14 @@ impl BenchSpec {
                 config: config.to_string(),
                 time_limit_seconds: self.time_limit_seconds,
                 memory_limit_bytes: self.memory_limit_bytes,
+                // A built-in configuration as it is goes to workers that name it; a declared
+                // one to workers with its engine.
+                needs: self
+                    .defs
+                    .iter()
+                    .find(|d| d.name == config)
+                    .filter(|d| worker::bench::config(config).is_none_or(|c| c.definition() != **d))
+                    .and_then(ConfigDef::needs),
             };
         let mut out = Vec::new();
         match &self.suite {
@@ -495,9 +534,29 @@ impl BenchSpec {
         out
     }
 
-    /// The batch (or puzzle) files and, for domino, every model file, frozen with their
-    /// hashes.
+    /// The batch (or puzzle) files, for domino every built-in model file and the declared
+    /// configurations' files, and the definition of every configuration that is not a
+    /// built-in as it is, frozen with their hashes. A built-in configuration's definition is
+    /// its name and the frozen models (in the manifest already), so a spec without declared
+    /// configurations has the manifest it had before definitions existed, and resumes the
+    /// jobs submitted then; its workers hash the built-in definition themselves.
     pub fn files(&self) -> Vec<FrozenFile> {
+        let mut files = self.suite_files();
+        files.extend(
+            self.declared_files
+                .iter()
+                .map(|(name, text)| frozen(FileKind::Model, name, text)),
+        );
+        files.extend(
+            self.defs
+                .iter()
+                .filter(|d| worker::bench::config(&d.name).is_none_or(|c| c.definition() != **d))
+                .map(|d| frozen(FileKind::Config, &d.name, &d.to_json())),
+        );
+        files
+    }
+
+    fn suite_files(&self) -> Vec<FrozenFile> {
         match &self.suite {
             Suite::Domino { batches, .. } => {
                 let mut files: Vec<FrozenFile> = batches
@@ -689,8 +748,14 @@ mod tests {
             );
             assert_eq!(sl.id, t.instance_id);
         }
-        assert_eq!(s.files().len(), 3);
-        assert!(s.files().iter().all(|f| f.kind == FileKind::Batch));
+        let files = s.files();
+        assert_eq!(
+            files.iter().filter(|f| f.kind == FileKind::Batch).count(),
+            3
+        );
+        // Only the puzzle files: built-in configurations freeze no definition (the manifest
+        // is the one of jobs submitted before definitions existed).
+        assert!(files.iter().all(|f| f.kind == FileKind::Batch));
         // The coordinator's own check accepts what the spec makes.
         coordinator::bench::check_tasks(&tasks, &s.files()).unwrap();
     }

@@ -289,6 +289,7 @@ mod tests {
             config: config.into(),
             time_limit_seconds: 1.0,
             memory_limit_bytes: None,
+            needs: None,
         }
     }
 
@@ -505,6 +506,24 @@ mod tests {
             s.set_capabilities(99, Capabilities::default()),
             Err(SchedError::UnknownWorker(99))
         ));
+        s.check_invariants();
+    }
+
+    #[test]
+    fn a_declared_configuration_goes_to_workers_with_its_engine() {
+        let mut s = sched();
+        let mut job = bench_job(&["mine", "native"]);
+        job.units[0].task.as_mut().unwrap().needs = Some("engine:command".into());
+        s.submit_benchmark(0, job);
+        let plain = s.register(0, "plain", "h", 1, "0");
+        s.set_capabilities(plain, configs(&["native", "mine"]))
+            .unwrap();
+        let allowed = s.register(0, "allowed", "h", 1, "0");
+        s.set_capabilities(allowed, configs(&["engine:command"]))
+            .unwrap();
+        // The name alone is no capability: the worker must have the engine it needs.
+        assert_eq!(leased_configs(&mut s, 1, plain), ["native"]);
+        assert_eq!(leased_configs(&mut s, 1, allowed), ["mine"]);
         s.check_invariants();
     }
 

@@ -207,6 +207,7 @@ pub fn bench_task(t: pb::BenchTask) -> Result<BenchTask, Error> {
         config: t.config,
         time_limit_seconds: t.time_limit_seconds,
         memory_limit_bytes: (t.memory_limit_bytes > 0).then_some(t.memory_limit_bytes),
+        needs: (!t.needs.is_empty()).then_some(t.needs),
     })
 }
 
@@ -220,13 +221,14 @@ pub fn bench_task_pb(t: &BenchTask) -> pb::BenchTask {
         memory_limit_bytes: t.memory_limit_bytes.unwrap_or(0),
         batch: t.batch.clone(),
         family: t.family.as_str().to_string(),
+        needs: t.needs.clone().unwrap_or_default(),
     }
 }
 
 pub fn frozen_file(f: pb::FrozenFile) -> Result<FrozenFile, Error> {
     let kind = FileKind::parse(&f.kind).ok_or_else(|| {
         Error::InvalidArgument(format!(
-            "file {}: kind must be `batch` or `model`, got {:?}",
+            "file {}: kind must be `batch`, `model` or `config`, got {:?}",
             f.name, f.kind
         ))
     })?;

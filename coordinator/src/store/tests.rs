@@ -451,6 +451,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         config: config.into(),
         time_limit_seconds: 5.0,
         memory_limit_bytes: Some(1 << 30),
+        needs: None,
     };
     let record = |config: &str, status: &str, placement: &str, objective: Option<u32>| {
         let host = HostInfo {
@@ -871,6 +872,7 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
         config: "ps12".into(),
         time_limit_seconds: 5.0,
         memory_limit_bytes: None,
+        needs: None,
     };
     let run = |line, seconds| PuzzleRun {
         line,

@@ -31,6 +31,7 @@ fn task(config: &str) -> pb::BenchTask {
         memory_limit_bytes: 0,
         batch: "batch01.txt".into(),
         family: String::new(),
+        needs: String::new(),
     }
 }
 
@@ -222,6 +223,7 @@ fn sudoku_task(config: &str) -> (pb::BenchTask, pb::FrozenFile) {
             memory_limit_bytes: 0,
             batch: "p.txt".into(),
             family: "sudoku".into(),
+            needs: String::new(),
         },
         pb::FrozenFile {
             kind: "batch".into(),

@@ -14,16 +14,20 @@ pub enum FileKind {
     /// A model that external domino configurations run (MiniZinc, clingo, the CP-SAT script),
     /// frozen so that every worker runs the same text.
     Model,
+    /// A configuration's definition (`super::ConfigDef::to_json`), named by the
+    /// configuration: what the worker runs for the tasks of that name.
+    Config,
 }
 
 impl FileKind {
     /// Every kind (for tests).
-    pub const ALL: [FileKind; 2] = [FileKind::Batch, FileKind::Model];
+    pub const ALL: [FileKind; 3] = [FileKind::Batch, FileKind::Config, FileKind::Model];
 
     pub fn as_str(self) -> &'static str {
         match self {
             FileKind::Batch => "batch",
             FileKind::Model => "model",
+            FileKind::Config => "config",
         }
     }
 
@@ -31,6 +35,7 @@ impl FileKind {
         Some(match s {
             "batch" => FileKind::Batch,
             "model" => FileKind::Model,
+            "config" => FileKind::Config,
             _ => return None,
         })
     }

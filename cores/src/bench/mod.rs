@@ -1,7 +1,7 @@
 //! Benchmarks of every problem family: what a benchmark instance is ([`Instance`], read from a
 //! task's instance text by its [`Family`]), the one typed record of a run ([`record`]), the
 //! one judge of what runs claim ([`judge`]) and the kinds of file a job freezes
-//! ([`FileKind`]). A family brings its instance reader, its answer (a variant of
+//! ([`FileKind`]), and the definition of a solver configuration ([`ConfigDef`]). A family brings its instance reader, its answer (a variant of
 //! [`record::Answer`]) and its verifier; everything else (limits, measurement, statuses,
 //! storage, routing) is shared.
 //!
@@ -10,12 +10,14 @@
 //! - Sudoku (seed 000): an instance is a slice of a puzzle file (`crate::sudoku::bench`); the
 //!   answer is one result per puzzle, each grid judged by `crate::problems::sudoku::verify`.
 
+pub mod config_def;
 pub mod conflict;
 pub mod family;
 pub mod file;
 pub mod judge;
 pub mod record;
 
+pub use config_def::{ConfigDef, DataFormat, EngineDef, OutputFormat};
 pub use conflict::Conflict;
 pub use family::Family;
 pub use file::FileKind;

@@ -9,8 +9,9 @@
 //! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
 //! [`RunRecord::from_json`] the only reader, so a renamed field is a compile error in every
 //! crate that reads it, and a record missing a field is refused, never read as an empty value.
-//! Only `models` and a domino answer's `bound_by` may be absent (records of workers older than
-//! them: no model hashes, and a bound whose provenance was not recorded).
+//! Only `models`, `config_sha256`, `stats` and a domino answer's `bound_by` may be absent
+//! (records of workers older than them: no model hashes, no definition hash, no solver
+//! statistics, and a bound whose provenance was not recorded).
 //!
 //! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal`, `feasible` or
 //! `solved` carries an answer its family's verifier accepted (a domino placement of
@@ -268,6 +269,15 @@ pub struct RunRecord {
     /// The model files the solver ran (empty for the native solver).
     #[serde(default)]
     pub models: Vec<ModelHash>,
+    /// The SHA-256 of the configuration's definition (`super::ConfigDef::to_json`, as the
+    /// job froze it): two runs of configurations that share a name are the same
+    /// configuration only when this is equal (`None` in records stored before it).
+    #[serde(default)]
+    pub config_sha256: Option<String>,
+    /// The solver's own statistics, by its names (MiniZinc's `nodes`, `failures`,
+    /// `restarts`, `solveTime`; clingo's `choices`, `conflicts`, `restarts`), numbers only.
+    #[serde(default)]
+    pub stats: std::collections::BTreeMap<String, f64>,
 }
 
 /// A text that is not a run record.
@@ -311,6 +321,8 @@ impl RunRecord {
             message: None,
             host,
             models: Vec::new(),
+            config_sha256: None,
+            stats: Default::default(),
         }
     }
 
@@ -319,8 +331,8 @@ impl RunRecord {
         serde_json::to_string(self).expect("a RunRecord always serialises")
     }
 
-    /// Reads what [`RunRecord::to_json`] writes; every field but `models` and `bound_by` must
-    /// be there.
+    /// Reads what [`RunRecord::to_json`] writes; every field but `models`, `config_sha256`,
+    /// `stats` and `bound_by` must be there.
     pub fn from_json(text: &str) -> Result<RunRecord, RecordError> {
         serde_json::from_str(text).map_err(|e| RecordError(e.to_string()))
     }

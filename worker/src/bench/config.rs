@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use cores::bench::Family;
+use cores::bench::{ConfigDef, EngineDef, Family, ModelHash};
 use cores::sudoku::{Level, Solver};
+use sha2::{Digest, Sha256};
 
 use super::sudoku_external::{Consistency, External};
 
@@ -284,6 +285,189 @@ pub fn available_configs() -> Vec<String> {
         .filter(|c| c.availability().available)
         .map(|c| c.name.to_string())
         .collect()
+}
+
+/// The engine capabilities of this machine (`cores::bench::ConfigDef::needs`): one
+/// `engine:minizinc:ID` per MiniZinc solver, `engine:clingo`, `engine:cp-sat` where found,
+/// and `engine:command` when command templates are allowed (`--allow-commands`).
+pub fn engine_capabilities(allow_commands: bool) -> Vec<String> {
+    let tools = tools();
+    let mut out: Vec<String> = tools
+        .minizinc
+        .iter()
+        .flat_map(|m| m.solvers.iter())
+        .map(|(id, _)| format!("engine:minizinc:{id}"))
+        .collect();
+    if tools.clingo.is_some() {
+        out.push("engine:clingo".into());
+    }
+    if tools.ortools.is_ok() {
+        out.push("engine:cp-sat".into());
+    }
+    if allow_commands {
+        out.push(cores::bench::config_def::ENGINE_COMMAND.into());
+    }
+    out
+}
+
+/// MiniZinc's id of a solver named by id or by a short name (`gecode`, `chuffed`): the
+/// known short names are spelled out so that a definition names one solver however it was
+/// written.
+pub fn minizinc_solver_id(name: &str) -> String {
+    match name {
+        "gecode" => MznSolver::Gecode.id().into(),
+        "chuffed" => MznSolver::Chuffed.id().into(),
+        other => other.into(),
+    }
+}
+
+/// Lowercase hex SHA-256 of a text.
+pub fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+impl Config {
+    /// The configuration as data, every file it runs hashed from `text_of` (the job's frozen
+    /// text, or the embedded one): the definition a job freezes and whose hash its runs carry.
+    pub fn definition_with(&self, text_of: &dyn Fn(&str) -> String) -> ConfigDef {
+        let hashed = |names: &[&str]| -> Vec<ModelHash> {
+            names
+                .iter()
+                .map(|n| ModelHash {
+                    name: (*n).to_owned(),
+                    sha256: sha256_hex(&text_of(n)),
+                })
+                .collect()
+        };
+        let (engine, files) = match self.engine {
+            Engine::Native | Engine::Sudoku(_) | Engine::SudokuExternal(_) => {
+                (EngineDef::BuiltIn, vec![])
+            }
+            Engine::MiniZinc { solver, files } => (
+                EngineDef::MiniZinc {
+                    solver: solver.id().into(),
+                    flags: vec![],
+                    search: None,
+                    parameters: Default::default(),
+                },
+                hashed(files),
+            ),
+            Engine::Clingo => (
+                EngineDef::Clingo { options: vec![] },
+                hashed(&["domino.lp"]),
+            ),
+            Engine::CpSat => (
+                EngineDef::CpSat { options: vec![] },
+                hashed(&["domino-cpsat.py"]),
+            ),
+        };
+        ConfigDef {
+            name: self.name.into(),
+            family: self.family,
+            base: Some(self.name.into()),
+            about: self.about.into(),
+            engine,
+            files,
+        }
+    }
+
+    /// [`Config::definition_with`] the embedded model files.
+    pub fn definition(&self) -> ConfigDef {
+        self.definition_with(&|n| {
+            super::models::model(n)
+                .map(|m| m.text.to_owned())
+                .unwrap_or_default()
+        })
+    }
+}
+
+/// Whether and how a definition's engine runs here (`allow_commands`: the worker's
+/// `--allow-commands`). A built-in engine is its base configuration's availability.
+pub fn def_availability(def: &ConfigDef, allow_commands: bool) -> Availability {
+    let unavailable = |solver: &str, reason: String| Availability {
+        available: false,
+        solver: solver.into(),
+        version: String::new(),
+        program: vec![],
+        reason: Some(reason),
+    };
+    match &def.engine {
+        EngineDef::BuiltIn => match def.base.as_deref().and_then(config) {
+            Some(c) => c.availability(),
+            None => unavailable(
+                "built-in",
+                format!(
+                    "no built-in configuration `{}`",
+                    def.base.as_deref().unwrap_or("")
+                ),
+            ),
+        },
+        EngineDef::MiniZinc { solver, .. } => {
+            let id = minizinc_solver_id(solver);
+            let short = id.rsplit('.').next().unwrap_or(&id).to_owned();
+            let Some(mzn) = &tools().minizinc else {
+                return unavailable(&short, "minizinc is not installed".into());
+            };
+            match mzn.solvers.iter().find(|(i, _)| *i == id) {
+                Some((_, version)) => Availability {
+                    available: true,
+                    solver: short.clone(),
+                    version: format!(
+                        "{} {version}, MiniZinc {}",
+                        capitalised(&short),
+                        mzn.version
+                    ),
+                    program: vec![mzn.path.display().to_string()],
+                    reason: None,
+                },
+                None => unavailable(
+                    &short,
+                    format!(
+                        "MiniZinc {} has no solver {id} (minizinc --solvers)",
+                        mzn.version
+                    ),
+                ),
+            }
+        }
+        EngineDef::Clingo { .. } => CONFIGS
+            .iter()
+            .find(|c| c.engine == Engine::Clingo)
+            .expect("clingo is built in")
+            .availability(),
+        EngineDef::CpSat { .. } => CONFIGS
+            .iter()
+            .find(|c| c.engine == Engine::CpSat)
+            .expect("cp-sat is built in")
+            .availability(),
+        EngineDef::Command { argv, .. } => {
+            let program = argv.first().cloned().unwrap_or_default();
+            let solver = Path::new(&program)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !allow_commands {
+                return unavailable(
+                    &solver,
+                    "command templates run only on workers started with --allow-commands".into(),
+                );
+            }
+            let found = if program.contains('/') {
+                is_executable(Path::new(&program)).then(|| PathBuf::from(&program))
+            } else {
+                which(&program)
+            };
+            match found {
+                Some(path) => Availability {
+                    available: true,
+                    solver,
+                    version: format!("command {}", path.display()),
+                    program: vec![path.display().to_string()],
+                    reason: None,
+                },
+                None => unavailable(&solver, format!("{program} is not on PATH")),
+            }
+        }
+    }
 }
 
 /// Whether and how a configuration runs here.

@@ -17,6 +17,10 @@
 //! - [`process`]: the external process under limits (own process group, SIGTERM then SIGKILL
 //!   to the group, cgroup v2 or rusage measurement); [`cgroup`] the cgroup v2 part.
 //! - [`output`]: readers of MiniZinc's, clingo's and the CP-SAT script's output.
+//! - [`mzn`]: any MiniZinc model on a data file: its sense from the model interface, a run
+//!   read from MiniZinc's JSON stream (objective, times to best and to proof, statistics,
+//!   a `.mzc` checker's verdict on every solution); the runner of the generic MiniZinc suite
+//!   (not yet a benchmark family).
 //! - [`host`]: the machine description stored with each run.
 //!
 //! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
@@ -45,6 +49,7 @@ pub mod cgroup;
 pub mod config;
 pub mod host;
 pub mod models;
+pub mod mzn;
 pub mod output;
 pub mod process;
 mod run;
@@ -54,20 +59,32 @@ pub mod sudoku_external;
 use std::collections::BTreeMap;
 
 pub use config::{
-    available_configs, config, configs_of, Availability, Config, Engine, MznSolver, CONFIGS,
+    available_configs, config, configs_of, def_availability, engine_capabilities, sha256_hex,
+    Availability, Config, Engine, MznSolver, CONFIGS,
 };
 pub use cores::bench::{
-    cross_check, Answer, Conflict, Family, HostInfo, Instance, Measure, ModelHash, RunRecord,
-    Status, Termination,
+    cross_check, Answer, ConfigDef, Conflict, EngineDef, Family, HostInfo, Instance, Measure,
+    ModelHash, RunRecord, Status, Termination,
 };
 pub use run::{
-    external_for, failed, run, run_caught, run_external, run_native, run_with_models, BenchError,
-    External, RunLimits, Syntax,
+    external_for, external_from_def, failed, fill_template, run, run_caught, run_def, run_external,
+    run_native, run_with_models, BenchError, External, RunLimits, Syntax, Template,
 };
 
+/// A benchmark job's frozen files as a worker runs them: model files by name, and the
+/// definitions of its configurations by configuration name (the text as frozen, whose
+/// SHA-256 each run records).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Frozen {
+    pub models: BTreeMap<String, String>,
+    pub configs: BTreeMap<String, String>,
+}
+
 /// Runs configuration `name` on a task's instance (`instance_json`, read as `family`'s), with
-/// the job's `frozen` model files. A task that cannot start (unknown configuration, one of
-/// another family, an instance that does not parse) is an `error` record: it would fail the
+/// the job's `frozen` files: the configuration's frozen definition when the job has one,
+/// else the built-in configuration of that name (jobs submitted before definitions were
+/// frozen). A task that cannot start (unknown configuration, one of another family, a
+/// definition or an instance that does not parse) is an `error` record: it would fail the
 /// same way on every worker.
 pub fn run_task(
     family: Family,
@@ -75,27 +92,67 @@ pub fn run_task(
     instance_json: &str,
     name: &str,
     limits: &RunLimits,
-    frozen: &BTreeMap<String, String>,
+    frozen: &Frozen,
 ) -> RunRecord {
     let fail = |why: String| failed(family, instance_id, name, limits, why);
-    let Some(cfg) = config(name) else {
-        let known: Vec<&str> = configs_of(family).map(|c| c.name).collect();
-        return fail(format!(
-            "unknown {family} configuration `{name}` (known: {})",
-            known.join(", ")
-        ));
+    let (def, text) = match frozen.configs.get(name) {
+        Some(text) => match ConfigDef::from_json(text) {
+            Ok(d) if d.name == name => (d, text.clone()),
+            Ok(d) => {
+                return fail(format!(
+                    "the frozen definition of `{name}` names `{}`",
+                    d.name
+                ))
+            }
+            Err(e) => return fail(format!("configuration `{name}`: {e}")),
+        },
+        None => match config(name) {
+            Some(cfg) => {
+                let def = cfg.definition_with(&|n| {
+                    frozen
+                        .models
+                        .get(n)
+                        .cloned()
+                        .or_else(|| models::model(n).map(|m| m.text.to_owned()))
+                        .unwrap_or_default()
+                });
+                let text = def.to_json();
+                (def, text)
+            }
+            None => {
+                let known: Vec<&str> = configs_of(family).map(|c| c.name).collect();
+                return fail(format!(
+                    "unknown {family} configuration `{name}` (known: {})",
+                    known.join(", ")
+                ));
+            }
+        },
     };
-    if cfg.family != family {
+    if def.family != family {
         return fail(format!(
             "configuration `{name}` solves {} instances, the task is a {family} instance",
-            cfg.family
+            def.family
         ));
     }
+    let hash = sha256_hex(&text);
     match Instance::parse(family, instance_json) {
-        Ok(Instance::Domino(instance)) => {
-            run_with_models(&instance, name, limits, frozen).unwrap_or_else(|e| fail(e.to_string()))
+        Ok(Instance::Domino(instance)) => run_def(&instance, &def, &hash, limits, &frozen.models),
+        Ok(Instance::Sudoku(slice)) => {
+            let base = match def.engine {
+                EngineDef::BuiltIn => def.base.as_deref().and_then(config),
+                _ => None,
+            };
+            match base {
+                Some(cfg) => RunRecord {
+                    config: name.to_owned(),
+                    config_sha256: Some(hash),
+                    ..sudoku::run_slice(&slice, cfg, limits)
+                },
+                None => fail(format!(
+                    "configuration `{name}`: a Sudoku benchmark runs built-in configurations only"
+                )),
+            }
         }
-        Ok(Instance::Sudoku(slice)) => sudoku::run_slice(&slice, cfg, limits),
         Err(e) => fail(format!("the unit's instance does not parse: {e}")),
     }
 }

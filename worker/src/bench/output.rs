@@ -1,13 +1,14 @@
 //! Readers of the external solvers' standard output, fed one line at a time while the solver
 //! runs, so that the best solution printed before a kill is kept.
 //!
-//! - MiniZinc with `--json-stream --intermediate`: one JSON object per line; a `solution`
-//!   object carries our models' text output (`place T ROW COL H|V MIRRORED` lines, then
-//!   `objective N`; T is 0-based); `status` `OPTIMAL_SOLUTION` is the proof of optimality;
-//!   `error` objects carry the message.
-//! - clingo (text output): `Answer: N`, then the line of shown atoms `place(T,ROW,COL,h|v,M)`
-//!   with 1-based T (the facts of `cores::domino::to_clingo`), then `Optimization: -N`;
-//!   `OPTIMUM FOUND` is the proof.
+//! - MiniZinc with `--json-stream --intermediate --statistics`: one JSON object per line; a
+//!   `solution` object carries our models' text output (`place T ROW COL H|V MIRRORED` lines,
+//!   then `objective N`; T is 0-based); `status` `OPTIMAL_SOLUTION` is the proof of
+//!   optimality; `statistics` objects the solver's counters; `error` objects the message.
+//! - clingo with `--outf=2 --stats`: one JSON document at the end (also when stopped by
+//!   SIGTERM): the last call's `Witnesses`, each `Value` the shown atoms
+//!   `place(T,ROW,COL,h|v,M)` with 1-based T (the facts of `cores::domino::to_clingo`) and
+//!   `Costs` `[-N]`; `Result` `OPTIMUM FOUND` is the proof; `Stats.Core` the statistics.
 //! - CP-SAT (`domino-cpsat.py`): `place T ROW COL H|V M` lines (T 0-based), then
 //!   `objective N` ending each solution; at the end `bound B` (its proven upper bound, with a
 //!   status OPTIMAL or FEASIBLE) and `status S`: OPTIMAL is the proof, FEASIBLE and UNKNOWN
@@ -23,7 +24,7 @@ use cores::domino::{Orientation, Placement};
 use super::process::LineSink;
 
 /// What a solver's output said.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Parsed {
     /// The last complete solution: its placement and the objective the solver claimed.
     pub best: Option<(Vec<Placement>, u32)>,
@@ -42,6 +43,9 @@ pub struct Parsed {
     pub errors: Vec<String>,
     /// The first line that could not be read.
     pub malformed: Option<String>,
+    /// The solver's statistics, numbers only (MiniZinc's `statistics` objects, the last
+    /// value of each name; clingo's `Stats.Core` and total time).
+    pub stats: std::collections::BTreeMap<String, f64>,
 }
 
 impl Parsed {
@@ -89,21 +93,44 @@ impl LineSink for MiniZincOutput {
                 Some("ERROR") => p.errors.push("MiniZinc reported status ERROR".into()),
                 _ => {}
             },
-            Some("error") => {
-                let msg = value
-                    .get("message")
-                    .and_then(|m| m.as_str())
-                    .unwrap_or("(no message)");
-                let what = value
-                    .get("what")
-                    .and_then(|m| m.as_str())
-                    .unwrap_or("error");
-                p.errors.push(format!("{what}: {msg}"));
-            }
+            Some("statistics") => read_statistics(&value, &mut p.stats),
+            Some("error") => p.errors.push(error_message(&value)),
             // warnings, statistics, comments, timestamps
             _ => {}
         }
     }
+}
+
+/// Adds the numbers of a MiniZinc `statistics` object to `stats` (a later value of a name
+/// replaces an earlier one).
+pub fn read_statistics(
+    value: &serde_json::Value,
+    stats: &mut std::collections::BTreeMap<String, f64>,
+) {
+    let Some(object) = value.get("statistics").and_then(|s| s.as_object()) else {
+        return;
+    };
+    for (k, v) in object {
+        let x = v
+            .as_f64()
+            .or_else(|| v.as_str().and_then(|t| t.parse().ok()));
+        if let Some(x) = x {
+            stats.insert(k.clone(), x);
+        }
+    }
+}
+
+/// The message of a MiniZinc `error` object: `WHAT: MESSAGE`.
+pub fn error_message(value: &serde_json::Value) -> String {
+    let msg = value
+        .get("message")
+        .and_then(|m| m.as_str())
+        .unwrap_or("(no message)");
+    let what = value
+        .get("what")
+        .and_then(|m| m.as_str())
+        .unwrap_or("error");
+    format!("{what}: {msg}")
 }
 
 /// One solution's text: `place` lines then `objective N`.
@@ -128,56 +155,93 @@ fn parse_mzn_solution(text: &str) -> Option<(Vec<Placement>, u32)> {
     Some((placement, objective?))
 }
 
-/// Reads clingo's text output.
+/// Reads clingo's `--outf=2` output: one JSON document, read whole when the process has
+/// ended ([`ClingoOutput::finish`]; clingo prints it also when stopped by SIGTERM, with
+/// result `UNKNOWN` or `SATISFIABLE`). Each witness's `Value` is its shown atoms
+/// `place(T,ROW,COL,h|v,M)` with 1-based T (the facts of `cores::domino::to_clingo`), its
+/// `Costs` the negated objective (`#maximize`); `Result` `OPTIMUM FOUND` (or `Models.Optimum`
+/// `yes`) is the proof; `Stats.Core` (with `--stats`) gives choices, conflicts, restarts.
 #[derive(Debug, Default)]
 pub struct ClingoOutput {
-    pub parsed: Parsed,
-    /// The next line holds an answer's atoms.
-    expect_atoms: bool,
+    text: String,
 }
 
 impl LineSink for ClingoOutput {
     fn line(&mut self, line: &str) {
-        let p = &mut self.parsed;
-        if self.expect_atoms {
-            self.expect_atoms = false;
-            match parse_clingo_atoms(line) {
-                Some(placement) => {
-                    let objective = placement.len() as u32;
-                    p.best = Some((placement, objective));
-                    p.solutions += 1;
-                }
-                None => p.malformed(line),
-            }
-            return;
-        }
-        let line = line.trim();
-        if line.starts_with("Answer:") {
-            self.expect_atoms = true;
-        } else if let Some(rest) = line.strip_prefix("Optimization:") {
-            // `#maximize` is reported negated: -N for N tiles placed.
-            let claimed = rest
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<i64>().ok())
-                .and_then(|v| u32::try_from(-v).ok());
-            match (claimed, &mut p.best) {
-                (Some(c), Some((_, objective))) => *objective = c,
-                _ => p.malformed(line),
-            }
-        } else if line == "OPTIMUM FOUND" {
-            p.proven = true;
-        } else if line == "UNSATISFIABLE" {
-            p.unsatisfiable = true;
-        } else if line.starts_with("*** ERROR") {
-            p.errors.push(line.to_owned());
-        }
+        self.text.push_str(line);
+        self.text.push('\n');
     }
 }
 
-/// `place(T,R,C,O,M)` atoms separated by spaces (T 1-based); anything else is malformed.
-fn parse_clingo_atoms(line: &str) -> Option<Vec<Placement>> {
-    line.split_whitespace()
+impl ClingoOutput {
+    /// What the whole document said.
+    pub fn finish(self) -> Parsed {
+        let mut p = Parsed::default();
+        let text = self.text.trim();
+        if text.is_empty() {
+            return p;
+        }
+        let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) else {
+            let first = text.lines().next().unwrap_or("");
+            p.malformed(first);
+            return p;
+        };
+        let witnesses = doc
+            .get("Call")
+            .and_then(|c| c.as_array())
+            .and_then(|calls| calls.last())
+            .and_then(|c| c.get("Witnesses"))
+            .and_then(|w| w.as_array());
+        for w in witnesses.into_iter().flatten() {
+            let atoms: Option<Vec<&str>> = w
+                .get("Value")
+                .and_then(|v| v.as_array())
+                .and_then(|v| v.iter().map(|a| a.as_str()).collect());
+            let Some(placement) = atoms.and_then(|a| parse_clingo_atoms(&a)) else {
+                p.malformed(&w.to_string());
+                return p;
+            };
+            // `#maximize` is reported negated: -N for N tiles placed; without costs, the
+            // atoms are the claim.
+            let claimed = match w.get("Costs").and_then(|c| c.as_array()) {
+                None => Some(placement.len() as u32),
+                Some(costs) => costs
+                    .first()
+                    .and_then(|c| c.as_i64())
+                    .and_then(|c| u32::try_from(-c).ok()),
+            };
+            let Some(claimed) = claimed else {
+                p.malformed(&w.to_string());
+                return p;
+            };
+            p.best = Some((placement, claimed));
+            p.solutions += 1;
+        }
+        let result = doc.get("Result").and_then(|r| r.as_str()).unwrap_or("");
+        let optimum = doc
+            .pointer("/Models/Optimum")
+            .and_then(|o| o.as_str())
+            .is_some_and(|o| o == "yes");
+        p.proven = result == "OPTIMUM FOUND" || optimum;
+        p.unsatisfiable = result == "UNSATISFIABLE";
+        if let Some(core) = doc.pointer("/Stats/Core").and_then(|c| c.as_object()) {
+            for (k, v) in core {
+                if let Some(x) = v.as_f64() {
+                    p.stats.insert(k.to_lowercase(), x);
+                }
+            }
+        }
+        if let Some(t) = doc.pointer("/Time/Total").and_then(|t| t.as_f64()) {
+            p.stats.insert("time".into(), t);
+        }
+        p
+    }
+}
+
+/// `place(T,R,C,O,M)` atoms (T 1-based); anything else is malformed.
+fn parse_clingo_atoms(atoms: &[&str]) -> Option<Vec<Placement>> {
+    atoms
+        .iter()
         .map(|atom| {
             let args = atom.strip_prefix("place(")?.strip_suffix(')')?;
             let parts: Vec<&str> = args.split(',').collect();
@@ -335,26 +399,32 @@ mod tests {
         assert_eq!(parsed.malformed.as_deref(), Some("not json"));
     }
 
-    // Captured from clingo 5.4.1 on b01-e1 (facts with 1-based tile ids), shortened.
-    const CLINGO: &str = "clingo version 5.4.1
-Reading from domino.lp ...
-Solving...
-Answer: 1
+    // Captured from `python3 -m clingo --outf=2 --stats` (pyclingo 5.8.3) on b01-e1 of the
+    // public suite, shortened to two witnesses and the core statistics.
+    const CLINGO: &str = r#"{
+  "Solver": "pyclingo version 5.8.3",
+  "Call": [
+    {
+      "Witnesses": [
+        { "Time": 0.01, "Value": [ ], "Costs": [ 0 ] },
+        { "Time": 0.02, "Value": [ "place(2,1,0,v,0)", "place(3,0,1,h,0)" ], "Costs": [ -2 ] }
+      ]
+    }
+  ],
+  "Result": "OPTIMUM FOUND",
+  "Models": { "Number": 2, "More": "no", "Optimum": "yes", "Optimal": 1, "Costs": [ -2 ] },
+  "Time": { "Total": 0.287, "Solve": 0.012 },
+  "Stats": { "Core": { "Choices": 13282, "Conflicts": 153, "Restarts": 1 } }
+}
+"#;
 
-Optimization: 0
-Answer: 2
-place(2,1,0,v,0) place(3,0,1,h,0)
-Optimization: -2
-OPTIMUM FOUND
-
-Models       : 2
-  Optimum    : yes
-Optimization : -2
-";
+    fn clingo(text: &str) -> Parsed {
+        feed::<ClingoOutput>(text).finish()
+    }
 
     #[test]
-    fn clingo_answers_are_read_with_one_based_tiles() {
-        let parsed = feed::<ClingoOutput>(CLINGO).parsed;
+    fn clingo_answers_are_read_with_one_based_tiles_and_statistics() {
+        let parsed = clingo(CLINGO);
         assert_eq!(parsed.solutions, 2);
         assert!(parsed.proven);
         assert_eq!(parsed.malformed, None);
@@ -368,12 +438,17 @@ Optimization : -2
                 2
             ))
         );
+        assert_eq!(parsed.stats.get("choices"), Some(&13282.0));
+        assert_eq!(parsed.stats.get("conflicts"), Some(&153.0));
+        assert_eq!(parsed.stats.get("time"), Some(&0.287));
     }
 
     #[test]
     fn clingo_interrupted_keeps_the_last_answer_unproven() {
-        let text = CLINGO.lines().take(8).collect::<Vec<_>>().join("\n");
-        let parsed = feed::<ClingoOutput>(&text).parsed;
+        let text = CLINGO
+            .replace("OPTIMUM FOUND", "SATISFIABLE")
+            .replace("\"Optimum\": \"yes\"", "\"Optimum\": \"unknown\"");
+        let parsed = clingo(&text);
         assert!(!parsed.proven);
         assert_eq!(parsed.best.as_ref().unwrap().0.len(), 2);
     }
@@ -381,10 +456,7 @@ Optimization : -2
     #[test]
     fn clingo_claimed_objective_is_kept_apart_from_the_atoms() {
         // A solver claiming 3 tiles while showing 2: the judge compares the two.
-        let parsed = feed::<ClingoOutput>(
-            "Answer: 1\nplace(1,0,0,h,0) place(2,1,0,h,1)\nOptimization: -3\n",
-        )
-        .parsed;
+        let parsed = clingo(&CLINGO.replace("\"Costs\": [ -2 ] }", "\"Costs\": [ -3 ] }"));
         let (placement, claimed) = parsed.best.unwrap();
         assert_eq!((placement.len(), claimed), (2, 3));
     }
@@ -452,9 +524,11 @@ status OPTIMAL
     }
 
     #[test]
-    fn clingo_tile_zero_is_malformed() {
-        let parsed = feed::<ClingoOutput>("Answer: 1\nplace(0,0,0,h,0)\n").parsed;
-        assert!(parsed.best.is_none());
+    fn clingo_tile_zero_and_free_text_are_malformed() {
+        let parsed = clingo(&CLINGO.replace("place(2,1,0,v,0)", "place(0,1,0,v,0)"));
         assert!(parsed.malformed.is_some());
+        let parsed = clingo("clingo version 5.4.1\nAnswer: 1\n");
+        assert_eq!(parsed.malformed.as_deref(), Some("clingo version 5.4.1"));
+        assert!(parsed.best.is_none());
     }
 }

@@ -15,11 +15,15 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cores::bench::{Answer, Family, Measure, ModelHash, RunRecord, Status, Termination};
+use cores::bench::{
+    Answer, ConfigDef, DataFormat, EngineDef, Family, Measure, ModelHash, OutputFormat, RunRecord,
+    Status, Termination,
+};
 use cores::domino::{self, judge, BoundBy, Instance, SolveLimits, SolveStatus};
-use sha2::{Digest, Sha256};
 
-use super::config::{config, Availability, Engine};
+use super::config::{
+    config, def_availability, minizinc_solver_id, sha256_hex, Availability, Engine, CONFIGS,
+};
 use super::host;
 use super::models;
 use super::output::{ClingoOutput, CpSatOutput, MiniZincOutput, Parsed};
@@ -42,6 +46,9 @@ pub struct RunLimits {
     /// Raised by the caller to end the run early (a draining worker, a lost lease): the solver
     /// is stopped as at a limit, with termination `killed`. Such a run is no measurement.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Whether command templates may run (the worker's `--allow-commands`); without it a
+    /// configuration of engine `command` is `unavailable`.
+    pub allow_commands: bool,
 }
 
 impl Default for RunLimits {
@@ -52,6 +59,7 @@ impl Default for RunLimits {
             memory: None,
             grace: Duration::from_secs(2),
             stop: None,
+            allow_commands: false,
         }
     }
 }
@@ -91,6 +99,18 @@ pub struct External {
     pub syntax: Syntax,
     /// Model files (name, text) written next to the data and passed in this order.
     pub models: Vec<(String, String)>,
+    /// Arguments after the files and the data (a CP-SAT configuration's options).
+    pub trailing: Vec<String>,
+    /// A command template: `program` is its argv with placeholders, filled in instead of
+    /// program + files + data (see [`fill_template`]).
+    pub template: Option<Template>,
+}
+
+/// What a command template needs beyond its argv.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Template {
+    pub data: DataFormat,
+    pub seed: u64,
 }
 
 /// Runs configuration `name` on `instance` with the model files built into this binary.
@@ -98,9 +118,9 @@ pub fn run(instance: &Instance, name: &str, limits: &RunLimits) -> Result<RunRec
     run_with_models(instance, name, limits, &BTreeMap::new())
 }
 
-/// Runs configuration `name` on `instance`; model files named in `frozen` (name to text: a
-/// benchmark job's frozen models) replace the built-in ones, so that every worker runs the
-/// models the job was submitted with.
+/// Runs built-in configuration `name` on `instance`; model files named in `frozen` (name to
+/// text: a benchmark job's frozen models) replace the built-in ones, so that every worker runs
+/// the models the job was submitted with.
 pub fn run_with_models(
     instance: &Instance,
     name: &str,
@@ -116,61 +136,198 @@ pub fn run_with_models(
                 .join(", "),
         });
     };
-    let availability = cfg.availability();
-    if !availability.available {
-        return Ok(unavailable(instance, name, limits, &availability));
-    }
-    Ok(match cfg.engine {
-        Engine::Native => run_native(instance, name, limits, &availability),
-        _ => {
-            let mut ext = external_for(cfg.engine, &availability)
-                .expect("external engines have an invocation");
-            for (file, text) in &mut ext.models {
-                if let Some(t) = frozen.get(file.as_str()) {
-                    text.clone_from(t);
-                }
-            }
-            run_external(instance, name, &ext, limits)
+    let def = cfg.definition_with(&|n| text_of(n, frozen).unwrap_or_default());
+    let hash = sha256_hex(&def.to_json());
+    Ok(run_def(instance, &def, &hash, limits, frozen))
+}
+
+/// A model file's text: the job's frozen one, else the one built in.
+fn text_of(name: &str, frozen: &BTreeMap<String, String>) -> Option<String> {
+    frozen
+        .get(name)
+        .cloned()
+        .or_else(|| models::model(name).map(|m| m.text.to_owned()))
+}
+
+/// Runs configuration `def` (built in or declared; `def_sha256` the SHA-256 of its frozen
+/// text) on a domino instance, with the job's `frozen` model files. The record names the
+/// definition's hash and carries the solver's statistics.
+pub fn run_def(
+    instance: &Instance,
+    def: &ConfigDef,
+    def_sha256: &str,
+    limits: &RunLimits,
+    frozen: &BTreeMap<String, String>,
+) -> RunRecord {
+    let name = def.name.as_str();
+    let availability = def_availability(def, limits.allow_commands);
+    let mut record = if !availability.available {
+        unavailable(instance, name, limits, &availability)
+    } else {
+        match &def.engine {
+            EngineDef::BuiltIn => match def.base.as_deref().and_then(config).map(|c| c.engine) {
+                Some(Engine::Native) => run_native(instance, name, limits, &availability),
+                _ => failed(
+                    Family::Domino,
+                    &instance.id,
+                    name,
+                    limits,
+                    format!(
+                        "`{}` is no built-in domino configuration",
+                        def.base.as_deref().unwrap_or("")
+                    ),
+                ),
+            },
+            _ => match external_from_def(def, &availability, &|n| text_of(n, frozen)) {
+                Ok(ext) => run_external(instance, name, &ext, limits),
+                Err(why) => failed(Family::Domino, &instance.id, name, limits, why),
+            },
         }
+    };
+    record.config_sha256 = Some(def_sha256.to_owned());
+    record
+}
+
+/// The invocation of an available built-in external configuration (with its embedded
+/// models).
+pub fn external_for(engine: Engine, availability: &Availability) -> Option<External> {
+    let cfg = CONFIGS.iter().find(|c| c.engine == engine)?;
+    let def = cfg.definition();
+    external_from_def(&def, availability, &|n| {
+        models::model(n).map(|m| m.text.to_owned())
+    })
+    .ok()
+}
+
+/// The invocation of an external definition: its program, flags, options and files (their
+/// texts from `text_of`, a missing one an error naming it). A file's name within the job
+/// may have a folder (`my-config/domino.mzn`); it is written under its last part.
+pub fn external_from_def(
+    def: &ConfigDef,
+    availability: &Availability,
+    text_of: &dyn Fn(&str) -> Option<String>,
+) -> Result<External, String> {
+    let mut models = Vec::new();
+    for f in &def.files {
+        let text =
+            text_of(&f.name).ok_or_else(|| format!("the job has no frozen file {}", f.name))?;
+        let short = f.name.rsplit('/').next().unwrap_or(&f.name).to_owned();
+        models.push((short, text));
+    }
+    let mut program = availability.program.clone();
+    let mut trailing = Vec::new();
+    let mut template = None;
+    let syntax = match &def.engine {
+        EngineDef::BuiltIn => return Err(format!("`{}` runs in process", def.name)),
+        EngineDef::MiniZinc {
+            solver,
+            flags,
+            search,
+            parameters,
+        } => {
+            program.extend(
+                [
+                    "--solver",
+                    &minizinc_solver_id(solver),
+                    "--json-stream",
+                    "--intermediate",
+                    "--statistics",
+                ]
+                .map(String::from),
+            );
+            program.extend(flags.iter().cloned());
+            for (k, v) in parameters {
+                program.extend(["-D".to_owned(), format!("{k}={v};")]);
+            }
+            if let Some(search) = search {
+                models.push((
+                    "search.mzn".into(),
+                    format!("solve :: {search} maximize objective;\n"),
+                ));
+            }
+            Syntax::MiniZinc
+        }
+        EngineDef::Clingo { options } => {
+            program.extend(["--outf=2", "--stats"].map(String::from));
+            program.extend(options.iter().cloned());
+            Syntax::Clingo
+        }
+        EngineDef::CpSat { options } => {
+            trailing.clone_from(options);
+            Syntax::CpSat
+        }
+        EngineDef::Command {
+            argv,
+            data,
+            output,
+            seed,
+        } => {
+            program.clone_from(argv);
+            template = Some(Template {
+                data: *data,
+                seed: *seed,
+            });
+            match output {
+                OutputFormat::MinizincJson => Syntax::MiniZinc,
+                OutputFormat::ClingoJson => Syntax::Clingo,
+                OutputFormat::DancehallLines => Syntax::CpSat,
+            }
+        }
+    };
+    Ok(External {
+        solver: availability.solver.clone(),
+        version: availability.version.clone(),
+        program,
+        syntax,
+        models,
+        trailing,
+        template,
     })
 }
 
-/// The invocation of an available external configuration.
-pub fn external_for(engine: Engine, availability: &Availability) -> Option<External> {
-    let model = |name: &str| {
-        let m = models::model(name).expect("configurations name embedded models");
-        (m.name.to_owned(), m.text.to_owned())
-    };
-    match engine {
-        Engine::Native | Engine::Sudoku(_) | Engine::SudokuExternal(_) => None,
-        Engine::MiniZinc { solver, files } => {
-            let mut program = availability.program.clone();
-            program.extend(
-                ["--solver", solver.id(), "--json-stream", "--intermediate"].map(String::from),
-            );
-            Some(External {
-                solver: availability.solver.clone(),
-                version: availability.version.clone(),
-                program,
-                syntax: Syntax::MiniZinc,
-                models: files.iter().map(|f| model(f)).collect(),
-            })
-        }
-        Engine::Clingo => Some(External {
-            solver: availability.solver.clone(),
-            version: availability.version.clone(),
-            program: availability.program.clone(),
-            syntax: Syntax::Clingo,
-            models: vec![model("domino.lp")],
-        }),
-        Engine::CpSat => Some(External {
-            solver: availability.solver.clone(),
-            version: availability.version.clone(),
-            program: availability.program.clone(),
-            syntax: Syntax::CpSat,
-            models: vec![model("domino-cpsat.py")],
-        }),
-    }
+/// A command template's argv with its placeholders filled in: `{instance}` (the data file),
+/// `{time_limit}` (seconds), `{time_limit_ms}`, `{seed}`, `{dir}` (the run's directory) and
+/// `{file:NAME}` (a file of the configuration, by its name). An unknown placeholder is an
+/// error naming it.
+pub fn fill_template(
+    argv: &[String],
+    dir: &std::path::Path,
+    data: &std::path::Path,
+    seconds: f64,
+    seed: u64,
+) -> Result<Vec<String>, String> {
+    argv.iter()
+        .map(|arg| {
+            let mut out = String::new();
+            let mut rest = arg.as_str();
+            while let Some(open) = rest.find('{') {
+                out.push_str(&rest[..open]);
+                let close = rest[open..]
+                    .find('}')
+                    .ok_or_else(|| format!("unclosed placeholder in `{arg}`"))?;
+                let key = &rest[open + 1..open + close];
+                match key {
+                    "instance" => out.push_str(&data.display().to_string()),
+                    "time_limit" => out.push_str(&seconds.to_string()),
+                    "time_limit_ms" => {
+                        out.push_str(&((seconds * 1000.0).round() as u64).to_string())
+                    }
+                    "seed" => out.push_str(&seed.to_string()),
+                    "dir" => out.push_str(&dir.display().to_string()),
+                    k => match k.strip_prefix("file:") {
+                        Some(f) => {
+                            let short = f.rsplit('/').next().unwrap_or(f);
+                            out.push_str(&dir.join(short).display().to_string());
+                        }
+                        None => return Err(format!("unknown placeholder {{{k}}} in `{arg}`")),
+                    },
+                }
+                rest = &rest[open + close + 1..];
+            }
+            out.push_str(rest);
+            Ok(out)
+        })
+        .collect()
 }
 
 fn blank(instance_id: &str, name: &str, limits: &RunLimits) -> RunRecord {
@@ -229,7 +386,7 @@ pub fn run_caught(
 fn model_hash(name: &str, text: &str) -> ModelHash {
     ModelHash {
         name: name.to_owned(),
-        sha256: hex::encode(Sha256::digest(text.as_bytes())),
+        sha256: sha256_hex(text),
     }
 }
 
@@ -342,11 +499,23 @@ pub fn run_external(
             return record;
         }
     };
-    let (data_name, data) = match ext.syntax {
-        Syntax::MiniZinc | Syntax::CpSat => ("instance.dzn", domino::to_dzn(instance)),
-        Syntax::Clingo => ("instance.lp", domino::to_clingo(instance)),
+    let format = match (ext.template, ext.syntax) {
+        (Some(t), _) => t.data,
+        (None, Syntax::MiniZinc | Syntax::CpSat) => DataFormat::Dzn,
+        (None, Syntax::Clingo) => DataFormat::Lp,
     };
-    let mut argv = ext.program.clone();
+    let data = match format {
+        DataFormat::Dzn => domino::to_dzn(instance),
+        DataFormat::Lp => domino::to_clingo(instance),
+        DataFormat::Json => serde_json::to_string(instance).expect("an instance serialises"),
+    };
+    let data_name = format!("instance.{}", format.extension());
+    let data_name = data_name.as_str();
+    let mut argv = if ext.template.is_some() {
+        Vec::new()
+    } else {
+        ext.program.clone()
+    };
     for (file, text) in ext
         .models
         .iter()
@@ -367,12 +536,29 @@ pub fn run_external(
         Some(cpu) if cpu < limits.wall => (cpu, Termination::Cputime),
         _ => (limits.wall, Termination::Walltime),
     };
-    if ext.syntax == Syntax::CpSat {
+    if let Some(t) = ext.template {
+        let data_path = dir.path().join(data_name);
+        argv = match fill_template(
+            &ext.program,
+            dir.path(),
+            &data_path,
+            own_limit.as_secs_f64(),
+            t.seed,
+        ) {
+            Ok(a) => a,
+            Err(why) => {
+                record.termination = Termination::Failed;
+                record.message = Some(why);
+                return record;
+            }
+        };
+    } else if ext.syntax == Syntax::CpSat {
         // One search worker: a task has no thread count, and every other configuration
         // searches on one thread.
         let seconds = own_limit.as_secs_f64().to_string();
         argv.extend(["--time-limit", &seconds, "--workers", "1"].map(String::from));
     }
+    argv.extend(ext.trailing.iter().cloned());
     record.command = argv.clone();
     let plimits = ProcessLimits {
         wall: limits.wall,
@@ -385,7 +571,7 @@ pub fn run_external(
         Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(|s| s.parsed)),
         Syntax::Clingo => run_process::<ClingoOutput>(&argv, dir.path(), &plimits)
-            .map(|o| o.map_sink(|s| s.parsed)),
+            .map(|o| o.map_sink(ClingoOutput::finish)),
         Syntax::CpSat => run_process::<CpSatOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(|s| s.parsed)),
     };
@@ -410,6 +596,7 @@ pub fn run_external(
     record.memory_measure = outcome.memory_measure;
     record.exit_code = outcome.exit_code;
     record.signal = outcome.signal;
+    record.stats = outcome.sink.stats.clone();
     read_outcome(instance, ext.syntax, &outcome, limit_kind, &mut record);
     record
 }

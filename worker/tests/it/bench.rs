@@ -39,6 +39,7 @@ fn tasks(lines: &[&str], configs: &[&str]) -> Vec<pb::BenchTask> {
                 memory_limit_bytes: 0,
                 batch: "batch01.txt".into(),
                 family: "domino".into(),
+                needs: String::new(),
             });
         }
     }

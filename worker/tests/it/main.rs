@@ -135,6 +135,7 @@ pub fn config(url: &str, threads: usize) -> worker::Config {
         worker_id: Some("it".into()),
         exit_when_idle: Some(Duration::from_millis(300)),
         tls_ca: None,
+        allow_commands: false,
     }
 }
 
