@@ -12,7 +12,6 @@ use anyhow::Context;
 use cores::permanent::known::{self, Cited};
 use cores::permanent::rows::{self, GridBound, NextRow, RowFigures};
 use cores::permanent::{approx, BigUint};
-use cores::problems::sudoku::SudokuConfig;
 use cores::problems::{BuildError, Built, ProblemSpec};
 use cores::xcc::{self, Dlx};
 
@@ -118,37 +117,23 @@ fn subject(a: &BoundsArgs) -> anyhow::Result<Subject> {
     let mut built = a.problem.build()?;
     // Without givens: the reduced problem (first row fixed) to count, and a cited total.
     let (next, grid, reduced) = match family.spec() {
-        ProblemSpec::Sudoku {
-            box_rows,
-            box_cols,
-            variants,
-            extra_groups,
-            givens,
-            fix_first_row,
-        } => {
+        spec @ ProblemSpec::Sudoku { .. } => {
             if a.rows.is_some() {
                 return Err(user_error(
                     "bounds: --rows is for Latin squares; give a Sudoku's rows with --givens",
                 ));
             }
-            let plain = variants.is_empty() && extra_groups.is_empty();
-            let whole = givens.is_none() && !fix_first_row;
-            let mut reduced = family.spec();
+            let config = spec.sudoku_config().expect("a Sudoku spec");
+            let plain = config.variants.is_empty() && config.extra_groups.is_empty();
+            let whole = config.givens.is_none() && !config.fix_first_row;
+            let mut reduced = spec;
             if let ProblemSpec::Sudoku { fix_first_row, .. } = &mut reduced {
                 *fix_first_row = true;
             }
-            let config = SudokuConfig {
-                box_rows,
-                box_cols,
-                variants,
-                extra_groups,
-                givens,
-                fix_first_row,
-            };
             let sudoku = |e| user_error(format!("sudoku: {e}"));
             let next = rows::sudoku_rows(&config).map_err(sudoku)?;
             let grid = rows::sudoku_grid_bound(&config).map_err(sudoku)?;
-            let cited = known::sudoku_grids(box_rows, box_cols).filter(|_| plain);
+            let cited = known::sudoku_grids(config.box_rows, config.box_cols).filter(|_| plain);
             (next, grid, whole.then_some((reduced, cited)))
         }
         ProblemSpec::Latin { n, reduced } => {

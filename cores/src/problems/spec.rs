@@ -103,10 +103,9 @@ impl ProblemSpec {
         }
     }
 
-    /// Builds the problem, checking every parameter.
-    pub fn build(&self) -> Result<Built, BuildError> {
-        let label = self.to_string();
-        let (problem, prefix, symmetry_factor, picture) = match self {
+    /// A Sudoku spec as the Sudoku builder's configuration (`None` for the other families).
+    pub fn sudoku_config(&self) -> Option<SudokuConfig> {
+        match self {
             ProblemSpec::Sudoku {
                 box_rows,
                 box_cols,
@@ -114,18 +113,28 @@ impl ProblemSpec {
                 extra_groups,
                 givens,
                 fix_first_row,
-            } => {
-                let mut s = Sudoku::build(&SudokuConfig {
-                    box_rows: *box_rows,
-                    box_cols: *box_cols,
-                    variants: variants.clone(),
-                    extra_groups: extra_groups.clone(),
-                    givens: givens.clone(),
-                    fix_first_row: *fix_first_row,
-                })?;
+            } => Some(SudokuConfig {
+                box_rows: *box_rows,
+                box_cols: *box_cols,
+                variants: variants.clone(),
+                extra_groups: extra_groups.clone(),
+                givens: givens.clone(),
+                fix_first_row: *fix_first_row,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Builds the problem, checking every parameter.
+    pub fn build(&self) -> Result<Built, BuildError> {
+        let label = self.to_string();
+        let (problem, prefix, symmetry_factor, picture) = match self {
+            ProblemSpec::Sudoku { .. } => {
+                let config = self.sudoku_config().expect("a Sudoku spec");
+                let mut s = Sudoku::build(&config)?;
                 let factor = s.symmetry_factor();
                 let (problem, prefix) = (std::mem::take(&mut s.problem), s.prefix.clone());
-                let picture = Picture::Sudoku(Box::new(s), *box_rows, *box_cols);
+                let picture = Picture::Sudoku(Box::new(s), config.box_rows, config.box_cols);
                 (problem, prefix, factor, picture)
             }
             ProblemSpec::Latin { n, reduced } => {
