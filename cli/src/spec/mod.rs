@@ -14,6 +14,7 @@ pub mod bench;
 pub mod count;
 mod lines;
 pub mod orbits;
+pub mod two_band;
 pub mod units;
 
 pub use bench::BenchSpec;

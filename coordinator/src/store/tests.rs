@@ -1139,11 +1139,13 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     use crate::partition::{partition_problem, Imported, PartitionSettings, Seed};
     let (_dir, pool) = temp_db().await;
     let built = cores::problems::ProblemSpec::sudoku(2, 2).build().unwrap();
-    let term = |class: usize, class_size: u128, rep: &str| OrbitTerm {
-        class,
-        class_size,
-        rep: rep.into(),
-        group: GroupChoice::Full,
+    let term = |class: usize, class_size: u128, rep: &str| {
+        crate::job::UnitTerm::Orbit(OrbitTerm {
+            class,
+            class_size,
+            rep: rep.into(),
+            group: GroupChoice::Full,
+        })
     };
     let identity = Seed {
         imported: Some(Imported {
@@ -1220,7 +1222,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let snap = load(&pool).await.unwrap();
     assert_eq!(snap, s.snapshot());
     let stored: Vec<Option<String>> =
-        sqlx::query_scalar("SELECT orbit_term FROM units WHERE job_id = ? ORDER BY id")
+        sqlx::query_scalar("SELECT term FROM units WHERE job_id = ? ORDER BY id")
             .bind(job as i64)
             .fetch_all(&pool)
             .await
@@ -1235,7 +1237,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let terms: Vec<(usize, u128, u128)> = l
         .rows
         .iter()
-        .map(|r| (r.term.as_ref().unwrap().class, r.weight, r.solutions))
+        .map(|r| (r.term.as_ref().unwrap().class(), r.weight, r.solutions))
         .collect();
     assert_eq!(terms, vec![(1, 1, 12), (2, 3, 4)]);
     assert!(l.rows[0].host.starts_with("imported: ledger.csv"));
