@@ -83,6 +83,9 @@ pub fn choose(
                 "core sudoku-orbits counts orbit terms ([units] generator = \"sudoku-orbits\")"
                     .into()
             }
+            CoreSpec::TwoBand { .. } => {
+                "core two-band counts two-band classes ([units] generator = \"two-band\")".into()
+            }
             CoreSpec::Dlx => unreachable!("the engine counts every problem"),
         }));
     }

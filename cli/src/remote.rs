@@ -121,9 +121,7 @@ fn weighted_units_pb(units: &WeightedUnits) -> Vec<pb::WeightedPrefix> {
             pb::WeightedPrefix {
                 options: prefix.clone(),
                 weight: weight.to_string(),
-                orbit_term_json: orbits
-                    .and_then(|o| o.terms.get(k))
-                    .map_or_else(String::new, |t| t.to_json()),
+                term_json: units.term(k).map_or_else(String::new, |t| t.to_json()),
                 imported: unit
                     .and_then(|u| u.imported.as_ref())
                     .or(identity)

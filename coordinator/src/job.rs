@@ -19,8 +19,10 @@ use std::fmt;
 
 pub use cores::bench::{Family, FileKind, RunRecord, Status as RunStatus};
 pub use cores::domino::Difficulty;
+pub use cores::grids::two_band::TwoBandClass;
 pub use cores::grids::{CoreSpec, CountCore};
 pub use cores::orbit_term::{GroupChoice, OrbitTerm};
+pub use cores::unit_term::UnitTerm;
 
 pub type JobId = u64;
 pub type UnitId = u64;
@@ -365,9 +367,10 @@ pub struct Unit {
     pub estimate: Option<UnitEstimate>,
     /// Set for the units of a benchmark job.
     pub task: Option<BenchTask>,
-    /// Set for the units of an orbit count: the conjugacy class whose term the unit counts
-    /// (its prefix is the job's; its weight is the class size).
-    pub term: Option<OrbitTerm>,
+    /// Set for the units of a count by classes (an orbit count's conjugacy class, a two-band
+    /// count's configuration class): the class the unit counts (its prefix is the job's; its
+    /// weight is the class size).
+    pub term: Option<UnitTerm>,
     pub state: UnitState,
     /// Leases granted so far.
     pub attempts: u32,

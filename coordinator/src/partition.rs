@@ -26,7 +26,7 @@ use std::collections::BinaryHeap;
 
 use cores::xcc::{estimate_from, parse_dlx, Branching, Dlx, DlxParseError, PrefixError, Problem};
 
-use crate::job::{CoreSpec, CountCore, OrbitTerm, Prefix, UnitEstimate, UnitResult};
+use crate::job::{CoreSpec, CountCore, Prefix, UnitEstimate, UnitResult, UnitTerm};
 use crate::scheduler::NewUnit;
 
 /// How finely to cut.
@@ -63,8 +63,8 @@ pub enum PartitionError {
     )]
     SeedParent { index: usize },
     #[error(
-        "unit {index}: an orbit count's units are all class terms (each with its class), \
-         never split and never resumed"
+        "unit {index}: a count by classes has every unit a class of the job's core's kind \
+         (an orbit term, a two-band class), never split and never resumed"
     )]
     TermMixed { index: usize },
     #[error("units {first} and {second} count the term of the same class {class}")]
@@ -90,9 +90,9 @@ pub struct Seed {
     pub imported: Option<Imported>,
     /// The index among the seeds of the imported split unit this one was handed back from.
     pub parent: Option<usize>,
-    /// An orbit count's unit: the term of this class (its prefix is the job's; the identity's
-    /// term comes `imported`).
-    pub term: Option<OrbitTerm>,
+    /// A count by classes: the class this unit counts (its prefix is the job's; an orbit
+    /// count's identity term comes `imported`).
+    pub term: Option<UnitTerm>,
 }
 
 impl Seed {
@@ -169,7 +169,7 @@ pub fn partition_problem(
         return partition_with(problem, prefix, settings, split);
     }
     if seeds.iter().any(|s| s.term.is_some()) {
-        return term_units(problem, prefix, seeds);
+        return term_units(problem, prefix, core, seeds);
     }
     check_seeds(prefix, seeds)?;
     if seeds
@@ -220,13 +220,14 @@ fn check_seeds(prefix: &[u32], seeds: &[Seed]) -> Result<(), PartitionError> {
 fn term_units(
     problem: &Problem,
     prefix: &[u32],
+    core: CoreSpec,
     seeds: &[Seed],
 ) -> Result<Vec<NewUnit>, PartitionError> {
     let mut classes: Vec<(usize, usize)> = Vec::with_capacity(seeds.len());
     let mut units = Vec::with_capacity(seeds.len());
     for (index, seed) in seeds.iter().enumerate() {
         let term = match (&seed.term, seed.parent) {
-            (Some(t), None) => t,
+            (Some(t), None) if t.core() == core.core() => t,
             _ => return Err(PartitionError::TermMixed { index }),
         };
         if seed.prefix != prefix {
@@ -235,14 +236,14 @@ fn term_units(
         if seed.weight == 0 {
             return Err(PartitionError::ZeroWeight { index });
         }
-        if let Some(&(_, first)) = classes.iter().find(|(c, _)| *c == term.class) {
+        if let Some(&(_, first)) = classes.iter().find(|(c, _)| *c == term.class()) {
             return Err(PartitionError::TermTwice {
                 first,
                 second: index,
-                class: term.class,
+                class: term.class(),
             });
         }
-        classes.push((term.class, index));
+        classes.push((term.class(), index));
         Dlx::new(problem)
             .apply_prefix(&seed.prefix)
             .map_err(|source| PartitionError::Seed { index, source })?;

@@ -31,7 +31,7 @@ use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
     BenchRecord, BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FileKind,
     FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis,
-    OrbitTerm, RunRecord, Unit, UnitEstimate, UnitResult, UnitState, WorkerInfo,
+    RunRecord, Unit, UnitEstimate, UnitResult, UnitState, UnitTerm, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 use cores::sudoku::bench::PuzzleRun;
@@ -458,7 +458,7 @@ async fn write_units(
             u.weight.to_string().into(),
             i64::from(u.failures).into(),
             i64::from(u.deaths).into(),
-            u.term.as_ref().map(OrbitTerm::to_json).into(),
+            u.term.as_ref().map(UnitTerm::to_json).into(),
         ])
     }
     let items: Vec<&Unit> = sets.iter().flat_map(|c| &c.units).collect();
@@ -467,7 +467,7 @@ async fn write_units(
         "INSERT INTO units (id, job_id, parent_id, audit_of, prefix, state, est_nodes,
              est_nodes_se, est_updates, est_solutions, attempts, lease_worker, lease_token,
              lease_granted_at, lease_deadline, created_at, task, weight, failures, deaths,
-             orbit_term) ",
+             term) ",
         " ON CONFLICT (id) DO UPDATE SET state = excluded.state,
              attempts = excluded.attempts, failures = excluded.failures,
              deaths = excluded.deaths,
@@ -759,11 +759,11 @@ fn get_prefix(row: &SqliteRow, col: &str) -> Result<Vec<u32>> {
     parse_prefix(&s).ok_or_else(|| StoreError::Corrupt(format!("{col} = {s:?}")))
 }
 
-/// An orbit count's class term (`units.orbit_term`, `OrbitTerm` JSON; NULL: none).
-fn get_term(row: &SqliteRow, col: &str) -> Result<Option<OrbitTerm>> {
+/// The class a unit counts (`units.term`, `UnitTerm` JSON; NULL: none).
+fn get_term(row: &SqliteRow, col: &str) -> Result<Option<UnitTerm>> {
     row.try_get::<Option<String>, _>(col)?
         .map(|t| {
-            OrbitTerm::from_json(&t).map_err(|e| StoreError::Corrupt(format!("{col} = {t:?}: {e}")))
+            UnitTerm::from_json(&t).map_err(|e| StoreError::Corrupt(format!("{col} = {t:?}: {e}")))
         })
         .transpose()
 }
@@ -867,7 +867,7 @@ pub async fn load(pool: &SqlitePool) -> Result<Snapshot> {
                 ),
                 None => None,
             },
-            term: get_term(&row, "orbit_term")?,
+            term: get_term(&row, "term")?,
             state: UnitState::parse(&state)
                 .ok_or_else(|| StoreError::Corrupt(format!("unit state {state:?}")))?,
             attempts: uint(row.try_get("attempts")?, "attempts")? as u32,

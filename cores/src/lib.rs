@@ -8,4 +8,5 @@ pub mod orbit_term;
 pub mod permanent;
 pub mod problems;
 pub mod sudoku;
+pub mod unit_term;
 pub mod xcc;

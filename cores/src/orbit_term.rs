@@ -104,7 +104,7 @@ pub fn count_term(
 }
 
 /// A u128 as a decimal string (JSON numbers lose precision past 2^53 in many readers).
-mod decimal {
+pub(crate) mod decimal {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(n: &u128, s: S) -> Result<S::Ok, S::Error> {

@@ -61,6 +61,7 @@ pub mod core {
             pb::CountCore::Queens => CountCore::Queens,
             pb::CountCore::SudokuGroups => CountCore::SudokuGroups,
             pb::CountCore::SudokuOrbitTerm => CountCore::SudokuOrbitTerm,
+            pb::CountCore::TwoBandClass => CountCore::TwoBandClass,
         }
     }
 
@@ -71,6 +72,7 @@ pub mod core {
             CountCore::Queens => pb::CountCore::Queens,
             CountCore::SudokuGroups => pb::CountCore::SudokuGroups,
             CountCore::SudokuOrbitTerm => pb::CountCore::SudokuOrbitTerm,
+            CountCore::TwoBandClass => pb::CountCore::TwoBandClass,
         }
     }
 
@@ -104,6 +106,10 @@ pub mod core {
                 let (box_rows, box_cols) = shape("sudoku-orbits")?;
                 Ok(CoreSpec::SudokuOrbits { box_rows, box_cols })
             }
+            CountCore::TwoBandClass => {
+                let (box_rows, box_cols) = shape("two-band")?;
+                Ok(CoreSpec::TwoBand { box_rows, box_cols })
+            }
             CountCore::Queens if c.n > 0 => Ok(CoreSpec::Queens { n: c.n as usize }),
             CountCore::Queens => Err("core queens needs n of at least 1".to_string()),
         }
@@ -115,9 +121,8 @@ pub mod core {
             CoreSpec::SudokuBands { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
             CoreSpec::Queens { n } => (0, 0, n as u32),
             CoreSpec::SudokuGroups { box_rows, box_cols }
-            | CoreSpec::SudokuOrbits { box_rows, box_cols } => {
-                (box_rows as u32, box_cols as u32, 0)
-            }
+            | CoreSpec::SudokuOrbits { box_rows, box_cols }
+            | CoreSpec::TwoBand { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
         };
         pb::CoreSpec {
             core: count_core_pb(c.core()) as i32,
@@ -147,6 +152,10 @@ pub mod core {
                 CoreSpec::SudokuOrbits {
                     box_rows: 2,
                     box_cols: 3,
+                },
+                CoreSpec::TwoBand {
+                    box_rows: 2,
+                    box_cols: 5,
                 },
             ] {
                 assert_eq!(core_spec(Some(&core_spec_pb(c))), Ok(c));

@@ -51,7 +51,7 @@ use crate::bench::{failed, run_caught, Family, RunLimits, RunRecord};
 use crate::outbox::Outbox;
 use crate::unit::{run_core_unit, run_term_unit, run_unit, UnitRun, UnitWork};
 use crate::{Config, Error, Summary};
-use cores::orbit_term::OrbitTerm;
+use cores::unit_term::UnitTerm;
 use proto::client::{self, disposition, header, Disposition, WorkerClient};
 use proto::core::{core_spec, count_core_pb};
 
@@ -596,10 +596,10 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         );
         let token = unit.lease_token.clone();
         let flag = stop.clone();
-        // An orbit count's unit: the term of its class (a malformed one fails its run).
-        let term = match unit.orbit_term_json.as_str() {
+        // A unit of a count by classes: its class (a malformed one fails its run).
+        let term = match unit.term_json.as_str() {
             "" => None,
-            json => Some(OrbitTerm::from_json(json).map_err(|e| e.to_string())),
+            json => Some(UnitTerm::from_json(json).map_err(|e| e.to_string())),
         };
         self.tasks.spawn_blocking(move || {
             let result = crate::panic::catch(|| match (core, term) {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cores::grids::{CoreError, CoreSpec, CountCore};
-use cores::orbit_term::OrbitTerm;
+use cores::unit_term::UnitTerm;
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
 
 use crate::cputime::CpuTimer;
@@ -104,28 +104,39 @@ pub fn run_core_unit(
     }))
 }
 
-/// Counts the term of an orbit count's class (`OrbitTerm::count`) on the grids of
-/// `problem`, with `core` (which must be `sudoku-orbits`). `Ok(None)` when `stop` ended the
-/// count. Errors are messages for the failed run.
+/// Counts a unit's class with `core`, which must be its kind's: an orbit count's term
+/// (`OrbitTerm::count`, core `sudoku-orbits`) on the grids of `problem`, or a two-band
+/// class's `B(C)^2` (`TwoBandClass::count`, core `two-band` of the class's shape).
+/// `Ok(None)` when `stop` ended the count. Errors are messages for the failed run.
 pub fn run_term_unit(
     core: CoreSpec,
     problem: &Problem,
-    term: &OrbitTerm,
+    term: &UnitTerm,
     stop: &AtomicBool,
 ) -> Result<Option<UnitRun>, String> {
-    let CoreSpec::SudokuOrbits { box_rows, box_cols } = core else {
-        return Err(format!(
-            "an orbit term (class {}) is counted by core sudoku-orbits, not {}",
-            term.class,
-            core.text()
-        ));
-    };
     let wall = Instant::now();
     let cpu = CpuTimer::start();
-    let Some(solutions) = term
-        .count(box_rows, box_cols, problem, stop)
-        .map_err(|e| e.to_string())?
-    else {
+    let counted = match (core, term) {
+        (CoreSpec::SudokuOrbits { box_rows, box_cols }, UnitTerm::Orbit(t)) => t
+            .count(box_rows, box_cols, problem, stop)
+            .map_err(|e| e.to_string())?,
+        (CoreSpec::TwoBand { box_rows, box_cols }, UnitTerm::TwoBand(t))
+            if cores::grids::two_band::band_rows(box_rows, box_cols) == Ok(t.r) =>
+        {
+            t.count(stop)
+                .map_err(|e| e.to_string())?
+                .map(|(_, square)| square)
+        }
+        _ => {
+            return Err(format!(
+                "class {} is counted by core {}, not {}",
+                term.class(),
+                term.core(),
+                core.text()
+            ))
+        }
+    };
+    let Some(solutions) = counted else {
         return Ok(None);
     };
     Ok(Some(UnitRun {
@@ -142,6 +153,7 @@ pub fn run_term_unit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cores::orbit_term::OrbitTerm;
     use cores::xcc::ProblemBuilder;
     use std::sync::atomic::Ordering;
 
@@ -376,12 +388,12 @@ mod tests {
         let stop = AtomicBool::new(false);
         let mut sum = 0;
         for class in cores::grids::orbits::conjugacy_classes(&group) {
-            let term = OrbitTerm {
+            let term = UnitTerm::Orbit(OrbitTerm {
                 class: class.index,
                 class_size: class.size,
                 rep: class.rep.to_text(),
                 group: choice,
-            };
+            });
             let run = run_term_unit(core, &p, &term, &stop).unwrap().unwrap();
             assert_eq!(run.core, CountCore::SudokuOrbitTerm);
             sum += class.size * run.solutions;
@@ -393,17 +405,43 @@ mod tests {
             rep: "1234/2143".into(),
             group: choice,
         };
-        let e = run_term_unit(bands22(), &p, &term, &stop).unwrap_err();
+        let e = run_term_unit(bands22(), &p, &term.clone().into(), &stop).unwrap_err();
         assert!(
-            e.contains("counted by core sudoku-orbits, not sudoku-bands 2x2"),
+            e.contains("counted by core sudoku-orbit-term, not sudoku-bands 2x2"),
             "{e}"
         );
         let bad = OrbitTerm {
             rep: "12/12".into(),
             ..term
         };
-        let e = run_term_unit(core, &p, &bad, &stop).unwrap_err();
+        let e = run_term_unit(core, &p, &bad.into(), &stop).unwrap_err();
         assert!(e.starts_with("orbit term: class 2: "), "{e}");
+    }
+
+    #[test]
+    fn a_two_band_class_is_counted_by_the_two_band_core_of_its_shape_only() {
+        // 6x6 (2x3 boxes): E(C) x B(C)^2 over the classes is 28,200,960 (OEIS A291187).
+        let p = sudoku(2, 3);
+        let core = CoreSpec::TwoBand {
+            box_rows: 2,
+            box_cols: 3,
+        };
+        let stop = AtomicBool::new(false);
+        let mut sum = 0;
+        for class in cores::grids::two_band::TwoBandClass::all(3).unwrap() {
+            let term = UnitTerm::TwoBand(class.clone());
+            let run = run_term_unit(core, &p, &term, &stop).unwrap().unwrap();
+            assert_eq!(run.core, CountCore::TwoBandClass);
+            sum += class.class_size * run.solutions;
+        }
+        assert_eq!(sum, 28_200_960);
+        let four =
+            UnitTerm::TwoBand(cores::grids::two_band::TwoBandClass::all(2).unwrap()[0].clone());
+        let e = run_term_unit(core, &p, &four, &stop).unwrap_err();
+        assert!(
+            e.contains("counted by core two-band-class, not two-band 2x3"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -28,8 +28,9 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use coordinator::job::{CoreSpec, JobKind, OrbitTerm};
+use coordinator::job::{CoreSpec, JobKind, UnitTerm};
 use coordinator::store::{self, Ledger};
+use cores::grids::two_band;
 use cores::problems::sudoku::format_grid;
 
 use crate::exit::user_error;
@@ -151,7 +152,8 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     let core_shape = match ledger.core {
         CoreSpec::SudokuBands { box_rows, box_cols }
         | CoreSpec::SudokuGroups { box_rows, box_cols }
-        | CoreSpec::SudokuOrbits { box_rows, box_cols } => Some((box_rows, box_cols)),
+        | CoreSpec::SudokuOrbits { box_rows, box_cols }
+        | CoreSpec::TwoBand { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     };
     let strict = shape.is_some();
@@ -161,8 +163,14 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     // representative), `group`, `term` (the count) and `imported` (the identity's term, from
     // the total's ledger, rather than counted by a worker).
     let orbit = ledger.group_order().is_some();
+    // A two-band count's rows name their class of top-band configurations: `class,
+    // class_size` (the weight), `config` (the representative), `fillings` (B(C); the count is
+    // B(C)^2) and `term` (class_size x B(C)^2).
+    let two_band = matches!(ledger.core, CoreSpec::TwoBand { .. });
     let orbit_head = if orbit {
         "class,class_size,element,group,term,imported,"
+    } else if two_band {
+        "class,class_size,config,fillings,term,"
     } else {
         ""
     };
@@ -170,11 +178,28 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
         "unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor,\
          {orbit_head}ledger,problem\n"
     );
-    let term_cols = |term: Option<&OrbitTerm>, count: Option<(u128, bool)>| -> String {
+    let term_cols = |term: Option<&UnitTerm>, count: Option<(u128, bool)>| -> String {
         match term {
-            None if !orbit => String::new(),
-            None => ",,,,,,".into(),
-            Some(t) => format!(
+            None if orbit => ",,,,,,".into(),
+            None if two_band => ",,,,,".into(),
+            None => String::new(),
+            Some(UnitTerm::TwoBand(t)) => {
+                let (fillings, term) = match count {
+                    Some((c, _)) => (
+                        two_band::exact_sqrt(c)
+                            .map_or_else(|| "not a square".into(), |b| b.to_string()),
+                        t.class_size
+                            .checked_mul(c)
+                            .map_or_else(|| "overflow".into(), |x| x.to_string()),
+                    ),
+                    None => (String::new(), String::new()),
+                };
+                format!(
+                    "{},{},{},{fillings},{term},",
+                    t.class, t.class_size, t.config
+                )
+            }
+            Some(UnitTerm::Orbit(t)) => format!(
                 "{},{},{},{},{},{},",
                 t.class,
                 t.class_size,

@@ -17,5 +17,6 @@ pub mod solve;
 pub mod solvers;
 pub mod submit;
 pub mod sudoku;
+pub mod two_band;
 pub mod units;
 pub mod worker;

@@ -210,6 +210,12 @@ pub struct CountArgs {
     /// themselves, over side!.
     #[arg(long, global = true, value_name = "ELEMENT", conflicts_with_all = ["print", "limit", "core"])]
     pub term: Option<String>,
+    /// Plain Sudoku grids with 2xR boxes only: count B(C), the fillings of a band whose
+    /// columns hold this top-band configuration (each stack's left column, stacks separated
+    /// by `|`, as a two-band job's ledger writes it in its `config` column), and B(C)^2, the
+    /// unit's count.
+    #[arg(long, global = true, value_name = "CONFIG", conflicts_with_all = ["print", "limit", "core", "term", "orbits"])]
+    pub band_config: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -334,6 +340,9 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
     }
     if let Some(element) = &a.term {
         return super::orbits::term(&a, &built, element);
+    }
+    if let Some(config) = &a.band_config {
+        return super::two_band::count(&a, &built, config);
     }
     let dlx_only = match (a.print, a.limit.is_some()) {
         (true, _) => Some("--print"),

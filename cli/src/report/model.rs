@@ -513,7 +513,11 @@ pub fn count_report(
 /// The orbit figures of a job whose units are class terms (`None` for any other job);
 /// `weighted`: a finished job's sum of weight x count.
 fn orbit_figures(units: &[CountUnit], weighted: Option<u128>) -> Option<OrbitFigures> {
-    if units.is_empty() || units.iter().any(|u| u.term.is_none()) {
+    if units.is_empty()
+        || units
+            .iter()
+            .any(|u| u.term.as_ref().and_then(|t| t.orbit()).is_none())
+    {
         return None;
     }
     let order = units

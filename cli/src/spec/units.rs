@@ -45,8 +45,8 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnitsEntry {
-    /// `sudoku-grids`, `sudoku-variant-grids`, `sudoku-orbits`, `queens-first-row` or
-    /// `queens-border`.
+    /// `sudoku-grids`, `sudoku-variant-grids`, `sudoku-orbits`, `two-band`,
+    /// `queens-first-row` or `queens-border`.
     pub generator: Option<String>,
     /// A CSV file of weighted units, relative to the spec.
     pub file: Option<PathBuf>,
@@ -122,11 +122,28 @@ pub struct WeightedUnits {
     pub resume: Option<Resume>,
     /// Set for an orbit count (generator `sudoku-orbits`): each unit's class term.
     pub orbits: Option<super::orbits::OrbitUnits>,
+    /// Set for a two-band count (generator `two-band`): each unit's configuration class.
+    pub two_band: Option<Vec<coordinator::job::TwoBandClass>>,
+}
+
+impl WeightedUnits {
+    /// The class unit `k` counts, for a count by classes (orbit terms, two-band classes).
+    pub fn term(&self, k: usize) -> Option<coordinator::job::UnitTerm> {
+        use coordinator::job::UnitTerm;
+        if let Some(o) = &self.orbits {
+            return o.terms.get(k).cloned().map(UnitTerm::Orbit);
+        }
+        self.two_band
+            .as_ref()?
+            .get(k)
+            .cloned()
+            .map(UnitTerm::TwoBand)
+    }
 }
 
 /// The plain Sudoku box shape of `spec`, if it is one (no variants, groups, givens or fixed
 /// row).
-fn plain_sudoku(spec: &ProblemSpec) -> Option<(usize, usize)> {
+pub(crate) fn plain_sudoku(spec: &ProblemSpec) -> Option<(usize, usize)> {
     match spec {
         ProblemSpec::Sudoku {
             box_rows,
@@ -194,6 +211,16 @@ impl UnitsEntry {
                 self.total_ledger.as_deref(),
                 dir,
             );
+        }
+        if self.generator.as_deref() == Some("two-band") {
+            if self.core.is_some() || resume || self.file.is_some() {
+                return Err(
+                    "generator `two-band` counts its classes with its own core (two-band): \
+                     no `core`, `file` or `resume`"
+                        .into(),
+                );
+            }
+            return super::two_band::generate(problem);
         }
         let mut units = match (&self.generator, &self.file) {
             (Some(_), None) if resume => {
@@ -274,6 +301,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 },
                 symmetry_factor: Some(gu.symmetry_factor),
                 orbits: None,
+                two_band: None,
                 resume: None,
                 label: format!(
                     "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
@@ -325,6 +353,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 },
                 symmetry_factor: Some(bu.symmetry_factor),
                 orbits: None,
+                two_band: None,
                 resume: None,
             })
         }
@@ -351,6 +380,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 core,
                 symmetry_factor: None,
                 orbits: None,
+                two_band: None,
                 resume: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
@@ -387,6 +417,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 core: CoreSpec::Queens { n },
                 symmetry_factor: None,
                 orbits: None,
+                two_band: None,
                 resume: None,
                 label: format!(
                     "queens {n} by the queens on the border: {} placements in {} classes under \
@@ -397,7 +428,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             })
         }
         other => Err(format!(
-            "unknown generator `{other}` (expected `sudoku-grids`, `sudoku-variant-grids`, \
+            "unknown generator `{other}` (expected `sudoku-grids`, `sudoku-variant-grids`, `two-band`, \
              `sudoku-orbits`, `queens-first-row` or `queens-border`)"
         )),
     }
@@ -639,6 +670,7 @@ pub fn read_csv(
                 problem: problem.map(|(p, line)| (p, format!("{shown}:{line}"))),
             }),
             orbits: None,
+            two_band: None,
         });
     }
     let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
@@ -658,6 +690,7 @@ pub fn read_csv(
         symmetry_factor: factor.map(|(f, _)| f),
         label,
         orbits: None,
+        two_band: None,
         resume: None,
     })
 }

@@ -43,8 +43,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::job::{
     Accepted, Alarm, AlarmKind, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind,
-    JobSettings, JobState, LeaseEnd, LeaseToken, Millis, OrbitTerm, Prefix, Unit, UnitEstimate,
-    UnitId, UnitResult, UnitState, Verdict, WorkerId, WorkerInfo,
+    JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId,
+    UnitResult, UnitState, UnitTerm, Verdict, WorkerId, WorkerInfo,
 };
 
 pub use bench::Resumed;
@@ -167,8 +167,8 @@ pub struct NewUnit {
     pub estimate: Option<UnitEstimate>,
     /// A benchmark job's task (then `prefix` is empty).
     pub task: Option<BenchTask>,
-    /// An orbit count's conjugacy class (then `prefix` is the job's).
-    pub term: Option<OrbitTerm>,
+    /// A count by classes: the class the unit counts (then `prefix` is the job's).
+    pub term: Option<UnitTerm>,
     /// Counted by the partitioner itself (a solved or dead prefix), or imported from the job
     /// a submission resumes: the unit starts done (split when `split`).
     pub counted: Option<UnitResult>,
@@ -700,9 +700,9 @@ impl Scheduler {
 
     // ---- helpers shared by the operation modules ----
 
-    /// Makes unit `uid` (just made, not yet written) count the term of an orbit count's
-    /// class.
-    fn set_term(&mut self, uid: UnitId, term: Option<OrbitTerm>) {
+    /// Makes unit `uid` (just made, not yet written) count a class (an orbit term, a
+    /// two-band class).
+    fn set_term(&mut self, uid: UnitId, term: Option<UnitTerm>) {
         if let Some(u) = self.units.get_mut(&uid) {
             u.term = term;
         }

@@ -14,7 +14,7 @@
 use super::{audit_selected, ReportRecord, Scheduler};
 use crate::job::{
     prefixes_text, Accepted, AlarmKind, BenchRecord, CountCore, JobId, LeaseEnd, LeaseToken,
-    Millis, Prefix, UnitId, UnitResult, UnitState, Verdict, WorkerId,
+    Millis, Prefix, UnitId, UnitResult, UnitState, UnitTerm, Verdict, WorkerId,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,20 +183,34 @@ impl Scheduler {
                 ),
             );
         }
-        // An orbit term is a count of its own kind: the whole subtree of its prefix is not it.
-        // A worker that does not know terms (an older one) would count the prefix instead.
-        let term_core = result.core == CountCore::SudokuOrbitTerm;
-        if unit.term.is_some() != term_core {
-            let why = match &unit.term {
-                Some(t) => format!(
-                    "the orbit term of class {} was counted by the {} core, not \
-                     sudoku-orbit-term (a worker that does not know orbit terms?)",
-                    t.class, result.core
-                ),
-                None => {
-                    "a unit without an orbit term was counted by the sudoku-orbit-term core".into()
-                }
-            };
+        // A class (an orbit term, a two-band class) is a count of its own kind, by its own
+        // core: the whole subtree of its prefix is not it. A worker that does not know the
+        // kind (an older one) would count the prefix instead.
+        let term_cores = [CountCore::SudokuOrbitTerm, CountCore::TwoBandClass];
+        let why = match &unit.term {
+            Some(t) if t.core() != result.core => Some(format!(
+                "class {} was counted by the {} core, not {} (a worker that does not know \
+                 this kind of class?)",
+                t.class(),
+                result.core,
+                t.core()
+            )),
+            // A two-band class counts B(C)^2: anything else is malformed.
+            Some(UnitTerm::TwoBand(t))
+                if cores::grids::two_band::exact_sqrt(result.solutions).is_none() =>
+            {
+                Some(format!(
+                    "two-band class {}: {} is not a square B(C)^2",
+                    t.class, result.solutions
+                ))
+            }
+            None if term_cores.contains(&result.core) => Some(format!(
+                "a unit without a class was counted by the {} core",
+                result.core
+            )),
+            _ => None,
+        };
+        if let Some(why) = why {
             return self.reject(now, job, uid, why);
         }
         if let Some(of) = unit.audit_of {

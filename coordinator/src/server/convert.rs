@@ -11,7 +11,7 @@ use tonic::Status;
 
 use crate::job::{
     Alarm, BenchTask, Capabilities, CoreSpec, Family, FileKind, FrozenFile, JobKind, JobState,
-    LeaseToken, Millis, OrbitTerm, Unit, UnitResult, UnitState, Verdict,
+    LeaseToken, Millis, Unit, UnitResult, UnitState, UnitTerm, Verdict,
 };
 use crate::partition::{Imported, Seed};
 use crate::scheduler::{Granted, JobStatus};
@@ -92,10 +92,10 @@ pub fn seeds(units: Vec<pb::WeightedPrefix>) -> Result<Vec<Seed>, Error> {
                     })
                 })
                 .transpose()?;
-            let term = match u.orbit_term_json.as_str() {
+            let term = match u.term_json.as_str() {
                 "" => None,
                 json => Some(
-                    OrbitTerm::from_json(json)
+                    UnitTerm::from_json(json)
                         .map_err(|e| Error::InvalidArgument(format!("unit {i}: {e}")))?,
                 ),
             };
@@ -273,7 +273,7 @@ pub fn granted(g: Granted, lease_duration_ms: u64) -> pb::Unit {
         audit: g.unit.audit_of.is_some(),
         bench: g.unit.task.as_ref().map(bench_task_pb),
         weight: g.unit.weight.to_string(),
-        orbit_term_json: term_json(g.unit.term.as_ref()),
+        term_json: term_json(g.unit.term.as_ref()),
     }
 }
 
@@ -375,13 +375,13 @@ pub fn unit_info(u: &Unit, acc: Option<&crate::job::Accepted>, current: bool) ->
         current,
         weight: u.weight.to_string(),
         core: r.map_or(pb::CountCore::Unspecified, |r| count_core_pb(r.core)) as i32,
-        orbit_term_json: term_json(u.term.as_ref()),
+        term_json: term_json(u.term.as_ref()),
     }
 }
 
-/// A unit's orbit term on the wire ("" for a unit without one).
-fn term_json(term: Option<&OrbitTerm>) -> String {
-    term.map_or_else(String::new, OrbitTerm::to_json)
+/// A unit's class on the wire ("" for a unit without one).
+fn term_json(term: Option<&UnitTerm>) -> String {
+    term.map_or_else(String::new, UnitTerm::to_json)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 
 use super::{get_opt_u64, get_prefix, get_term, get_u64, parse, Result, StoreError};
-use crate::job::{CoreSpec, CountCore, JobId, JobKind, JobState, OrbitTerm, Prefix, UnitState};
+use crate::job::{CoreSpec, CountCore, JobId, JobKind, JobState, Prefix, UnitState, UnitTerm};
 
 /// One accepted unit of a counting job.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,8 +31,9 @@ pub struct LedgerRow {
     pub host: String,
     pub wall_seconds: f64,
     pub cpu_seconds: f64,
-    /// An orbit count's unit: the class whose term `solutions` is.
-    pub term: Option<OrbitTerm>,
+    /// A count by classes: the class whose count `solutions` is (an orbit term, a two-band
+    /// class's `B(C)^2`).
+    pub term: Option<UnitTerm>,
 }
 
 /// A unit of a counting job without an accepted result (queued, leased, held or cancelled):
@@ -44,7 +45,7 @@ pub struct PendingUnit {
     pub parent: Option<u64>,
     pub prefix: Prefix,
     pub weight: u128,
-    pub term: Option<OrbitTerm>,
+    pub term: Option<UnitTerm>,
 }
 
 /// A counting job's ledger and what it needs to be read alone.
@@ -101,7 +102,7 @@ impl Ledger {
         let mut any = false;
         let mut order = 0u128;
         for (term, weight) in terms.chain(pending) {
-            term.as_ref()?;
+            term.as_ref()?.orbit()?;
             any = true;
             order = order.checked_add(weight)?;
         }
@@ -135,7 +136,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
     let core = CoreSpec::parse(&core_text)
         .ok_or_else(|| StoreError::Corrupt(format!("job core {core_text:?}")))?;
     let rows = sqlx::query(
-        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, u.orbit_term, r.solutions, r.nodes, r.core, r.worker_id,
+        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, u.term, r.solutions, r.nodes, r.core, r.worker_id,
                 r.host, r.wall_seconds, r.cpu_seconds
          FROM units u JOIN unit_results r ON r.unit_id = u.id
          WHERE u.job_id = ? AND u.audit_of IS NULL
@@ -166,7 +167,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
         });
     }
     let pending = sqlx::query(
-        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, u.orbit_term
+        "SELECT u.id, u.state, u.parent_id, u.prefix, u.weight, u.term
          FROM units u LEFT JOIN unit_results r ON r.unit_id = u.id
          WHERE u.job_id = ? AND u.audit_of IS NULL AND r.unit_id IS NULL
          ORDER BY u.id",
@@ -193,7 +194,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
     }))
 }
 
-/// A unit's own columns (`id, state, parent_id, prefix, weight, orbit_term`) of a row.
+/// A unit's own columns (`id, state, parent_id, prefix, weight, term`) of a row.
 fn unit_of(row: &sqlx::sqlite::SqliteRow) -> Result<PendingUnit> {
     let state: String = row.try_get("state")?;
     Ok(PendingUnit {
@@ -203,6 +204,6 @@ fn unit_of(row: &sqlx::sqlite::SqliteRow) -> Result<PendingUnit> {
         parent: get_opt_u64(row, "parent_id")?,
         prefix: get_prefix(row, "prefix")?,
         weight: parse(&row.try_get::<String, _>("weight")?, "weight")?,
-        term: get_term(row, "orbit_term")?,
+        term: get_term(row, "term")?,
     })
 }

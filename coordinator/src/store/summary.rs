@@ -8,7 +8,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
 
 use super::{get_opt_u64, get_term, get_u64, int, parse, Result};
-use crate::job::{JobId, JobKind, JobState, OrbitTerm, UnitState};
+use crate::job::{JobId, JobKind, JobState, UnitState, UnitTerm};
 
 /// Opens the database at `path` read-only (a write through this pool fails), as it is: no
 /// migration runs and nothing is created.
@@ -75,8 +75,8 @@ pub struct CountUnit {
     /// Knuth's estimate of the unit's nodes at partition time (`None`: not estimated).
     pub estimate_nodes: Option<f64>,
     pub result: Option<CountResult>,
-    /// An orbit count's unit: its class term.
-    pub term: Option<OrbitTerm>,
+    /// A count by classes: the unit's class (an orbit term, a two-band class).
+    pub term: Option<UnitTerm>,
 }
 
 /// What a worker (or the partitioner) measured on a unit.
@@ -94,7 +94,7 @@ pub struct CountResult {
 /// The units of counting job `job`, in id order.
 pub async fn count_units(pool: &SqlitePool, job: JobId) -> Result<Vec<CountUnit>> {
     let rows = sqlx::query(
-        "SELECT u.id, u.state, u.weight, u.est_nodes, u.orbit_term, r.unit_id AS counted, r.solutions,
+        "SELECT u.id, u.state, u.weight, u.est_nodes, u.term, r.unit_id AS counted, r.solutions,
                 r.nodes, r.updates, r.wall_seconds, r.host, w.name AS worker
          FROM units u LEFT JOIN unit_results r ON r.unit_id = u.id
               LEFT JOIN workers w ON w.id = r.worker_id
@@ -124,7 +124,7 @@ pub async fn count_units(pool: &SqlitePool, job: JobId) -> Result<Vec<CountUnit>
                 weight: parse(&r.try_get::<String, _>("weight")?, "weight")?,
                 estimate_nodes: r.try_get("est_nodes")?,
                 result,
-                term: get_term(r, "orbit_term")?,
+                term: get_term(r, "term")?,
             })
         })
         .collect()

@@ -825,7 +825,7 @@ async fn the_families_migration_keeps_every_stored_domino_record() {
         sqlx::raw_sql(&std::fs::read_to_string(f).unwrap())
             .execute(&pool)
             .await
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
     }
     let runs = bench_runs(&pool, 1).await.unwrap();
     assert_eq!(runs.len(), 1);
@@ -1141,11 +1141,13 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     use crate::partition::{partition_problem, Imported, PartitionSettings, Seed};
     let (_dir, pool) = temp_db().await;
     let built = cores::problems::ProblemSpec::sudoku(2, 2).build().unwrap();
-    let term = |class: usize, class_size: u128, rep: &str| OrbitTerm {
-        class,
-        class_size,
-        rep: rep.into(),
-        group: GroupChoice::Full,
+    let term = |class: usize, class_size: u128, rep: &str| {
+        crate::job::UnitTerm::Orbit(OrbitTerm {
+            class,
+            class_size,
+            rep: rep.into(),
+            group: GroupChoice::Full,
+        })
     };
     let identity = Seed {
         imported: Some(Imported {
@@ -1170,15 +1172,34 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
         seed: 0,
     };
     let seeds = vec![identity.clone(), transpose.clone()];
-    let units = partition_problem(&built.problem, &[], &seeds, CoreSpec::Dlx, &settings).unwrap();
+    let core = CoreSpec::SudokuOrbits {
+        box_rows: 2,
+        box_cols: 2,
+    };
+    let units = partition_problem(&built.problem, &[], &seeds, core, &settings).unwrap();
     assert_eq!(units.len(), 2, "one unit per class, never split");
-    // Two units of one class, a term beside a plain unit: refused by index.
+    // Two units of one class, a term beside a plain unit, a two-band class in an orbit
+    // count, terms under a core of another kind: refused by index.
     let twice = vec![identity.clone(), identity.clone()];
-    let e = partition_problem(&built.problem, &[], &twice, CoreSpec::Dlx, &settings).unwrap_err();
+    let e = partition_problem(&built.problem, &[], &twice, core, &settings).unwrap_err();
     assert!(e.to_string().contains("units 0 and 1"), "{e}");
-    let mixed = vec![identity, Seed::new(vec![0], 1)];
-    let e = partition_problem(&built.problem, &[], &mixed, CoreSpec::Dlx, &settings).unwrap_err();
+    let mixed = vec![identity.clone(), Seed::new(vec![0], 1)];
+    let e = partition_problem(&built.problem, &[], &mixed, core, &settings).unwrap_err();
     assert!(e.to_string().starts_with("unit 1: "), "{e}");
+    let band = cores::grids::two_band::TwoBandClass::all(2)
+        .unwrap()
+        .remove(0);
+    let other_kind = vec![
+        identity.clone(),
+        Seed {
+            term: Some(crate::job::UnitTerm::TwoBand(band)),
+            ..Seed::new(vec![], 1)
+        },
+    ];
+    let e = partition_problem(&built.problem, &[], &other_kind, core, &settings).unwrap_err();
+    assert!(e.to_string().starts_with("unit 1: "), "{e}");
+    let e = partition_problem(&built.problem, &[], &seeds, CoreSpec::Dlx, &settings).unwrap_err();
+    assert!(e.to_string().starts_with("unit 0: "), "{e}");
 
     let mut s = Scheduler::new(config(), tokens());
     let w = s.register(1, "a", "h", 1, "v");
@@ -1222,7 +1243,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let snap = load(&pool).await.unwrap();
     assert_eq!(snap, s.snapshot());
     let stored: Vec<Option<String>> =
-        sqlx::query_scalar("SELECT orbit_term FROM units WHERE job_id = ? ORDER BY id")
+        sqlx::query_scalar("SELECT term FROM units WHERE job_id = ? ORDER BY id")
             .bind(job as i64)
             .fetch_all(&pool)
             .await
@@ -1237,7 +1258,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let terms: Vec<(usize, u128, u128)> = l
         .rows
         .iter()
-        .map(|r| (r.term.as_ref().unwrap().class, r.weight, r.solutions))
+        .map(|r| (r.term.as_ref().unwrap().class(), r.weight, r.solutions))
         .collect();
     assert_eq!(terms, vec![(1, 1, 12), (2, 3, 4)]);
     assert!(l.rows[0].host.starts_with("imported: ledger.csv"));

@@ -24,6 +24,7 @@ mod queens_lanes16;
 pub mod queens_units;
 pub mod rows;
 pub mod symmetry;
+pub mod two_band;
 pub mod units;
 pub mod variant_band;
 
@@ -49,6 +50,9 @@ pub enum CountCore {
     /// [`orbits::class_term`]: the term of one conjugacy class of an orbit count
     /// (`crate::orbit_term::OrbitTerm::count`).
     SudokuOrbitTerm,
+    /// [`two_band::band_fillings`]: a two-band count's configuration class
+    /// (`two_band::TwoBandClass`), whose count is `B(C)^2`.
+    TwoBandClass,
 }
 
 impl CountCore {
@@ -59,6 +63,7 @@ impl CountCore {
             CountCore::Queens => "queens",
             CountCore::SudokuGroups => "sudoku-groups",
             CountCore::SudokuOrbitTerm => "sudoku-orbit-term",
+            CountCore::TwoBandClass => "two-band-class",
         }
     }
 
@@ -69,6 +74,7 @@ impl CountCore {
             "queens" => CountCore::Queens,
             "sudoku-groups" => CountCore::SudokuGroups,
             "sudoku-orbit-term" => CountCore::SudokuOrbitTerm,
+            "two-band-class" => CountCore::TwoBandClass,
             _ => return None,
         })
     }
@@ -98,6 +104,10 @@ pub enum CoreSpec {
     /// groups (read from the job's problem): each unit is the term of one conjugacy class
     /// (`crate::orbit_term::OrbitTerm`), counted whole; its prefix is the job's.
     SudokuOrbits { box_rows: usize, box_cols: usize },
+    /// A two-band count of the plain Sudoku with `box_rows x box_cols` boxes, one of them 2
+    /// (`two_band`): each unit is a class of top-band configurations
+    /// (`two_band::TwoBandClass`), counted whole as `B(C)^2`; its prefix is the job's.
+    TwoBand { box_rows: usize, box_cols: usize },
 }
 
 /// Why a specialised core did not count a unit.
@@ -111,8 +121,8 @@ pub enum CoreError {
     Queens(#[from] queens::QueensError),
     #[error(transparent)]
     Groups(#[from] groups::GroupsError),
-    #[error("core sudoku-orbits counts the terms of conjugacy classes, not prefixes")]
-    NeedsTerm,
+    #[error("core {0} counts the classes its units carry, not prefixes")]
+    NeedsTerm(&'static str),
 }
 
 impl CoreSpec {
@@ -123,6 +133,7 @@ impl CoreSpec {
             CoreSpec::Queens { .. } => CountCore::Queens,
             CoreSpec::SudokuGroups { .. } => CountCore::SudokuGroups,
             CoreSpec::SudokuOrbits { .. } => CountCore::SudokuOrbitTerm,
+            CoreSpec::TwoBand { .. } => CountCore::TwoBandClass,
         }
     }
 
@@ -139,6 +150,9 @@ impl CoreSpec {
             }
             CoreSpec::SudokuOrbits { box_rows, box_cols } => {
                 format!("sudoku-orbits {box_rows}x{box_cols}")
+            }
+            CoreSpec::TwoBand { box_rows, box_cols } => {
+                format!("two-band {box_rows}x{box_cols}")
             }
         }
     }
@@ -165,6 +179,13 @@ impl CoreSpec {
             ("sudoku-orbits", Some(shape)) => {
                 let (r, c) = shape.split_once('x')?;
                 CoreSpec::SudokuOrbits {
+                    box_rows: r.parse().ok()?,
+                    box_cols: c.parse().ok()?,
+                }
+            }
+            ("two-band", Some(shape)) => {
+                let (r, c) = shape.split_once('x')?;
+                CoreSpec::TwoBand {
                     box_rows: r.parse().ok()?,
                     box_cols: c.parse().ok()?,
                 }
@@ -198,6 +219,10 @@ impl CoreSpec {
             | CoreSpec::SudokuOrbits { box_rows, box_cols } => {
                 groups::read_groups(box_rows, box_cols, problem).is_ok()
             }
+            CoreSpec::TwoBand { box_rows, box_cols } => {
+                two_band::band_rows(box_rows, box_cols).is_ok()
+                    && CoreSpec::SudokuBands { box_rows, box_cols }.can_count(problem)
+            }
         }
     }
 
@@ -218,6 +243,10 @@ impl CoreSpec {
             CoreSpec::SudokuOrbits { box_rows, box_cols } => {
                 let side = box_rows.saturating_mul(box_cols);
                 format!("a {side}x{side} Sudoku ({box_rows}x{box_cols} boxes), any extra groups")
+            }
+            CoreSpec::TwoBand { box_rows, box_cols } => {
+                let side = box_rows.saturating_mul(box_cols);
+                format!("a plain {side}x{side} Sudoku with {box_rows}x{box_cols} boxes, one side 2")
             }
         }
     }
@@ -240,7 +269,8 @@ impl CoreSpec {
     ) -> Result<Option<Completions>, CoreError> {
         match self {
             CoreSpec::Dlx => Err(CoreError::NotSpecialised),
-            CoreSpec::SudokuOrbits { .. } => Err(CoreError::NeedsTerm),
+            CoreSpec::SudokuOrbits { .. } => Err(CoreError::NeedsTerm("sudoku-orbits")),
+            CoreSpec::TwoBand { .. } => Err(CoreError::NeedsTerm("two-band")),
             CoreSpec::SudokuBands { box_rows, box_cols } => {
                 let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
                 Ok(count_completions(box_rows, box_cols, &givens, stop)?)

@@ -1,0 +1,44 @@
+//! The `two-band` generator of `[units]`: every grid of a plain Sudoku whose boxes are 2 by
+//! `R` (either way; a grid and its transpose count alike), by the two-band counter
+//! (`cores::grids::two_band`): one weighted unit per class of top-band column
+//! configurations C (`TwoBandClass`), weight its class size E(C), counted by the
+//! `two-band-class` core as B(C)^2. The job's total is `sum E(C) B(C)^2`, factor 1.
+
+use coordinator::job::{CoreSpec, TwoBandClass};
+use cores::grids::two_band::band_rows;
+use cores::problems::ProblemSpec;
+
+use super::units::WeightedUnits;
+
+/// The units of generator `two-band` for `problem`. Errors are messages for the spec's
+/// `[units]` line.
+pub fn generate(problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> {
+    let Some((box_rows, box_cols)) = problem.and_then(super::units::plain_sudoku) else {
+        return Err(
+            "generator `two-band` counts every grid of a plain Sudoku (family = \"sudoku\" \
+             without variants, extra groups, givens or fixed row)"
+                .into(),
+        );
+    };
+    let r = band_rows(box_rows, box_cols).map_err(|e| format!("generator `two-band`: {e}"))?;
+    let spec = problem.expect("a Sudoku");
+    let built = spec.build().map_err(|e| e.to_string())?;
+    let classes = TwoBandClass::all(r).map_err(|e| e.to_string())?;
+    let side = 2 * r;
+    Ok(WeightedUnits {
+        units: classes
+            .iter()
+            .map(|c| (built.prefix.clone(), c.class_size))
+            .collect(),
+        core: CoreSpec::TwoBand { box_rows, box_cols },
+        symmetry_factor: Some(1),
+        label: format!(
+            "{spec} by two bands: {} classes of top-band column configurations of {side}x{side}, \
+             each counting B(C)^2",
+            classes.len()
+        ),
+        resume: None,
+        orbits: None,
+        two_band: Some(classes),
+    })
+}

@@ -1,0 +1,115 @@
+//! Speed of the two-band counter (`cores::grids::two_band`): the classes of a shape and the
+//! band fillings B(C) of each, or of a seeded sample of classes; and, for shapes where one
+//! B(C) takes hours, a cost probe. Prints figures; asserts nothing.
+//!
+//! - `cargo bench -p cores --bench two_band -- R [SAMPLE SEED]`: enumerate the classes of
+//!   `R`-row bands (R = 5: 10x10) and count B(C) of every class, or of SAMPLE classes picked
+//!   with SEED (seconds per class; the sum of E(C) B(C)^2 when every class is counted).
+//! - `cargo bench -p cores --bench two_band -- R probe CONFIGS BRANCHES SEED`: CONFIGS
+//!   configurations drawn uniformly with SEED (each stack's left column a uniform R-subset),
+//!   each probed by `fill::cost_probe` (its first level's branches listed, BRANCHES of them
+//!   counted and timed): estimated seconds per B(C), and the peak resident memory.
+//! - `cargo bench -p cores --bench two_band -- R classes`: the classes only, timed.
+
+use std::time::Instant;
+
+use cores::grids::two_band::fill::cost_probe;
+use cores::grids::two_band::{band_fillings, Classes, Config};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+fn probe(r: usize, configs: usize, branches: usize, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = 2 * r;
+    let mut total = 0.0;
+    for i in 0..configs {
+        let stacks = (0..r)
+            .map(|_| {
+                let mut digits: Vec<usize> = (0..n).collect();
+                digits.shuffle(&mut rng);
+                digits[..r].iter().fold(0u16, |m, &d| m | 1 << d)
+            })
+            .collect();
+        let c = Config::new(stacks).expect("a configuration");
+        let t = Instant::now();
+        let p = cost_probe(&c, branches, seed + i as u64);
+        let est = p.estimate_seconds();
+        total += est;
+        println!(
+            "config {c}: {} first-level branches, {} counted in {:.2} s: B(C) in about {est:.0} s \
+             (probe {:.1} s)",
+            p.branches,
+            p.sampled,
+            p.sampled_seconds,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    println!(
+        "mean estimate {:.0} s per B(C) over {configs} configurations; peak RSS {:.1} MiB",
+        total / configs as f64,
+        peak_rss_mib()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let r: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
+    let num = |i: usize, default: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
+    if args.get(1).map(String::as_str) == Some("probe") {
+        return probe(r, num(2, 4) as usize, num(3, 200) as usize, num(4, 0));
+    }
+    let t = Instant::now();
+    let classes = Classes::enumerate(r).expect("a shape the counter takes");
+    println!(
+        "R = {r} ({0}x{0}): {1} classes in {2:.3} s, peak RSS {3:.1} MiB",
+        2 * r,
+        classes.classes.len(),
+        t.elapsed().as_secs_f64(),
+        peak_rss_mib()
+    );
+    if args.get(1).map(String::as_str) == Some("classes") {
+        return;
+    }
+    let sample: Option<usize> = args.get(1).and_then(|a| a.parse().ok());
+    let mut picked: Vec<usize> = (0..classes.classes.len()).collect();
+    if let Some(k) = sample {
+        picked.shuffle(&mut ChaCha8Rng::seed_from_u64(num(2, 0)));
+        picked.truncate(k);
+    }
+    let (mut total, mut secs, mut worst) = (0u128, 0f64, 0f64);
+    for &i in &picked {
+        let c = &classes.classes[i];
+        let t = Instant::now();
+        let b = band_fillings(&c.config, None).expect("not stopped");
+        let s = t.elapsed().as_secs_f64();
+        secs += s;
+        worst = worst.max(s);
+        if sample.is_some() {
+            println!("class {} {} E={} B={b} {s:.3} s", i + 1, c.config, c.size);
+        }
+        total = total.wrapping_add(c.size.wrapping_mul(b.wrapping_mul(b)));
+    }
+    println!(
+        "{} classes counted: {secs:.3} s, mean {:.4} s, slowest {worst:.4} s",
+        picked.len(),
+        secs / picked.len() as f64
+    );
+    if sample.is_none() {
+        println!("sum of E(C) B(C)^2 (mod 2^128): {total}");
+    }
+}

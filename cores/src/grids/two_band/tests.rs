@@ -1,0 +1,182 @@
+//! Tests of the two-band counter. Published figures: 288 grids of 4x4 (OEIS A107739);
+//! 28,200,960 of 6x6 with 2x3 boxes and 29,136,487,207,403,520 of 8x8 with 2x4 boxes (OEIS
+//! A291187, "Number of Sudokus of size 2n X 2n with 2 X n blocks"; Pettersen, enjoysudoku
+//! forum 2005, Russell and Jarvis 2006); 355 configuration classes for 10x10 (Pettersen,
+//! enjoysudoku forum, "Su-Doku's maths", 2005).
+
+use std::sync::atomic::AtomicBool;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::*;
+use crate::grids::count_completions;
+use crate::grids::units::grid_units;
+
+/// The bands with configuration `config`, filled cell by cell (shares no code with
+/// `band_fillings`): row by row, each cell a digit of its column's set not yet in its row or
+/// column.
+fn brute_fillings(config: &Config) -> u128 {
+    let r = config.r();
+    let n = 2 * r;
+    let sets: Vec<u16> = (0..n)
+        .map(|c| {
+            let left = config.stacks()[c / 2];
+            if c % 2 == 0 {
+                left
+            } else {
+                !left & ((1 << n) - 1)
+            }
+        })
+        .collect();
+    fn go(cell: usize, r: usize, n: usize, sets: &[u16], row: &mut [u16], col: &mut [u16]) -> u128 {
+        if cell == r * n {
+            return 1;
+        }
+        let (i, j) = (cell / n, cell % n);
+        let mut total = 0;
+        for d in 0..n {
+            let bit = 1u16 << d;
+            if sets[j] & bit != 0 && row[i] & bit == 0 && col[j] & bit == 0 {
+                row[i] |= bit;
+                col[j] |= bit;
+                total += go(cell + 1, r, n, sets, row, col);
+                row[i] &= !bit;
+                col[j] &= !bit;
+            }
+        }
+        total
+    }
+    go(0, r, n, &sets, &mut vec![0; r], &mut vec![0; n])
+}
+
+fn random_config(r: usize, rng: &mut ChaCha8Rng) -> Config {
+    let n = 2 * r;
+    let stacks = (0..r)
+        .map(|_| {
+            let mut digits: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                digits.swap(i, rng.random_range(0..=i));
+            }
+            digits[..r].iter().fold(0u16, |m, &d| m | 1 << d)
+        })
+        .collect();
+    Config::new(stacks).unwrap()
+}
+
+fn total(r: usize) -> u128 {
+    Classes::enumerate(r)
+        .unwrap()
+        .classes
+        .iter()
+        .map(|c| {
+            let b = band_fillings(&c.config, None).unwrap();
+            c.size * b * b
+        })
+        .sum()
+}
+
+#[test]
+fn band_fillings_equal_a_cell_by_cell_count() {
+    let mut rng = ChaCha8Rng::seed_from_u64(30);
+    for (r, tries) in [(2, 10), (3, 30), (4, 6)] {
+        for _ in 0..tries {
+            let c = random_config(r, &mut rng);
+            assert_eq!(band_fillings(&c, None), Some(brute_fillings(&c)), "{c}");
+        }
+    }
+}
+
+#[test]
+fn a_class_fills_alike_whichever_member_is_counted() {
+    // Relabelled, stacks permuted, a stack's columns swapped: same B(C), same class.
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for r in 2..=5 {
+        for _ in 0..5 {
+            let c = random_config(r, &mut rng);
+            let n = 2 * r;
+            let mut relabel: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                relabel.swap(i, rng.random_range(0..=i));
+            }
+            let mut stacks: Vec<u16> = c
+                .stacks()
+                .iter()
+                .map(|&s| {
+                    (0..n)
+                        .filter(|d| s >> d & 1 == 1)
+                        .fold(0, |m, d| m | 1 << relabel[d])
+                })
+                .collect();
+            stacks.reverse();
+            stacks[0] = !stacks[0] & ((1 << n) - 1);
+            let moved = Config::new(stacks).unwrap();
+            assert_eq!(
+                band_fillings(&c, None),
+                band_fillings(&moved, None),
+                "{c} {moved}"
+            );
+            assert_eq!(Classes::canonical(&c), Classes::canonical(&moved));
+        }
+    }
+}
+
+#[test]
+fn classes_cover_every_configuration_and_10x10_has_pettersens_355() {
+    // `enumerate` checks that the sizes sum to C(2R, R)^R.
+    let counts: Vec<usize> = (2..=5)
+        .map(|r| Classes::enumerate(r).unwrap().classes.len())
+        .collect();
+    assert_eq!(counts[3], 355, "{counts:?}");
+    // Each representative is canonical, and its own class's.
+    for c in Classes::enumerate(4).unwrap().classes {
+        assert_eq!(Classes::canonical(&c.config), c.config);
+    }
+}
+
+#[test]
+fn totals_equal_the_published_counts_and_the_band_route() {
+    // 4x4 and 6x6 by the existing route too (cores::grids::units, the completion core).
+    for (r, cited) in [(2, 288u128), (3, 28_200_960)] {
+        let gu = grid_units(2, r).unwrap();
+        let stop = AtomicBool::new(false);
+        let band_route: u128 = gu.symmetry_factor
+            * gu.units
+                .iter()
+                .map(|u| {
+                    let n = count_completions(2, r, &u.givens, &stop).unwrap().unwrap();
+                    u.weight * n.solutions
+                })
+                .sum::<u128>();
+        assert_eq!(band_route, cited);
+        assert_eq!(total(r), cited, "R = {r}");
+    }
+    // 8x8 (2x4 boxes): bench-specs/sudoku-8x8-grids.toml counts the same by the band route.
+    assert_eq!(total(4), 29_136_487_207_403_520);
+}
+
+#[test]
+fn a_class_record_round_trips_and_bad_ones_are_refused() {
+    let units = TwoBandClass::all(3).unwrap();
+    let u = &units[1];
+    let json = u.to_json();
+    assert_eq!(TwoBandClass::from_json(&json).unwrap(), *u);
+    let stop = AtomicBool::new(false);
+    let (b, sq) = u.count(&stop).unwrap().unwrap();
+    assert_eq!(sq, b * b);
+    assert_eq!(exact_sqrt(sq), Some(b));
+    assert_eq!(exact_sqrt(sq + 1), None);
+    assert_eq!(exact_sqrt(u128::MAX), None);
+    assert_eq!(exact_sqrt((1u128 << 64) - 1).map(|x| x * x), None);
+    for bad in [
+        r#"{"r":3,"class":1,"config":"123|145","class_size":"4"}"#, // two stacks, r = 3
+        r#"{"r":3,"class":1,"config":"123|145|12","class_size":"4"}"#, // two digits
+        r#"{"r":3,"class":1,"config":"123|145|117","class_size":"4"}"#, // 7 and a repeat
+        r#"{"r":3,"class":0,"config":"123|145|146","class_size":"4"}"#,
+        r#"{"r":3,"class":1,"config":"123|145|146","class_size":4}"#,
+        r#"{"r":3,"class":1,"config":"123|145|146","class_size":"4","x":1}"#,
+    ] {
+        assert!(TwoBandClass::from_json(bad).is_err(), "{bad}");
+    }
+    assert!(Classes::enumerate(1).is_err() && Classes::enumerate(MAX_R + 1).is_err());
+}
