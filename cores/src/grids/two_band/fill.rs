@@ -79,8 +79,7 @@ fn colourings(adj: &[u16], k: usize, stop: Option<&AtomicBool>) -> Option<u128> 
             3
         }
         _ => {
-            let rest0 = adj[0] & !low;
-            picked[0] = low | (rest0 & rest0.wrapping_neg());
+            picked[0] = first_two(adj[0]);
             factors(
                 adj,
                 &Cover::new(adj),
@@ -242,9 +241,7 @@ pub fn cost_probe(config: &Config, samples: usize, seed: u64) -> CostProbe {
     let mut kept: Vec<[u16; 16]> = Vec::new();
     let mut branches = 0u64;
     let mut picked = [0u16; 16];
-    let low = adj[0] & adj[0].wrapping_neg();
-    let rest0 = adj[0] & !low;
-    picked[0] = low | (rest0 & rest0.wrapping_neg());
+    picked[0] = first_two(adj[0]);
     factors(
         adj,
         &Cover::new(adj),
@@ -280,4 +277,12 @@ pub fn cost_probe(config: &Config, samples: usize, seed: u64) -> CostProbe {
         sampled: kept.len(),
         sampled_seconds: started.elapsed().as_secs_f64(),
     }
+}
+
+/// The two lowest set bits of `row`: the first vertex's first two edges, where the counts of
+/// four or more rows start their pairs of rows.
+fn first_two(row: u16) -> u16 {
+    let low = row & row.wrapping_neg();
+    let rest = row & !low;
+    low | (rest & rest.wrapping_neg())
 }
