@@ -24,6 +24,7 @@ mod queens_lanes16;
 pub mod queens_units;
 pub mod rows;
 pub mod symmetry;
+pub mod three_band;
 pub mod two_band;
 pub mod units;
 pub mod variant_band;
