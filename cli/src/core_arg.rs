@@ -86,6 +86,10 @@ pub fn choose(
             CoreSpec::TwoBand { .. } => {
                 "core two-band counts two-band classes ([units] generator = \"two-band\")".into()
             }
+            CoreSpec::ThreeBand { .. } => {
+                "core three-band counts three-band classes ([units] generator = \"three-band\")"
+                    .into()
+            }
             CoreSpec::Dlx => unreachable!("the engine counts every problem"),
         }));
     }

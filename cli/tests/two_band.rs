@@ -181,7 +181,7 @@ fn bad_two_band_input_is_refused_with_exit_2() {
                 "count",
                 "sudoku",
                 "--box",
-                "3x3",
+                "3x4",
                 "--band-config",
                 "123|456|789",
             ],

@@ -62,6 +62,7 @@ pub mod core {
             pb::CountCore::SudokuGroups => CountCore::SudokuGroups,
             pb::CountCore::SudokuOrbitTerm => CountCore::SudokuOrbitTerm,
             pb::CountCore::TwoBandClass => CountCore::TwoBandClass,
+            pb::CountCore::ThreeBandClass => CountCore::ThreeBandClass,
         }
     }
 
@@ -73,6 +74,7 @@ pub mod core {
             CountCore::SudokuGroups => pb::CountCore::SudokuGroups,
             CountCore::SudokuOrbitTerm => pb::CountCore::SudokuOrbitTerm,
             CountCore::TwoBandClass => pb::CountCore::TwoBandClass,
+            CountCore::ThreeBandClass => pb::CountCore::ThreeBandClass,
         }
     }
 
@@ -110,6 +112,10 @@ pub mod core {
                 let (box_rows, box_cols) = shape("two-band")?;
                 Ok(CoreSpec::TwoBand { box_rows, box_cols })
             }
+            CountCore::ThreeBandClass => {
+                let (box_rows, box_cols) = shape("three-band")?;
+                Ok(CoreSpec::ThreeBand { box_rows, box_cols })
+            }
             CountCore::Queens if c.n > 0 => Ok(CoreSpec::Queens { n: c.n as usize }),
             CountCore::Queens => Err("core queens needs n of at least 1".to_string()),
         }
@@ -122,7 +128,8 @@ pub mod core {
             CoreSpec::Queens { n } => (0, 0, n as u32),
             CoreSpec::SudokuGroups { box_rows, box_cols }
             | CoreSpec::SudokuOrbits { box_rows, box_cols }
-            | CoreSpec::TwoBand { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
+            | CoreSpec::TwoBand { box_rows, box_cols }
+            | CoreSpec::ThreeBand { box_rows, box_cols } => (box_rows as u32, box_cols as u32, 0),
         };
         pb::CoreSpec {
             core: count_core_pb(c.core()) as i32,
@@ -156,6 +163,10 @@ pub mod core {
                 CoreSpec::TwoBand {
                     box_rows: 2,
                     box_cols: 5,
+                },
+                CoreSpec::ThreeBand {
+                    box_rows: 3,
+                    box_cols: 3,
                 },
             ] {
                 assert_eq!(core_spec(Some(&core_spec_pb(c))), Ok(c));

@@ -153,7 +153,8 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
         CoreSpec::SudokuBands { box_rows, box_cols }
         | CoreSpec::SudokuGroups { box_rows, box_cols }
         | CoreSpec::SudokuOrbits { box_rows, box_cols }
-        | CoreSpec::TwoBand { box_rows, box_cols } => Some((box_rows, box_cols)),
+        | CoreSpec::TwoBand { box_rows, box_cols }
+        | CoreSpec::ThreeBand { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     };
     let strict = shape.is_some();
@@ -167,10 +168,15 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     // class_size` (the weight), `config` (the representative), `fillings` (B(C); the count is
     // B(C)^2) and `term` (class_size x B(C)^2).
     let two_band = matches!(ledger.core, CoreSpec::TwoBand { .. });
+    // A three-band count's rows: `class, class_size, config` and `term` (class_size x the
+    // grids with that top-band configuration, the count).
+    let three_band = matches!(ledger.core, CoreSpec::ThreeBand { .. });
     let orbit_head = if orbit {
         "class,class_size,element,group,term,imported,"
     } else if two_band {
         "class,class_size,config,fillings,term,"
+    } else if three_band {
+        "class,class_size,config,term,"
     } else {
         ""
     };
@@ -182,6 +188,7 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
         match term {
             None if orbit => ",,,,,,".into(),
             None if two_band => ",,,,,".into(),
+            None if three_band => ",,,,".into(),
             None => String::new(),
             Some(UnitTerm::TwoBand(t)) => {
                 let (fillings, term) = match count {
@@ -198,6 +205,14 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
                     "{},{},{},{fillings},{term},",
                     t.class, t.class_size, t.config
                 )
+            }
+            Some(UnitTerm::ThreeBand(t)) => {
+                let term = count.map_or_else(String::new, |(c, _)| {
+                    t.class_size
+                        .checked_mul(c)
+                        .map_or_else(|| "overflow".into(), |x| x.to_string())
+                });
+                format!("{},{},{},{term},", t.class, t.class_size, t.config)
             }
             Some(UnitTerm::Orbit(t)) => format!(
                 "{},{},{},{},{},{},",

@@ -17,6 +17,7 @@ pub mod solve;
 pub mod solvers;
 pub mod submit;
 pub mod sudoku;
+pub mod three_band;
 pub mod two_band;
 pub mod units;
 pub mod worker;

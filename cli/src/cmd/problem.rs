@@ -210,10 +210,12 @@ pub struct CountArgs {
     /// themselves, over side!.
     #[arg(long, global = true, value_name = "ELEMENT", conflicts_with_all = ["print", "limit", "core"])]
     pub term: Option<String>,
-    /// Plain Sudoku grids with 2xR boxes only: count B(C), the fillings of a band whose
-    /// columns hold this top-band configuration (each stack's left column, stacks separated
-    /// by `|`, as a two-band job's ledger writes it in its `config` column), and B(C)^2, the
-    /// unit's count.
+    /// Plain Sudoku grids with 2xR boxes: count B(C), the fillings of a band whose columns
+    /// hold this top-band configuration (each stack's left column, stacks separated by `|`,
+    /// as a two-band job's ledger writes it in its `config` column), and B(C)^2, the unit's
+    /// count. Plain 9x9 grids: the configuration is every column's digits (columns separated
+    /// by `/`, stacks by `|`, as a three-band job's ledger writes it), and the count B(C) F(C)
+    /// the grids whose top band has it.
     #[arg(long, global = true, value_name = "CONFIG", conflicts_with_all = ["print", "limit", "core", "term", "orbits"])]
     pub band_config: Option<String>,
 }
@@ -342,6 +344,10 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
         return super::orbits::term(&a, &built, element);
     }
     if let Some(config) = &a.band_config {
+        let spec = a.problem.family.as_ref().map(|f| f.spec());
+        if spec.as_ref().and_then(crate::spec::units::plain_sudoku) == Some((3, 3)) {
+            return super::three_band::count(&a, &built, config);
+        }
         return super::two_band::count(&a, &built, config);
     }
     let dlx_only = match (a.print, a.limit.is_some()) {

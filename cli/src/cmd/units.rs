@@ -90,7 +90,8 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
         CoreSpec::SudokuBands { box_rows, box_cols }
         | CoreSpec::SudokuGroups { box_rows, box_cols }
         | CoreSpec::SudokuOrbits { box_rows, box_cols }
-        | CoreSpec::TwoBand { box_rows, box_cols } => Some((box_rows, box_cols)),
+        | CoreSpec::TwoBand { box_rows, box_cols }
+        | CoreSpec::ThreeBand { box_rows, box_cols } => Some((box_rows, box_cols)),
         CoreSpec::Dlx | CoreSpec::Queens { .. } => None,
     });
     let cells = if shape.is_some() { "givens" } else { "prefix" };

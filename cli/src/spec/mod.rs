@@ -15,6 +15,7 @@ pub mod configs;
 pub mod count;
 mod lines;
 pub mod orbits;
+pub mod three_band;
 pub mod two_band;
 pub mod units;
 

@@ -159,7 +159,7 @@ pub fn generate(
             group_order: orbit.order(),
             identity,
         }),
-        two_band: None,
+        class_terms: None,
     })
 }
 

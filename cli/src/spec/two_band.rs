@@ -4,7 +4,7 @@
 //! configurations C (`TwoBandClass`), weight its class size E(C), counted by the
 //! `two-band-class` core as B(C)^2. The job's total is `sum E(C) B(C)^2`, factor 1.
 
-use coordinator::job::{CoreSpec, TwoBandClass};
+use coordinator::job::{CoreSpec, TwoBandClass, UnitTerm};
 use cores::grids::two_band::band_rows;
 use cores::problems::ProblemSpec;
 
@@ -39,6 +39,6 @@ pub fn generate(problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> 
         ),
         resume: None,
         orbits: None,
-        two_band: Some(classes),
+        class_terms: Some(classes.into_iter().map(UnitTerm::TwoBand).collect()),
     })
 }

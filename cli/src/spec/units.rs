@@ -122,22 +122,19 @@ pub struct WeightedUnits {
     pub resume: Option<Resume>,
     /// Set for an orbit count (generator `sudoku-orbits`): each unit's class term.
     pub orbits: Option<super::orbits::OrbitUnits>,
-    /// Set for a two-band count (generator `two-band`): each unit's configuration class.
-    pub two_band: Option<Vec<coordinator::job::TwoBandClass>>,
+    /// Set for a count by band configurations (generators `two-band`, `three-band`): each
+    /// unit's configuration class.
+    pub class_terms: Option<Vec<coordinator::job::UnitTerm>>,
 }
 
 impl WeightedUnits {
-    /// The class unit `k` counts, for a count by classes (orbit terms, two-band classes).
+    /// The class unit `k` counts, for a count by classes (orbit terms, band classes).
     pub fn term(&self, k: usize) -> Option<coordinator::job::UnitTerm> {
         use coordinator::job::UnitTerm;
         if let Some(o) = &self.orbits {
             return o.terms.get(k).cloned().map(UnitTerm::Orbit);
         }
-        self.two_band
-            .as_ref()?
-            .get(k)
-            .cloned()
-            .map(UnitTerm::TwoBand)
+        self.class_terms.as_ref()?.get(k).cloned()
     }
 }
 
@@ -212,15 +209,18 @@ impl UnitsEntry {
                 dir,
             );
         }
-        if self.generator.as_deref() == Some("two-band") {
+        if let Some(g @ ("two-band" | "three-band")) = self.generator.as_deref() {
             if self.core.is_some() || resume || self.file.is_some() {
-                return Err(
-                    "generator `two-band` counts its classes with its own core (two-band): \
-                     no `core`, `file` or `resume`"
-                        .into(),
-                );
+                return Err(format!(
+                    "generator `{g}` counts its classes with its own core ({g}): no `core`, \
+                     `file` or `resume`"
+                ));
             }
-            return super::two_band::generate(problem);
+            return if g == "two-band" {
+                super::two_band::generate(problem)
+            } else {
+                super::three_band::generate(problem)
+            };
         }
         let mut units = match (&self.generator, &self.file) {
             (Some(_), None) if resume => {
@@ -301,7 +301,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 },
                 symmetry_factor: Some(gu.symmetry_factor),
                 orbits: None,
-                two_band: None,
+                class_terms: None,
                 resume: None,
                 label: format!(
                     "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
@@ -353,7 +353,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 },
                 symmetry_factor: Some(bu.symmetry_factor),
                 orbits: None,
-                two_band: None,
+                class_terms: None,
                 resume: None,
             })
         }
@@ -380,7 +380,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 core,
                 symmetry_factor: None,
                 orbits: None,
-                two_band: None,
+                class_terms: None,
                 resume: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
@@ -417,7 +417,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 core: CoreSpec::Queens { n },
                 symmetry_factor: None,
                 orbits: None,
-                two_band: None,
+                class_terms: None,
                 resume: None,
                 label: format!(
                     "queens {n} by the queens on the border: {} placements in {} classes under \
@@ -670,7 +670,7 @@ pub fn read_csv(
                 problem: problem.map(|(p, line)| (p, format!("{shown}:{line}"))),
             }),
             orbits: None,
-            two_band: None,
+            class_terms: None,
         });
     }
     let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
@@ -690,7 +690,7 @@ pub fn read_csv(
         symmetry_factor: factor.map(|(f, _)| f),
         label,
         orbits: None,
-        two_band: None,
+        class_terms: None,
         resume: None,
     })
 }

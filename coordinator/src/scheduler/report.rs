@@ -183,10 +183,14 @@ impl Scheduler {
                 ),
             );
         }
-        // A class (an orbit term, a two-band class) is a count of its own kind, by its own
+        // A class (an orbit term, a two- or three-band class) is a count of its own kind, by its own
         // core: the whole subtree of its prefix is not it. A worker that does not know the
         // kind (an older one) would count the prefix instead.
-        let term_cores = [CountCore::SudokuOrbitTerm, CountCore::TwoBandClass];
+        let term_cores = [
+            CountCore::SudokuOrbitTerm,
+            CountCore::TwoBandClass,
+            CountCore::ThreeBandClass,
+        ];
         let why = match &unit.term {
             Some(t) if t.core() != result.core => Some(format!(
                 "class {} was counted by the {} core, not {} (a worker that does not know \

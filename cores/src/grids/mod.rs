@@ -54,6 +54,9 @@ pub enum CountCore {
     /// [`two_band::band_fillings`]: a two-band count's configuration class
     /// (`two_band::TwoBandClass`), whose count is `B(C)^2`.
     TwoBandClass,
+    /// [`three_band::ThreeBandClass::count`]: a three-band count's configuration class of
+    /// 9x9 grids, whose count is the grids with that top-band configuration.
+    ThreeBandClass,
 }
 
 impl CountCore {
@@ -65,6 +68,7 @@ impl CountCore {
             CountCore::SudokuGroups => "sudoku-groups",
             CountCore::SudokuOrbitTerm => "sudoku-orbit-term",
             CountCore::TwoBandClass => "two-band-class",
+            CountCore::ThreeBandClass => "three-band-class",
         }
     }
 
@@ -76,6 +80,7 @@ impl CountCore {
             "sudoku-groups" => CountCore::SudokuGroups,
             "sudoku-orbit-term" => CountCore::SudokuOrbitTerm,
             "two-band-class" => CountCore::TwoBandClass,
+            "three-band-class" => CountCore::ThreeBandClass,
             _ => return None,
         })
     }
@@ -109,6 +114,10 @@ pub enum CoreSpec {
     /// (`two_band`): each unit is a class of top-band configurations
     /// (`two_band::TwoBandClass`), counted whole as `B(C)^2`; its prefix is the job's.
     TwoBand { box_rows: usize, box_cols: usize },
+    /// A three-band count of the plain 9x9 Sudoku (`three_band`; the box shape is 3x3): each
+    /// unit is a class of top-band configurations (`three_band::ThreeBandClass`), counted
+    /// whole; its prefix is the job's.
+    ThreeBand { box_rows: usize, box_cols: usize },
 }
 
 /// Why a specialised core did not count a unit.
@@ -135,6 +144,7 @@ impl CoreSpec {
             CoreSpec::SudokuGroups { .. } => CountCore::SudokuGroups,
             CoreSpec::SudokuOrbits { .. } => CountCore::SudokuOrbitTerm,
             CoreSpec::TwoBand { .. } => CountCore::TwoBandClass,
+            CoreSpec::ThreeBand { .. } => CountCore::ThreeBandClass,
         }
     }
 
@@ -154,6 +164,9 @@ impl CoreSpec {
             }
             CoreSpec::TwoBand { box_rows, box_cols } => {
                 format!("two-band {box_rows}x{box_cols}")
+            }
+            CoreSpec::ThreeBand { box_rows, box_cols } => {
+                format!("three-band {box_rows}x{box_cols}")
             }
         }
     }
@@ -191,6 +204,13 @@ impl CoreSpec {
                     box_cols: c.parse().ok()?,
                 }
             }
+            ("three-band", Some(shape)) => {
+                let (r, c) = shape.split_once('x')?;
+                CoreSpec::ThreeBand {
+                    box_rows: r.parse().ok()?,
+                    box_cols: c.parse().ok()?,
+                }
+            }
             _ => return None,
         };
         words.next().is_none().then_some(spec)
@@ -224,6 +244,10 @@ impl CoreSpec {
                 two_band::band_rows(box_rows, box_cols).is_ok()
                     && CoreSpec::SudokuBands { box_rows, box_cols }.can_count(problem)
             }
+            CoreSpec::ThreeBand { box_rows, box_cols } => {
+                (box_rows, box_cols) == (3, 3)
+                    && CoreSpec::SudokuBands { box_rows, box_cols }.can_count(problem)
+            }
         }
     }
 
@@ -249,6 +273,7 @@ impl CoreSpec {
                 let side = box_rows.saturating_mul(box_cols);
                 format!("a plain {side}x{side} Sudoku with {box_rows}x{box_cols} boxes, one side 2")
             }
+            CoreSpec::ThreeBand { .. } => "a plain 9x9 Sudoku".into(),
         }
     }
 
@@ -272,6 +297,7 @@ impl CoreSpec {
             CoreSpec::Dlx => Err(CoreError::NotSpecialised),
             CoreSpec::SudokuOrbits { .. } => Err(CoreError::NeedsTerm("sudoku-orbits")),
             CoreSpec::TwoBand { .. } => Err(CoreError::NeedsTerm("two-band")),
+            CoreSpec::ThreeBand { .. } => Err(CoreError::NeedsTerm("three-band")),
             CoreSpec::SudokuBands { box_rows, box_cols } => {
                 let givens = givens_from_prefix(box_rows, box_cols, prefix)?;
                 Ok(count_completions(box_rows, box_cols, &givens, stop)?)

@@ -67,6 +67,48 @@ fn cube_maps() -> Vec<[u8; 27]> {
     maps
 }
 
+/// A configuration's types, sorted: digit `d`'s type is its column in each stack
+/// (`x0 + 3 x1 + 9 x2`).
+fn types_of(config: &BandConfig) -> [u8; 9] {
+    sorted_types(config.cols())
+}
+
+fn sorted_types(cols: &[u16; 9]) -> [u8; 9] {
+    let mut types = [0u8; 9];
+    for (c, &m) in cols.iter().enumerate() {
+        let weight = [1, 3, 9][c / 3] * (c % 3) as u8;
+        let mut m = m;
+        while m != 0 {
+            types[m.trailing_zeros() as usize] += weight;
+            m &= m - 1;
+        }
+    }
+    types.sort_unstable();
+    types
+}
+
+/// A configuration's multiset of types packed in a word (5 bits a digit): equal for two
+/// configurations exactly when one is a relabelling of the other.
+pub(crate) fn types_key(cols: &[u16; 9]) -> u64 {
+    sorted_types(cols)
+        .iter()
+        .fold(0u64, |key, &t| key << 5 | t as u64)
+}
+
+/// The least type multiset of `config`'s class: the `types` of the [`BandClass`] it belongs to.
+pub fn canonical_types(config: &BandConfig) -> [u8; 9] {
+    let types = types_of(config);
+    cube_maps()
+        .iter()
+        .map(|map| {
+            let mut image = types.map(|t| map[t as usize]);
+            image.sort_unstable();
+            image
+        })
+        .min()
+        .expect("the identity is a symmetry")
+}
+
 /// Every class, in the order of their least type multisets.
 pub fn band_classes() -> Vec<BandClass> {
     let maps = cube_maps();

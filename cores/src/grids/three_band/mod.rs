@@ -25,12 +25,13 @@
 pub mod classes;
 pub mod fill;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-pub use classes::{band_classes, BandClass};
+pub use classes::{band_classes, canonical_types, BandClass};
 pub use fill::band_fillings;
 
 /// Why a three-band record was refused.
@@ -95,6 +96,9 @@ impl BandConfig {
             .collect();
         let n = [options[0].len(), options[1].len(), options[2].len()];
         let mut b = vec![0u64; n[0] * n[1] * n[2]];
+        // B depends on a configuration through its digits' types only (relabelling keeps
+        // it): count each multiset of types once.
+        let mut known: HashMap<u64, u64> = HashMap::new();
         for (a, ya) in options[0].iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
                 return None;
@@ -104,7 +108,9 @@ impl BandConfig {
                     let cols = [
                         ya[0], ya[1], ya[2], yb[0], yb[1], yb[2], yc[0], yc[1], yc[2],
                     ];
-                    b[(a * n[1] + bi) * n[2] + c] = band_fillings(&cols);
+                    b[(a * n[1] + bi) * n[2] + c] = *known
+                        .entry(classes::types_key(&cols))
+                        .or_insert_with(|| band_fillings(&cols));
                 }
             }
         }
@@ -120,12 +126,12 @@ impl BandConfig {
         Some(sum)
     }
 
-    /// Reads what `Display` writes: the columns' digits, columns separated by `,` and stacks
-    /// by `|` (`123,456,789|147,258,369|159,267,348`).
+    /// Reads what `Display` writes: the columns' digits, columns separated by `/` and stacks
+    /// by `|` (`123/456/789|147/258/369|159/267/348`; no commas, so a ledger's CSV holds it).
     pub fn parse(text: &str) -> Result<BandConfig, ThreeBandError> {
         let mut cols = Vec::new();
         for stack in text.trim().split('|') {
-            for col in stack.split(',') {
+            for col in stack.split('/') {
                 let mut mask = 0u16;
                 for ch in col.trim().chars() {
                     let d = ch
@@ -155,7 +161,7 @@ impl fmt::Display for BandConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (c, &m) in self.cols.iter().enumerate() {
             if c > 0 {
-                f.write_str(if c % 3 == 0 { "|" } else { "," })?;
+                f.write_str(if c % 3 == 0 { "|" } else { "/" })?;
             }
             for d in (0..9).filter(|d| m >> d & 1 == 1) {
                 write!(f, "{}", d + 1)?;

@@ -63,8 +63,28 @@ fn band_fillings_agree_with_a_row_by_row_count() {
     }
     // The first band of Felgenhauer and Jarvis, box 1 = 123/456/789 and its neighbours'
     // columns as in their reduced band 1: 147,258,369 read down the first stack.
-    let c = BandConfig::parse("147,258,369|123,456,789|159,267,348").unwrap();
+    let c = BandConfig::parse("147/258/369|123/456/789|159/267/348").unwrap();
     assert_eq!(c.fillings(), fillings_by_rows(c.cols()));
+}
+
+#[test]
+fn a_relabelled_permuted_configuration_finds_its_class() {
+    let classes = band_classes();
+    for class in classes.iter().step_by(7) {
+        let c = class.config();
+        assert_eq!(canonical_types(&c), class.types);
+        // Swap stacks 1 and 3, reverse the columns of stack 2, relabel d -> 10 - d.
+        let relabel = |m: u16| {
+            (0..9)
+                .filter(|d| m >> d & 1 == 1)
+                .fold(0, |a, d| a | 1 << (8 - d))
+        };
+        let k = c.cols();
+        let moved = [k[6], k[7], k[8], k[5], k[4], k[3], k[0], k[1], k[2]].map(relabel);
+        let moved = BandConfig::new(moved).unwrap();
+        assert_eq!(canonical_types(&moved), class.types, "{c} -> {moved}");
+        assert_eq!(moved.fillings(), c.fillings());
+    }
 }
 
 #[test]
@@ -87,11 +107,11 @@ fn configurations_read_back_and_bad_ones_are_named() {
         assert_eq!(&back, class);
         assert_eq!(back.parsed().unwrap().to_string(), class.config);
     }
-    let err = BandConfig::parse("123,456,789|123,456,789|123,456,78").unwrap_err();
+    let err = BandConfig::parse("123/456/789|123/456/789|123/456/78").unwrap_err();
     assert!(err.0.contains("stack 3"), "{err}");
-    let err = BandConfig::parse("123,456,789|123,456,789").unwrap_err();
+    let err = BandConfig::parse("123/456/789|123/456/789").unwrap_err();
     assert!(err.0.contains("6 columns"), "{err}");
-    let err = BandConfig::parse("123,456,780|123,456,789|123,456,789").unwrap_err();
+    let err = BandConfig::parse("123/456/780|123/456/789|123/456/789").unwrap_err();
     assert!(err.0.contains("'0'"), "{err}");
 }
 
