@@ -235,9 +235,8 @@ impl pb::jobs_server::Jobs for JobsService {
             }));
         }
         // The Sudoku band core's units are never split, so they need no sizing; the queens
-        // core's are split as DLX units are (sized by the engine's rate, so they are shorter
-        // than the target for the faster core). Specialised cores count a unit whole and
-        // ignore the budgets.
+        // core's are split as DLX units are, sized by the rate of the core against the
+        // engine's estimates. Specialised cores count a unit whole and ignore the budgets.
         let budgets = core.splits();
         let (dlx, prefix) = (r.dlx, r.prefix);
         let (outcome, dlx, prefix) = tokio::task::spawn_blocking(move || {
@@ -245,7 +244,7 @@ impl pb::jobs_server::Jobs for JobsService {
                 let problem = parse_dlx(&dlx).map_err(PartitionError::from)?;
                 let mut settings = settings;
                 let sizing = if budgets {
-                    let sizing = sizing::size(&problem, &prefix, &sizing_request)
+                    let sizing = sizing::size(&problem, &prefix, core, &sizing_request)
                         .map_err(PartitionError::from)?;
                     settings.unit_node_budget = sizing.node_budget;
                     settings.max_units = settings.max_units.min(sizing.units_cap);
