@@ -170,3 +170,26 @@ fn bad_three_band_input_is_refused_with_exit_2() {
         "{err}"
     );
 }
+
+#[test]
+fn units_lists_each_class_with_its_configuration() {
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/sudoku-9x9-three-band.toml");
+    let o = dancehall(&["units", spec.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("givens,weight,factor,class,class_size,config")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 44);
+    let sizes: u128 = rows.iter().map(|r| r[4].parse::<u128>().unwrap()).sum();
+    assert_eq!(sizes, 1680u128.pow(3));
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r[3], (i + 1).to_string());
+        assert_eq!(r[1], r[4], "a unit's weight is its class size");
+        assert_eq!(r[5].matches('|').count(), 2, "{r:?}");
+    }
+}

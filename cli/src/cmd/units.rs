@@ -97,8 +97,12 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
     let cells = if shape.is_some() { "givens" } else { "prefix" };
     // An orbit count's units name their class (and the identity's imported term).
     let orbits = units.orbits.as_ref();
+    // A count by band configurations names each unit's class and its representative.
+    let bands = units.class_terms.as_ref();
     let orbit_head = if orbits.is_some() {
         ",class,class_size,element,group,imported_term"
+    } else if bands.is_some() {
+        ",class,class_size,config"
     } else {
         ""
     };
@@ -114,7 +118,15 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
             None => coordinator::job::prefix_text(prefix),
         };
         let term = match orbits.and_then(|o| o.terms.get(i).map(|t| (o, t))) {
-            None => String::new(),
+            None => match bands.and_then(|b| b.get(i)) {
+                Some(t) => format!(
+                    ",{},{},{}",
+                    t.class(),
+                    t.class_size(),
+                    t.config().unwrap_or_default()
+                ),
+                None => String::new(),
+            },
             Some((o, t)) => {
                 let imported = o.identity.as_ref().filter(|_| i == 0);
                 format!(
