@@ -149,9 +149,9 @@ pub fn size(
         // A tiny budget matters only when it makes many units (a tiny job may keep it).
         Some(b) if b < floor && job_nodes / b as f64 > 4.0 * UNITS_PER_JOB => {
             warnings.push(format!(
-                "unit_node_budget = {b} nodes is {:.1} ms of search per unit here (engine at \
-                 {:.3e} nodes/s), less than the coordination of a unit costs: raised to {timed} \
-                 nodes (about {unit_seconds:.3} s)",
+                "unit_node_budget = {b} nodes is {:.1} ms of search per unit here (the job's \
+                 core at {:.3e} engine nodes/s), less than the coordination of a unit costs: \
+                 raised to {timed} nodes (about {unit_seconds:.3} s)",
                 b as f64 / rate * 1000.0,
                 rate
             ));
