@@ -74,6 +74,11 @@ pub fn declared(
                 "a Sudoku benchmark runs built-in configurations only".into(),
             ));
         }
+        if family == Family::MznSuite && r.engine.as_deref() != Some("minizinc") {
+            return Err(fail(
+                "a MiniZinc suite runs `engine = \"minizinc\"` configurations only".into(),
+            ));
+        }
         if !valid_name(&r.name) {
             return Err(fail(
                 "a configuration's name is letters, digits, `.`, `_` and `-` (at most 64)".into(),
@@ -169,6 +174,18 @@ fn one(r: &RawConfig, family: Family, dir: &Path) -> anyhow::Result<Declared> {
                 if files.iter().any(|(n, _)| *n == frozen) {
                     anyhow::bail!("two of its files are named {short}");
                 }
+                if family == Family::MznSuite {
+                    // The suite's model has the one solve item; a configuration adds to it.
+                    match cores::bench::mzn_suite::sense_of(&text) {
+                        Ok(None) => {}
+                        Ok(Some((_, line))) => anyhow::bail!(
+                            "{}:{line}: has a solve item, and the suite's model has one (a \
+                             configuration's files add constraints or parameters to it)",
+                            path.display()
+                        ),
+                        Err(e) => anyhow::bail!("{}:{e}", path.display()),
+                    }
+                }
                 if r.search.is_some() {
                     if let Some(line) = solve_item(&text) {
                         anyhow::bail!(
@@ -193,6 +210,9 @@ fn one(r: &RawConfig, family: Family, dir: &Path) -> anyhow::Result<Declared> {
             ),
             Some(b) => b.files.clone(),
             None if kind == "command" => Vec::new(),
+            // A MiniZinc suite's configuration runs the suite's model, and its own files
+            // only when it names some.
+            None if family == Family::MznSuite => Vec::new(),
             None => anyhow::bail!("no `models` (files relative to the spec) and no `base`"),
         },
     };

@@ -19,8 +19,9 @@
 //! - [`output`]: readers of MiniZinc's, clingo's and the CP-SAT script's output.
 //! - [`mzn`]: any MiniZinc model on a data file: its sense from the model interface, a run
 //!   read from MiniZinc's JSON stream (objective, times to best and to proof, statistics,
-//!   a `.mzc` checker's verdict on every solution); the runner of the generic MiniZinc suite
-//!   (not yet a benchmark family).
+//!   a `.mzc` checker's verdict on every solution).
+//! - [`mzn_suite`]: a task of the MiniZinc suite family (`mzn-suite`): the job's frozen model,
+//!   checker and data run by [`mzn`], read into a judged [`RunRecord`].
 //! - [`host`]: the machine description stored with each run.
 //!
 //! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
@@ -50,6 +51,7 @@ pub mod config;
 pub mod host;
 pub mod models;
 pub mod mzn;
+pub mod mzn_suite;
 pub mod output;
 pub mod process;
 mod run;
@@ -152,6 +154,9 @@ pub fn run_task(
                     "configuration `{name}`: a Sudoku benchmark runs built-in configurations only"
                 )),
             }
+        }
+        Ok(Instance::MznSuite(instance)) => {
+            mzn_suite::run_suite(&instance, &def, &hash, limits, &frozen.models)
         }
         Err(e) => fail(format!("the unit's instance does not parse: {e}")),
     }
