@@ -249,7 +249,12 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
             Suite::Sudoku(puzzle_suite(&b, base, &configs).map_err(|e| fail(format!("{e:#}")))?)
         }
         Family::MznSuite => {
-            Suite::MznSuite(mzn_suite(&b, base).map_err(|e| fail(format!("{e:#}")))?)
+            let suite = mzn_suite(&b, base).map_err(|e| fail(format!("{e:#}")))?;
+            for d in &declared {
+                super::mzn_suite::check_variant(&d.def, &d.files, suite.sense)
+                    .map_err(|e| user_error(format!("{shown}: {e:#}")))?;
+            }
+            Suite::MznSuite(suite)
         }
     };
     Ok(BenchSpec {

@@ -174,18 +174,6 @@ fn one(r: &RawConfig, family: Family, dir: &Path) -> anyhow::Result<Declared> {
                 if files.iter().any(|(n, _)| *n == frozen) {
                     anyhow::bail!("two of its files are named {short}");
                 }
-                if family == Family::MznSuite {
-                    // The suite's model has the one solve item; a configuration adds to it.
-                    match cores::bench::mzn_suite::sense_of(&text) {
-                        Ok(None) => {}
-                        Ok(Some((_, line))) => anyhow::bail!(
-                            "{}:{line}: has a solve item, and the suite's model has one (a \
-                             configuration's files add constraints or parameters to it)",
-                            path.display()
-                        ),
-                        Err(e) => anyhow::bail!("{}:{e}", path.display()),
-                    }
-                }
                 if r.search.is_some() {
                     if let Some(line) = solve_item(&text) {
                         anyhow::bail!(
@@ -210,8 +198,8 @@ fn one(r: &RawConfig, family: Family, dir: &Path) -> anyhow::Result<Declared> {
             ),
             Some(b) => b.files.clone(),
             None if kind == "command" => Vec::new(),
-            // A MiniZinc suite's configuration runs the suite's model, and its own files
-            // only when it names some.
+            // A MiniZinc suite's configuration runs the suite's model unless it names files
+            // of its own (a model variant, checked against the suite's sense by the spec).
             None if family == Family::MznSuite => Vec::new(),
             None => anyhow::bail!("no `models` (files relative to the spec) and no `base`"),
         },

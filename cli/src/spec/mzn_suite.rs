@@ -3,6 +3,10 @@
 //! `.json`, or folders of them), read relative to the spec into a [`MznSuite`]; each data
 //! file is one instance (`cores::bench::MznInstance`), run under every configuration.
 //!
+//! A configuration may name model files of its own (`models` in its `[[config]]` table): a
+//! model variant, run instead of the suite's model, with the suite's data and checker; its
+//! files must have one solve item of the suite's sense ([`check_variant`]).
+//!
 //! Invariant: [`read`] checks everything before anything is submitted: every file is read;
 //! the models have exactly one solve item, whose sense every instance carries (an error names
 //! the file and line, `cores::bench::mzn_suite::sense_of`); data ids (file names without
@@ -217,6 +221,41 @@ pub fn read(
         sense,
         instances: instances.map(<[String]>::to_vec),
     })
+}
+
+/// Checks a configuration's model variant (its own `files`: frozen name, text): one solve
+/// item among them, of the suite's `sense` (errors name the configuration, the file and line).
+pub fn check_variant(
+    def: &cores::bench::ConfigDef,
+    files: &[(String, String)],
+    sense: Sense,
+) -> anyhow::Result<()> {
+    if def.files.is_empty() {
+        return Ok(());
+    }
+    let mut found: Option<(Sense, String)> = None;
+    for (name, text) in files {
+        let at = |line: usize| format!("[[config]] `{}`: {name}:{line}", def.name);
+        match sense_of(text) {
+            Err(e) => anyhow::bail!("{}: {}", at(e.line), e.problem),
+            Ok(None) => {}
+            Ok(Some((_, line))) if found.is_some() => {
+                anyhow::bail!("{}: a second solve item in the model variant", at(line))
+            }
+            Ok(Some((s, line))) => found = Some((s, at(line))),
+        }
+    }
+    match found {
+        None => anyhow::bail!(
+            "[[config]] `{}`: its models (a variant run instead of the suite's model) have no \
+             solve item",
+            def.name
+        ),
+        Some((s, at)) if s != sense => {
+            anyhow::bail!("{at}: the variant says {s}, the suite's model {sense}")
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 fn is_data(p: &Path) -> bool {

@@ -1,5 +1,5 @@
 //! One run of a MiniZinc suite's task (family `mzn-suite`, `cores::bench::mzn_suite`): the
-//! suite's frozen model files, the configuration's own files and the instance's data file
+//! suite's frozen model files (or the configuration's own, a model variant) and the data file
 //! written to a temporary directory, run by [`super::mzn::run_model`] with the suite's checker
 //! when it has one, and read into a [`RunRecord`] whose answer is a [`MznAnswer`].
 //!
@@ -82,9 +82,8 @@ pub fn run_suite(
         Ok(d) => d,
         Err(e) => return failed(record, format!("cannot create a temporary directory: {e}")),
     };
-    // The suite's models, then the configuration's own files (a model variant, an extra
-    // constraint), each under its frozen name; the data apart, so that it cannot take a
-    // model's place; the checker last.
+    // The suite's models, or the configuration's own files (a model variant), each under its
+    // frozen name; the data apart, so that it cannot take a model's place; the checker last.
     let write = |name: &str, under: &Path| -> Result<PathBuf, String> {
         let text = frozen
             .get(name)
@@ -98,11 +97,12 @@ pub fn run_suite(
         Ok(path)
     };
     let mut files = Vec::new();
-    let names = instance
-        .models
-        .iter()
-        .cloned()
-        .chain(def.files.iter().map(|f| f.name.clone()));
+    // A configuration with files of its own runs them instead (a model variant).
+    let names: Vec<String> = if def.files.is_empty() {
+        instance.models.clone()
+    } else {
+        def.files.iter().map(|f| f.name.clone()).collect()
+    };
     for name in names {
         match write(&name, dir.path()) {
             Ok(p) => {
