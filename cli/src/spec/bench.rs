@@ -901,6 +901,59 @@ mod tests {
     }
 
     #[test]
+    fn the_minizinc_example_freezes_its_model_checker_and_data() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/minizinc-example.toml");
+        let s = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        let Suite::MznSuite(suite) = &s.suite else {
+            panic!("a MiniZinc suite")
+        };
+        assert_eq!(suite.sense, cores::bench::Sense::Maximize);
+        assert_eq!(s.configs, ["gecode", "gecode-cut"]);
+        let tasks = s.tasks();
+        // Four data files (k04, k08.json, k20, k30) under two configurations.
+        assert_eq!(tasks.len(), 8);
+        let inst = cores::bench::MznInstance::from_json(&tasks[2].instance_json).unwrap();
+        assert_eq!((inst.id.as_str(), inst.data.as_str()), ("k08", "k08.json"));
+        assert_eq!(inst.models, ["knapsack.mzn"]);
+        assert_eq!(inst.checker.as_deref(), Some("knapsack.mzc"));
+        assert!(tasks.iter().all(|t| t.family == Family::MznSuite
+            && t.needs.as_deref() == Some("engine:minizinc:org.gecode.gecode")));
+        let files = s.files();
+        let count = |k: FileKind| files.iter().filter(|f| f.kind == k).count();
+        // knapsack.mzn and .mzc, the variant's two files; two definitions; four data files.
+        assert_eq!(
+            (
+                count(FileKind::Model),
+                count(FileKind::Config),
+                count(FileKind::Batch)
+            ),
+            (4, 2, 4)
+        );
+        coordinator::bench::check_tasks(&tasks, &files).unwrap();
+    }
+
+    #[test]
+    fn the_families_keys_do_not_mix() {
+        let e =
+            err("name = \"q\"\n[benchmark]\nsuite = \"domino/suite-public\"\nmodel = \"m.mzn\"\n");
+        assert!(e.contains("`model` is not a key of a domino"), "{e}");
+        let e = err(
+            "name = \"q\"\n[benchmark]\nfamily = \"mzn-suite\"\nsuite = \"x\"\n\
+             [[config]]\nname = \"g\"\nengine = \"minizinc\"\n",
+        );
+        assert!(e.contains("`suite` is not a key of a mzn-suite"), "{e}");
+        let e = err("name = \"q\"\n[benchmark]\nfamily = \"mzn-suite\"\nmodel = \"m.mzn\"\n");
+        assert!(e.contains("no built-in configurations"), "{e}");
+        let e = err("name = \"q\"\n[benchmark]\nfamily = \"mzn-suite\"\n\
+             [[config]]\nname = \"g\"\nengine = \"clingo\"\n");
+        assert!(
+            e.contains("`engine = \"minizinc\"` configurations only"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_diagonal_sudoku_spec_carries_its_variant_into_every_slice() {
         let dir = tempfile::tempdir().unwrap();
         // r1c1 = 1 and r4c4 = 1 lie on the main diagonal: a clash only under `diagonal`.

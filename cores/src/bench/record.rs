@@ -3,7 +3,8 @@
 //! writes, the coordinator checks and stores, and the reports read (one typed record). What is
 //! common to every family (status, termination, times, memory, solver, host) is a field of the
 //! record; what the solver answered is its family's [`Answer`] (a domino placement with its
-//! objective and bound; a Sudoku slice's per-puzzle results).
+//! objective and bound; a Sudoku slice's per-puzzle results; what MiniZinc printed on a
+//! MiniZinc suite's data file, [`MznAnswer`]).
 //!
 //! It crosses the wire as JSON (`UnitResult.run_record_json`) and sits in the database as JSON
 //! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
@@ -16,8 +17,9 @@
 //! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal`, `feasible` or
 //! `solved` carries an answer its family's verifier accepted (a domino placement of
 //! `objective` tiles within its `bound`; a verified grid for every Sudoku puzzle claimed
-//! solved, two distinct ones for `multiple`); anything else that claims to be solved is
-//! `wrong`.
+//! solved, two distinct ones for `multiple`; a MiniZinc suite's solutions, each called correct
+//! by the suite's checker when it has one, with a status that fits the model's sense);
+//! anything else that claims to be solved is `wrong`.
 
 use serde::{Deserialize, Serialize};
 
