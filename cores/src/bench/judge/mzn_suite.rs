@@ -36,6 +36,11 @@ pub fn fault(instance: &MznInstance, record: &RunRecord) -> Option<String> {
             a.solutions
         ));
     }
+    // A run that claims nothing (an error, a timeout, a run that never started and carries
+    // a blank answer) has nothing to judge.
+    if !record.status.is_solved() && record.status != Status::Unsatisfiable {
+        return None;
+    }
     if a.sense != instance.sense {
         return Some(format!(
             "answers a {} problem, the model says {}",
@@ -204,6 +209,15 @@ mod tests {
         assert_eq!(fault(&sat, &unsat), None);
         let timeout = record("a", Status::Timeout, Sense::Maximize, None, 0, 0);
         assert_eq!(fault(&max, &timeout), None);
+        // A run that never started carries a blank answer (of no sense in particular).
+        let blank = RunRecord::blank_of(
+            crate::bench::Family::MznSuite,
+            "i",
+            "a",
+            1.0,
+            HostInfo::default(),
+        );
+        assert_eq!(fault(&max, &blank), None);
     }
 
     #[test]
