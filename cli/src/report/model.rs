@@ -289,7 +289,8 @@ pub struct BenchReport {
     /// Domino and MiniZinc suite: each instance's best objective.
     pub best: Vec<Best>,
     /// A MiniZinc suite without a solution checker: nothing verified its answers, which the
-    /// report's first line says (never `CHECKED`).
+    /// report's first line says (never `CHECKED`). Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unchecked: bool,
     /// Sudoku: configuration x puzzle file.
     pub puzzle_rows: Vec<PuzzleRow>,
