@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cores::bench::{judge, Family, Instance, RunRecord};
+use cores::bench::{judge, Family, Instance, RunRecord, Status};
 use sha2::{Digest, Sha256};
 
 use crate::job::{BenchRecord, BenchTask, FileKind, FrozenFile};
@@ -97,6 +97,25 @@ pub fn check_tasks(tasks: &[BenchTask], files: &[FrozenFile]) -> Result<(), Stri
                 }
             }
             (Instance::Domino(_), None) => {}
+            (Instance::MznSuite(i), b) => {
+                let Some((b, _)) = b else {
+                    return Err(format!("{what}: its data file {} is not frozen", t.batch));
+                };
+                if i.data != b.name || i.text != b.text {
+                    return Err(format!(
+                        "{what}: the instance's data is not the frozen file {}",
+                        b.name
+                    ));
+                }
+                for m in i.models.iter().chain(&i.checker) {
+                    if !files
+                        .iter()
+                        .any(|f| f.kind == FileKind::Model && &f.name == m)
+                    {
+                        return Err(format!("{what}: its model file {m} is not frozen"));
+                    }
+                }
+            }
         }
     }
     Ok(())
@@ -137,7 +156,8 @@ pub fn manifest_sha256(tasks: &[BenchTask], files: &[FrozenFile]) -> String {
 /// Checks a worker's run record for `task`. `Err` refuses it (malformed, or for another task);
 /// `Ok` is the record to store, judged again on the task's frozen instance
 /// (`cores::bench::judge`): relabelled `wrong` when a claim does not hold (the bool is then
-/// true). An unsolved record keeps no objective.
+/// true, and also for a record that arrived `wrong`, so that every wrong answer raises the
+/// `wrong-answer` alarm, whichever judge found it). An unsolved record keeps no objective.
 pub fn check_record(task: &BenchTask, json: &str) -> Result<(BenchRecord, bool), String> {
     let mut record = RunRecord::from_json(json).map_err(|e| e.to_string())?;
     if record.instance != task.instance_id || record.config != task.config {
@@ -148,13 +168,17 @@ pub fn check_record(task: &BenchTask, json: &str) -> Result<(BenchRecord, bool),
     }
     let instance = Instance::parse(task.family, &task.instance_json)
         .map_err(|e| format!("the unit's instance does not parse: {e}"))?;
-    let amended = judge(&instance, &mut record, JUDGE).is_some();
+    // A record the worker's own judge found wrong (a MiniZinc suite's checker rejected a
+    // solution there) is a wrong answer as much as one the coordinator refutes: both raise
+    // the alarm.
+    let arrived_wrong = record.status == Status::Wrong;
+    let amended = judge(&instance, &mut record, JUDGE).is_some() || arrived_wrong;
     if !record.status.is_solved() {
         record.set_objective(None);
     }
     let difficulty = match &instance {
         Instance::Domino(i) => Some(i.difficulty),
-        Instance::Sudoku(_) => None,
+        Instance::Sudoku(_) | Instance::MznSuite(_) => None,
     };
     Ok((BenchRecord { record, difficulty }, amended))
 }
@@ -162,7 +186,7 @@ pub fn check_record(task: &BenchTask, json: &str) -> Result<(BenchRecord, bool),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cores::bench::{HostInfo, Status};
+    use cores::bench::HostInfo;
     use cores::domino::Difficulty;
 
     /// b01-e1 of the public suite's batch01.txt is too big to write out here; a 3x3 board with

@@ -684,7 +684,7 @@ async fn insert_bench_run(
     .bind(&task.config)
     .bind(r.status.as_str())
     .bind(r.termination.as_str())
-    .bind(r.objective().map(i64::from))
+    .bind(r.objective_value())
     .bind(r.bound().map(i64::from))
     .bind(sudoku.then_some(puzzles.len() as i64))
     .bind(sudoku.then_some(answered as i64))

@@ -110,7 +110,8 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-/// Every chart of a benchmark job.
+/// Every chart of a benchmark job: a domino job's by difficulty, board size and tiles too;
+/// a MiniZinc suite's (no difficulty, no board) the distribution, cactus and scatter charts.
 pub fn bench_charts(b: &BenchReport) -> Vec<Chart> {
     let data = measured(b);
     let limit = b
@@ -118,6 +119,13 @@ pub fn bench_charts(b: &BenchReport) -> Vec<Chart> {
         .iter()
         .map(|r| r.record.time_limit_seconds)
         .fold(1.0, f64::max);
+    if b.family == cores::bench::Family::MznSuite {
+        return vec![
+            distribution(&data, limit),
+            cactus(&data, limit),
+            scatter(&data, limit),
+        ];
+    }
     let mut charts = vec![
         by_difficulty(&data),
         by_size(
@@ -370,7 +378,7 @@ fn hardest(data: &[Series]) -> Option<Difficulty> {
 /// limit), else its time limit (a time-out, or a run that ended unproven for another reason).
 fn at_limit(r: &Run) -> f64 {
     let limit = r.record.time_limit_seconds;
-    if r.record.status == Status::Optimal {
+    if r.record.status.is_finished() {
         r.record.wall_seconds.min(limit)
     } else {
         limit
@@ -400,7 +408,7 @@ fn on_hardest(data: &[Series]) -> Chart {
         runs.iter().map(|r| r.record.instance.as_str()).collect();
     let unproven = runs
         .iter()
-        .filter(|r| r.record.status != Status::Optimal)
+        .filter(|r| !r.record.status.is_finished())
         .count();
     let limit = runs
         .iter()
@@ -600,7 +608,7 @@ fn distribution(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
 fn cactus(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
     draw(
         "cactus",
-        "Cactus plot: instances proven optimal within a time",
+        "Cactus plot: instances proven (optimal, or a satisfaction answer or unsatisfiability) within a time",
         |svg| {
             let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
             root.fill(&WHITE)?;
@@ -617,14 +625,14 @@ fn cactus(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
                 .build_cartesian_2d(0.0..most as f64 + 1.0, (FLOOR..limit * 2.0).log_scale())?;
             chart
                 .configure_mesh()
-                .x_desc("instances proven optimal")
+                .x_desc("instances proven")
                 .y_desc("wall seconds (log)")
                 .label_style((FONT, 13))
                 .draw()?;
             for (i, (name, rs)) in data.iter().enumerate() {
                 let mut t: Vec<f64> = rs
                     .iter()
-                    .filter(|r| r.record.status == Status::Optimal)
+                    .filter(|r| r.record.status.is_finished())
                     .map(|r| seconds(r))
                     .collect();
                 t.sort_by(f64::total_cmp);
@@ -652,11 +660,7 @@ fn cactus(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
 /// The two configurations to compare: `native` against the configuration proving most
 /// besides it (else the first two).
 fn pair<'d>(data: &'d [Series<'d>]) -> Option<(&'d Series<'d>, &'d Series<'d>)> {
-    let proven = |rs: &[&Run]| {
-        rs.iter()
-            .filter(|r| r.record.status == Status::Optimal)
-            .count()
-    };
+    let proven = |rs: &[&Run]| rs.iter().filter(|r| r.record.status.is_finished()).count();
     let a = data.iter().position(|(c, _)| c == "native").unwrap_or(0);
     let b = (0..data.len())
         .filter(|&i| i != a)
@@ -706,7 +710,7 @@ fn scatter(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
         )))?;
         if let Some((a, b)) = pair {
             let at = |r: &Run| {
-                if r.record.status == Status::Optimal {
+                if r.record.status.is_finished() {
                     seconds(r)
                 } else {
                     edge
@@ -715,8 +719,7 @@ fn scatter(data: &[(String, Vec<&Run>)], limit: f64) -> Chart {
             let mut both = Vec::new();
             for ra in &a.1 {
                 if let Some(rb) = b.1.iter().find(|r| r.record.instance == ra.record.instance) {
-                    let proven =
-                        ra.record.status == Status::Optimal && rb.record.status == Status::Optimal;
+                    let proven = ra.record.status.is_finished() && rb.record.status.is_finished();
                     both.push(((at(ra), at(rb)), proven));
                 }
             }

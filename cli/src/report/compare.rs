@@ -94,7 +94,7 @@ pub fn compare(a: &BenchReport, b: &BenchReport, threshold: f64, min_seconds: f6
 /// The time a run is compared by (see the module docs).
 fn seconds(r: &RunRecord) -> f64 {
     match r.family() {
-        Family::Domino => r.wall_seconds,
+        Family::Domino | Family::MznSuite => r.wall_seconds,
         Family::Sudoku => r.puzzles().iter().map(|p| p.seconds).sum(),
     }
 }

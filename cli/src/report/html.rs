@@ -16,7 +16,7 @@ const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1100px;col
 table{border-collapse:collapse;margin:1em 0;font-size:14px}\
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\
 th:first-child,td:first-child{text-align:left}\
-.verdict{padding:0.8em;font-weight:bold}.ok{background:#e3f4e3}.bad{background:#f8d7d7}\
+.verdict{padding:0.8em;font-weight:bold}.ok{background:#e3f4e3}.bad{background:#f8d7d7}.unchecked{background:#fdf3d0}\
 figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:0.3em}\
 figcaption .caption{font-weight:normal;font-size:14px}\
 .boards{display:flex;flex-wrap:wrap;gap:1em}.boards figure{margin:0;width:220px}\
@@ -33,7 +33,13 @@ pub fn page(report: &Report, title: &str) -> String {
         escape(title)
     );
     let problems = report.problems();
-    let class = if problems.is_empty() { "ok" } else { "bad" };
+    let class = if !problems.is_empty() {
+        "bad"
+    } else if !report.unchecked().is_empty() {
+        "unchecked"
+    } else {
+        "ok"
+    };
     let _ = write!(s, "<div class=\"verdict {class}\" id=\"verdict\">");
     for (i, line) in text::verdict(report).lines().enumerate() {
         if i > 0 {
@@ -374,7 +380,7 @@ fn bench_section(s: &mut String, b: &BenchReport) {
     );
     charts(s, h.id, bench_charts(b));
     s.push_str("<h3>Best objective per instance</h3>\n");
-    let opt = |v: Option<u32>| v.map_or("-".into(), |v| v.to_string());
+    let opt = |v: Option<i64>| v.map_or("-".into(), |v| v.to_string());
     table(
         s,
         &[

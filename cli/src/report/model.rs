@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use coordinator::job::FrozenFile;
 use coordinator::job::{JobKind, JobState};
 use coordinator::store::{self, BenchRun, CountUnit, JobHead};
-use cores::bench::{cross_check, ConfigDef, EngineDef, Family, FileKind, RunRecord, Status};
+use cores::bench::{cross_check, ConfigDef, EngineDef, Family, FileKind, RunRecord, Sense, Status};
 use cores::domino::{self, Difficulty, Instance};
 use cores::sudoku::bench::{puzzles_per_second, PuzzleDifficulty, PuzzleRun, PuzzleStatus};
 use serde::Serialize;
@@ -34,6 +34,22 @@ impl Report {
     /// alarms, unfinished jobs. Empty when everything checks.
     pub fn problems(&self) -> Vec<String> {
         self.jobs.iter().flat_map(JobReport::problems).collect()
+    }
+
+    /// The jobs whose answers nothing verified (a MiniZinc suite without a checker): not a
+    /// problem, but never `CHECKED` either.
+    pub fn unchecked(&self) -> Vec<String> {
+        self.jobs
+            .iter()
+            .filter_map(|j| match j {
+                JobReport::Benchmark(b) if b.unchecked => Some(format!(
+                    "job {} ({}): its MiniZinc suite has no solution checker, so nothing \
+                     verified its answers",
+                    b.head.id, b.head.name
+                )),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -270,8 +286,12 @@ pub struct BenchReport {
     pub gap: Option<GapTable>,
     /// Domino: configuration x difficulty.
     pub rows: Vec<Row>,
-    /// Domino: each instance's best objective.
+    /// Domino and MiniZinc suite: each instance's best objective.
     pub best: Vec<Best>,
+    /// A MiniZinc suite without a solution checker: nothing verified its answers, which the
+    /// report's first line says (never `CHECKED`). Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
     /// Sudoku: configuration x puzzle file.
     pub puzzle_rows: Vec<PuzzleRow>,
     /// Sudoku: the hardest puzzles of each file by the Monte Carlo tree estimate (three per
@@ -362,9 +382,10 @@ pub struct HardPuzzle {
 pub struct Best {
     pub instance: String,
     pub difficulty: String,
-    pub objective: Option<u32>,
-    /// The smallest proven bound of any configuration.
-    pub bound: Option<u32>,
+    /// Domino: the most tiles; a MiniZinc suite: the best `_objective` in the model's sense.
+    pub objective: Option<i64>,
+    /// Domino: the smallest proven bound of any configuration (a MiniZinc suite: none).
+    pub bound: Option<i64>,
     pub proven: bool,
     pub reached_by: Vec<String>,
 }
@@ -413,6 +434,14 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
             }
             let mut report = bench_report(h, family, &runs, frozen);
             report.definitions = definitions(&files, &report.runs)?;
+            // A MiniZinc suite's checker is one of its model files (a configuration's own
+            // files are frozen under its name, `NAME/FILE`).
+            report.unchecked = family == Family::MznSuite
+                && !files.iter().any(|f| {
+                    f.kind == FileKind::Model
+                        && !f.name.contains('/')
+                        && (f.name.ends_with(".mzc") || f.name.ends_with(".mzc.mzn"))
+                });
             JobReport::Benchmark(report)
         }
     })
@@ -582,6 +611,7 @@ pub fn bench_report(
         })
         .collect();
     let sudoku = family == Family::Sudoku;
+    let domino = family == Family::Domino;
     let best = if sudoku {
         Vec::new()
     } else {
@@ -607,9 +637,10 @@ pub fn bench_report(
         hosts: hosts.into_iter().collect(),
         disagreements,
         wrong,
-        gap: (!sudoku).then(|| gap_table(&current, &frozen)),
+        gap: domino.then(|| gap_table(&current, &frozen)),
         rows: if sudoku { Vec::new() } else { table(&current) },
         best,
+        unchecked: false,
         puzzle_rows,
         hardest,
         runs: current,
@@ -716,20 +747,23 @@ pub fn definitions(files: &[FrozenFile], runs: &[Run]) -> anyhow::Result<Vec<Def
 
 fn best_of(id: &str, rs: &[&Run]) -> Best {
     let solved = |r: &&&Run| r.record.status.is_solved();
+    if let Some(a) = rs.iter().find_map(|r| r.record.mzn()) {
+        return mzn_best_of(id, a.sense, rs);
+    }
     let objective = rs
         .iter()
         .filter(solved)
-        .filter_map(|r| r.record.objective())
+        .filter_map(|r| r.record.objective_value())
         .max();
     let bound = rs
         .iter()
         .filter(|r| r.record.status != Status::Wrong)
-        .filter_map(|r| r.record.bound())
+        .filter_map(|r| r.record.bound().map(i64::from))
         .min();
     let reached_by = rs
         .iter()
         .filter(solved)
-        .filter(|r| objective.is_some() && r.record.objective() == objective)
+        .filter(|r| objective.is_some() && r.record.objective_value() == objective)
         .map(|r| r.record.config.clone())
         .collect();
     Best {
@@ -739,6 +773,40 @@ fn best_of(id: &str, rs: &[&Run]) -> Best {
         bound,
         proven: objective.is_some() && objective == bound,
         reached_by,
+    }
+}
+
+/// A MiniZinc suite instance's best objective in the model's `sense` (a satisfaction
+/// problem's: none), proven when a configuration proved it (optimal, a satisfaction problem
+/// solved, or unsatisfiable), and the configurations that reached or proved it.
+fn mzn_best_of(id: &str, sense: Sense, rs: &[&Run]) -> Best {
+    let solved: Vec<&&Run> = rs.iter().filter(|r| r.record.status.is_solved()).collect();
+    let objective = sense.best(solved.iter().filter_map(|r| r.record.objective_value()));
+    let reached_by: Vec<String> = if sense == Sense::Satisfy {
+        solved.iter().map(|r| r.record.config.clone()).collect()
+    } else {
+        solved
+            .iter()
+            .filter(|r| objective.is_some() && r.record.objective_value() == objective)
+            .map(|r| r.record.config.clone())
+            .collect()
+    };
+    let unsat: Vec<String> = rs
+        .iter()
+        .filter(|r| r.record.status == Status::Unsatisfiable)
+        .map(|r| format!("{} (unsatisfiable)", r.record.config))
+        .collect();
+    let proven = rs.iter().any(|r| {
+        r.record.status.is_finished()
+            && (r.record.status == Status::Unsatisfiable || r.record.objective_value() == objective)
+    });
+    Best {
+        instance: id.to_owned(),
+        difficulty: "-".to_owned(),
+        objective,
+        bound: None,
+        proven,
+        reached_by: reached_by.into_iter().chain(unsat).collect(),
     }
 }
 
@@ -884,7 +952,7 @@ fn row(config: &str, difficulty: &str, runs: &[&Run]) -> Row {
         .iter()
         .filter(|r| r.record.status != Status::Unavailable)
         .map(|r| {
-            if r.record.status == Status::Optimal {
+            if r.record.status.is_finished() {
                 r.record.wall_seconds
             } else {
                 2.0 * r.record.time_limit_seconds
@@ -896,7 +964,12 @@ fn row(config: &str, difficulty: &str, runs: &[&Run]) -> Row {
         config: config.to_string(),
         difficulty: difficulty.to_string(),
         runs: runs.len(),
-        optimal: count(Status::Optimal),
+        // Proven: optimal, and a MiniZinc suite's solved satisfaction problems and proofs of
+        // unsatisfiability.
+        optimal: runs
+            .iter()
+            .filter(|r| r.record.status.is_finished())
+            .count(),
         feasible: count(Status::Feasible),
         timeout: count(Status::Timeout),
         unavailable: count(Status::Unavailable),
@@ -945,7 +1018,7 @@ impl BenchReport {
         let proven = |pred: &dyn Fn(&Run) -> bool| -> BTreeSet<&str> {
             self.runs
                 .iter()
-                .filter(|r| r.record.status == Status::Optimal && pred(r))
+                .filter(|r| r.record.status.is_finished() && pred(r))
                 .map(|r| r.record.instance.as_str())
                 .collect()
         };

@@ -10,18 +10,29 @@ use super::figures::seconds;
 use super::gap::{self, GapTable};
 use super::model::{BenchReport, CountReport, JobReport, Quantiles, Report, Row, Sums};
 
-/// The first line of every report: the problems, or that there are none.
+/// The first line of every report: the problems, or that there are none; `UNCHECKED`
+/// instead of `CHECKED` when some job's answers were verified by nothing (a MiniZinc suite
+/// without a checker), each such job on a line below.
 pub fn verdict(report: &Report) -> String {
     let problems = report.problems();
-    if problems.is_empty() {
-        "CHECKED: no wrong run, no contradiction between configurations, no alarm".into()
-    } else {
+    let unchecked = report.unchecked();
+    let mut s = if !problems.is_empty() {
         let mut s = format!("PROBLEMS ({}): the results may be wrong", problems.len());
         for p in &problems {
             let _ = write!(s, "\n  {p}");
         }
         s
+    } else if !unchecked.is_empty() {
+        "UNCHECKED: no wrong run, no contradiction between configurations, no alarm, but \
+         some answers were verified by nothing"
+            .into()
+    } else {
+        "CHECKED: no wrong run, no contradiction between configurations, no alarm".into()
+    };
+    for u in &unchecked {
+        let _ = write!(s, "\n  unchecked: {u}");
     }
+    s
 }
 
 /// `--format table`.

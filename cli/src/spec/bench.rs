@@ -1,6 +1,7 @@
 //! Benchmark specs: a TOML file with a `[benchmark]` table naming a problem family and its
-//! suite (domino: a folder of batch files; Sudoku: puzzle files), the solver configurations
-//! and the limits (bench-specs/README.md documents the format).
+//! suite (domino: a folder of batch files; Sudoku: puzzle files; a MiniZinc suite: a model,
+//! its checker and data files, `super::mzn_suite`), the solver configurations and the limits
+//! (bench-specs/README.md documents the format).
 //!
 //! Invariant: [`parse`] checks everything before anything is submitted: the TOML, unknown keys
 //! and keys of the other family, the suite folder and every batch file in it, every puzzle of
@@ -22,6 +23,7 @@ use serde::Deserialize;
 
 use super::configs::{declared, RawConfig};
 use super::lines::line_of;
+use super::mzn_suite::{MznSuite, Paths};
 use crate::exit::user_error;
 
 /// A loaded benchmark spec, ready to submit.
@@ -51,6 +53,7 @@ pub enum Suite {
         instances: Option<Vec<String>>,
     },
     Sudoku(PuzzleSuite),
+    MznSuite(MznSuite),
 }
 
 /// One batch file of a domino suite.
@@ -102,8 +105,14 @@ struct RawFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawBench {
-    /// `domino` (the default) or `sudoku`.
+    /// `domino` (the default), `sudoku` or `mzn-suite`.
     family: Option<String>,
+    /// MiniZinc suite: the model file, or its files in order, relative to the spec.
+    model: Option<Paths>,
+    /// MiniZinc suite: the solution checker (`.mzc`).
+    checker: Option<PathBuf>,
+    /// MiniZinc suite: data files (`.dzn`, `.json`) or folders of them.
+    data: Option<Vec<PathBuf>>,
     /// Domino: a folder of batch files (`batch*.txt`), relative to the spec.
     suite: Option<PathBuf>,
     /// Default: every configuration of the family.
@@ -111,7 +120,7 @@ struct RawBench {
     #[serde(default = "default_time_limit")]
     time_limit_seconds: f64,
     memory_limit_mb: Option<u64>,
-    /// Domino: only these instances.
+    /// Domino and MiniZinc suite: only these instances.
     instances: Option<Vec<String>>,
     /// Sudoku: puzzle files (one puzzle a line), relative to the spec.
     puzzle_files: Option<Vec<PathBuf>>,
@@ -164,8 +173,12 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
     }
     let family = match b.family.as_deref() {
         None => Family::Domino,
-        Some(f) => Family::parse(f)
-            .ok_or_else(|| fail(format!("unknown family `{f}` (known: domino, sudoku)")))?,
+        Some(f) => Family::parse(f).ok_or_else(|| {
+            fail(format!(
+                "unknown family `{f}` (known: {})",
+                Family::ALL.map(Family::as_str).join(", ")
+            ))
+        })?,
     };
     if let Err(e) = proto::limits::check_time_limit(b.time_limit_seconds) {
         return Err(fail(format!(
@@ -192,6 +205,12 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
         if !known.contains(&d.def.name.as_str()) {
             known.push(&d.def.name);
         }
+    }
+    if known.is_empty() {
+        return Err(fail(format!(
+            "a {family} benchmark has no built-in configurations: declare some (`[[config]]` \
+             tables with `engine = \"minizinc\"`)"
+        )));
     }
     let configs: Vec<String> = match &b.configs {
         Some(c) if c.is_empty() => return Err(fail("configs is empty".into())),
@@ -229,6 +248,14 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
         Family::Sudoku => {
             Suite::Sudoku(puzzle_suite(&b, base, &configs).map_err(|e| fail(format!("{e:#}")))?)
         }
+        Family::MznSuite => {
+            let suite = mzn_suite(&b, base).map_err(|e| fail(format!("{e:#}")))?;
+            for d in &declared {
+                super::mzn_suite::check_variant(&d.def, &d.files, suite.sense)
+                    .map_err(|e| user_error(format!("{shown}: {e:#}")))?;
+            }
+            Suite::MznSuite(suite)
+        }
     };
     Ok(BenchSpec {
         name: raw.name,
@@ -252,21 +279,45 @@ fn only_keys(family: Family, keys: &[(&str, bool)]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The keys only a Sudoku benchmark has.
+fn sudoku_keys(b: &RawBench) -> [(&'static str, bool); 9] {
+    [
+        ("puzzle_files", b.puzzle_files.is_some()),
+        ("box", b.box_shape.is_some()),
+        ("variants", b.variants.is_some()),
+        ("unique", b.unique.is_some()),
+        ("puzzles_per_file", b.puzzles_per_file.is_some()),
+        ("unit_puzzles", b.unit_puzzles.is_some()),
+        ("unit_puzzles_by_config", b.unit_puzzles_by_config.is_some()),
+        ("difficulty_samples", b.difficulty_samples.is_some()),
+        ("difficulty_by", b.difficulty_by.is_some()),
+    ]
+}
+
+/// The keys only a MiniZinc suite has.
+fn mzn_keys(b: &RawBench) -> [(&'static str, bool); 3] {
+    [
+        ("model", b.model.is_some()),
+        ("checker", b.checker.is_some()),
+        ("data", b.data.is_some()),
+    ]
+}
+
+fn mzn_suite(b: &RawBench, base: &Path) -> anyhow::Result<MznSuite> {
+    only_keys(Family::MznSuite, &[("suite", b.suite.is_some())])?;
+    only_keys(Family::MznSuite, &sudoku_keys(b))?;
+    super::mzn_suite::read(
+        base,
+        b.model.as_ref(),
+        b.checker.as_deref(),
+        b.data.as_deref(),
+        b.instances.as_deref(),
+    )
+}
+
 fn domino_suite(b: &RawBench, base: &Path) -> anyhow::Result<Suite> {
-    only_keys(
-        Family::Domino,
-        &[
-            ("puzzle_files", b.puzzle_files.is_some()),
-            ("box", b.box_shape.is_some()),
-            ("variants", b.variants.is_some()),
-            ("unique", b.unique.is_some()),
-            ("puzzles_per_file", b.puzzles_per_file.is_some()),
-            ("unit_puzzles", b.unit_puzzles.is_some()),
-            ("unit_puzzles_by_config", b.unit_puzzles_by_config.is_some()),
-            ("difficulty_samples", b.difficulty_samples.is_some()),
-            ("difficulty_by", b.difficulty_by.is_some()),
-        ],
-    )?;
+    only_keys(Family::Domino, &mzn_keys(b))?;
+    only_keys(Family::Domino, &sudoku_keys(b))?;
     let Some(suite) = &b.suite else {
         anyhow::bail!("no `suite` (a folder of batch files)");
     };
@@ -289,6 +340,7 @@ fn domino_suite(b: &RawBench, base: &Path) -> anyhow::Result<Suite> {
 }
 
 fn puzzle_suite(b: &RawBench, base: &Path, configs: &[String]) -> anyhow::Result<PuzzleSuite> {
+    only_keys(Family::Sudoku, &mzn_keys(b))?;
     only_keys(
         Family::Sudoku,
         &[
@@ -505,6 +557,26 @@ impl BenchSpec {
                     }
                 }
             }
+            Suite::MznSuite(s) => {
+                for d in &s.data {
+                    let inst = s.instance(d);
+                    if s.instances
+                        .as_ref()
+                        .is_some_and(|ids| !ids.contains(&inst.id))
+                    {
+                        continue;
+                    }
+                    for c in &self.configs {
+                        out.push(task(
+                            Family::MznSuite,
+                            inst.id.clone(),
+                            inst.to_json(),
+                            &d.name,
+                            c,
+                        ));
+                    }
+                }
+            }
             Suite::Sudoku(s) => {
                 for f in &s.files {
                     for c in &self.configs {
@@ -574,6 +646,18 @@ impl BenchSpec {
                 .files
                 .iter()
                 .map(|f| frozen(FileKind::Batch, &f.name, &f.text))
+                .collect(),
+            // The model files and the checker as `model` files, each data file a `batch`.
+            Suite::MznSuite(s) => s
+                .models
+                .iter()
+                .chain(&s.checker)
+                .map(|f| frozen(FileKind::Model, &f.name, &f.text))
+                .chain(
+                    s.data
+                        .iter()
+                        .map(|f| frozen(FileKind::Batch, &f.name, &f.text)),
+                )
                 .collect(),
         }
     }
@@ -814,6 +898,59 @@ mod tests {
             .unwrap_err()
         );
         assert!(e.contains("`unique` is not a key of a domino"), "{e}");
+    }
+
+    #[test]
+    fn the_minizinc_example_freezes_its_model_checker_and_data() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/minizinc-example.toml");
+        let s = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        let Suite::MznSuite(suite) = &s.suite else {
+            panic!("a MiniZinc suite")
+        };
+        assert_eq!(suite.sense, cores::bench::Sense::Maximize);
+        assert_eq!(s.configs, ["gecode", "gecode-cut"]);
+        let tasks = s.tasks();
+        // Four data files (k04, k08.json, k20, k30) under two configurations.
+        assert_eq!(tasks.len(), 8);
+        let inst = cores::bench::MznInstance::from_json(&tasks[2].instance_json).unwrap();
+        assert_eq!((inst.id.as_str(), inst.data.as_str()), ("k08", "k08.json"));
+        assert_eq!(inst.models, ["knapsack.mzn"]);
+        assert_eq!(inst.checker.as_deref(), Some("knapsack.mzc"));
+        assert!(tasks.iter().all(|t| t.family == Family::MznSuite
+            && t.needs.as_deref() == Some("engine:minizinc:org.gecode.gecode")));
+        let files = s.files();
+        let count = |k: FileKind| files.iter().filter(|f| f.kind == k).count();
+        // knapsack.mzn and .mzc, the variant's two files; two definitions; four data files.
+        assert_eq!(
+            (
+                count(FileKind::Model),
+                count(FileKind::Config),
+                count(FileKind::Batch)
+            ),
+            (4, 2, 4)
+        );
+        coordinator::bench::check_tasks(&tasks, &files).unwrap();
+    }
+
+    #[test]
+    fn the_families_keys_do_not_mix() {
+        let e =
+            err("name = \"q\"\n[benchmark]\nsuite = \"domino/suite-public\"\nmodel = \"m.mzn\"\n");
+        assert!(e.contains("`model` is not a key of a domino"), "{e}");
+        let e = err(
+            "name = \"q\"\n[benchmark]\nfamily = \"mzn-suite\"\nsuite = \"x\"\n\
+             [[config]]\nname = \"g\"\nengine = \"minizinc\"\n",
+        );
+        assert!(e.contains("`suite` is not a key of a mzn-suite"), "{e}");
+        let e = err("name = \"q\"\n[benchmark]\nfamily = \"mzn-suite\"\nmodel = \"m.mzn\"\n");
+        assert!(e.contains("no built-in configurations"), "{e}");
+        let e = err("name = \"q\"\n[benchmark]\nfamily = \"mzn-suite\"\n\
+             [[config]]\nname = \"g\"\nengine = \"clingo\"\n");
+        assert!(
+            e.contains("`engine = \"minizinc\"` configurations only"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -74,6 +74,11 @@ pub fn declared(
                 "a Sudoku benchmark runs built-in configurations only".into(),
             ));
         }
+        if family == Family::MznSuite && r.engine.as_deref() != Some("minizinc") {
+            return Err(fail(
+                "a MiniZinc suite runs `engine = \"minizinc\"` configurations only".into(),
+            ));
+        }
         if !valid_name(&r.name) {
             return Err(fail(
                 "a configuration's name is letters, digits, `.`, `_` and `-` (at most 64)".into(),
@@ -193,6 +198,9 @@ fn one(r: &RawConfig, family: Family, dir: &Path) -> anyhow::Result<Declared> {
             ),
             Some(b) => b.files.clone(),
             None if kind == "command" => Vec::new(),
+            // A MiniZinc suite's configuration runs the suite's model unless it names files
+            // of its own (a model variant, checked against the suite's sense by the spec).
+            None if family == Family::MznSuite => Vec::new(),
             None => anyhow::bail!("no `models` (files relative to the spec) and no `base`"),
         },
     };

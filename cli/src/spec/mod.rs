@@ -14,6 +14,7 @@ pub mod bench;
 pub mod configs;
 pub mod count;
 mod lines;
+pub mod mzn_suite;
 pub mod orbits;
 pub mod three_band;
 pub mod two_band;

@@ -767,6 +767,19 @@ async fn a_batch_of_change_sets_touching_the_same_rows_is_written_in_order() {
     assert_eq!(job_total(&pool, job).await.unwrap(), 2 * 3 * 64);
 }
 
+/// The migration files in order, split before the one whose name starts with `at`.
+fn migrations_split(at: &str) -> (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) {
+    let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut files: Vec<_> = std::fs::read_dir(&migrations)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .partition(|p| p.file_name().unwrap().to_string_lossy().as_ref() < at)
+}
+
 /// Migration 5 (then every later one) rebuilds `bench_runs` and moves a domino record's objective, bound and
 /// placement into its `answer`: a database written before it reads back into the same typed
 /// record (the stored JSON of an older dancehall is kept, not lost).
@@ -775,15 +788,7 @@ async fn the_families_migration_keeps_every_stored_domino_record() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
     let pool = SqlitePool::connect(&url).await.unwrap();
-    let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    let mut files: Vec<_> = std::fs::read_dir(&migrations)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    let (before, after): (Vec<_>, Vec<_>) = files
-        .iter()
-        .partition(|p| p.file_name().unwrap().to_string_lossy().as_ref() < "20250501000000");
+    let (before, after) = migrations_split("20250501000000");
     assert!(
         after[0]
             .file_name()
@@ -1273,4 +1278,85 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
         ledger(&pool, plain).await.unwrap().unwrap().group_order(),
         None
     );
+}
+
+/// The MiniZinc suite migration rebuilds `bench_runs` (with `bench_puzzles`, which refers to
+/// it) for the family `mzn-suite` and the status `unsatisfiable`: the runs and puzzle rows
+/// stored before it stay, every foreign key still resolves, and a MiniZinc suite's
+/// `unsatisfiable` run can be stored.
+#[tokio::test]
+async fn the_mzn_suite_migration_keeps_runs_and_puzzles() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
+    let pool = SqlitePool::connect(&url).await.unwrap();
+    let run = |sql: String| {
+        let pool = pool.clone();
+        async move {
+            sqlx::raw_sql(&sql)
+                .execute(&pool)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
+    };
+    let (before, after) = migrations_split("20261128120000");
+    for f in &before {
+        run(std::fs::read_to_string(f).unwrap()).await;
+    }
+    run(
+        "INSERT INTO jobs (id, name, state, prefix, symmetry_factor, audit_share, seed, dlx,
+             dlx_sha256, spec, created_at, kind) VALUES (1, 's', 'done', '', '1', 0, '0', '',
+             '', '', 1000, 'benchmark');
+         INSERT INTO units (id, job_id, prefix, state, created_at, task)
+             VALUES (1, 1, '', 'done', 1000, '{}'), (2, 1, '', 'done', 1000, '{}');
+         INSERT INTO unit_results (unit_id, job_id, worker_id, solutions, nodes, updates,
+             estimate_nodes, wall_seconds, cpu_seconds, host, remaining, accepted_at)
+             VALUES (1, 1, NULL, '0', 0, 0, 0, 0.5, 0.5, 'h', '', 2000),
+                    (2, 1, NULL, '0', 0, 0, 0, 0.5, 0.5, 'h', '', 2000);
+         INSERT INTO bench_runs (unit_id, job_id, family, instance_id, instance_sha256, batch,
+             config, status, termination, wall_seconds, time_limit_seconds, solver,
+             solver_version, host, cpu_model, cores, memory_bytes, kernel, dancehall_version,
+             record, accepted_at, puzzles)
+             VALUES (1, 1, 'sudoku', 'p.txt:1-2', 'x', 'p.txt', 'ps12', 'solved', 'none', 0.5,
+                     5.0, 'ps12', 'v', 'h', 'c', 2, 1, '6.1', '0.1.0', '{}', 2000, 2);
+         INSERT INTO bench_puzzles (unit_id, line, status, seconds)
+             VALUES (1, 1, 'unique', 0.1), (1, 2, 'unique', 0.2);"
+            .into(),
+    )
+    .await;
+    for f in &after {
+        run(std::fs::read_to_string(f).unwrap()).await;
+    }
+    let count = |sql: &'static str| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(sql)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(count("SELECT COUNT(*) FROM bench_runs").await, 1);
+    assert_eq!(count("SELECT COUNT(*) FROM v_bench_puzzles").await, 2);
+    assert_eq!(
+        count("SELECT COUNT(*) FROM pragma_foreign_key_check").await,
+        0
+    );
+    let reference: String =
+        sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_list('bench_puzzles')")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(reference, "bench_runs");
+    run(
+        "INSERT INTO bench_runs (unit_id, job_id, family, instance_id, instance_sha256, batch,
+             config, status, termination, objective, wall_seconds, time_limit_seconds, solver,
+             solver_version, host, cpu_model, cores, memory_bytes, kernel, dancehall_version,
+             record, accepted_at)
+             VALUES (2, 1, 'mzn-suite', 'k04', 'x', 'k04.dzn', 'gecode', 'unsatisfiable',
+                     'none', -3, 0.5, 5.0, 'gecode', 'v', 'h', 'c', 2, 1, '6.1', '0.1.0', '{}',
+                     2000)"
+            .into(),
+    )
+    .await;
+    assert_eq!(count("SELECT COUNT(*) FROM bench_current").await, 2);
 }

@@ -16,15 +16,20 @@ pub enum Family {
     Domino,
     /// Seed 000's Sudoku puzzles, solved with the uniqueness check.
     Sudoku,
+    /// Any MiniZinc model on its data files (`super::mzn_suite`); named so that it is never
+    /// taken for a configuration (a Sudoku configuration is called `minizinc`).
+    #[serde(rename = "mzn-suite")]
+    MznSuite,
 }
 
 impl Family {
-    pub const ALL: [Family; 2] = [Family::Domino, Family::Sudoku];
+    pub const ALL: [Family; 3] = [Family::Domino, Family::Sudoku, Family::MznSuite];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Domino => "domino",
             Family::Sudoku => "sudoku",
+            Family::MznSuite => "mzn-suite",
         }
     }
 

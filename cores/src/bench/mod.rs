@@ -9,12 +9,19 @@
 //!   answer is a placement, judged by `crate::domino::verify`.
 //! - Sudoku (seed 000): an instance is a slice of a puzzle file (`crate::sudoku::bench`); the
 //!   answer is one result per puzzle, each grid judged by `crate::problems::sudoku::verify`.
+//! - MiniZinc suite (`mzn-suite`): an instance is a data file of any MiniZinc model
+//!   ([`mzn_suite`]); the answer is what MiniZinc printed, each solution judged by the suite's
+//!   checker (`.mzc`) when it has one.
+//!
+//! Each family's rules of judging live in [`judge`] (`judge::domino`, `judge::sudoku`,
+//! `judge::mzn_suite`), above the families, which keep only their verifiers.
 
 pub mod config_def;
 pub mod conflict;
 pub mod family;
 pub mod file;
 pub mod judge;
+pub mod mzn_suite;
 pub mod record;
 
 pub use config_def::{ConfigDef, DataFormat, EngineDef, OutputFormat};
@@ -22,8 +29,9 @@ pub use conflict::Conflict;
 pub use family::Family;
 pub use file::FileKind;
 pub use judge::{cross_check, judge};
+pub use mzn_suite::{MznInstance, Sense};
 pub use record::{
-    Answer, HostInfo, Measure, ModelHash, RecordError, RunRecord, Status, Termination,
+    Answer, HostInfo, Measure, ModelHash, MznAnswer, RecordError, RunRecord, Status, Termination,
 };
 
 /// One benchmark instance of some family, as a task carries it.
@@ -31,6 +39,7 @@ pub use record::{
 pub enum Instance {
     Domino(crate::domino::Instance),
     Sudoku(crate::sudoku::bench::Slice),
+    MznSuite(MznInstance),
 }
 
 impl Instance {
@@ -43,6 +52,7 @@ impl Instance {
             Family::Sudoku => crate::sudoku::bench::Slice::from_json(text)
                 .map(Instance::Sudoku)
                 .map_err(|e| e.to_string()),
+            Family::MznSuite => MznInstance::from_json(text).map(Instance::MznSuite),
         }
     }
 
@@ -50,6 +60,7 @@ impl Instance {
         match self {
             Instance::Domino(_) => Family::Domino,
             Instance::Sudoku(_) => Family::Sudoku,
+            Instance::MznSuite(_) => Family::MznSuite,
         }
     }
 
@@ -58,6 +69,7 @@ impl Instance {
         match self {
             Instance::Domino(i) => &i.id,
             Instance::Sudoku(s) => &s.id,
+            Instance::MznSuite(i) => &i.id,
         }
     }
 }

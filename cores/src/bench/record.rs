@@ -3,7 +3,8 @@
 //! writes, the coordinator checks and stores, and the reports read (one typed record). What is
 //! common to every family (status, termination, times, memory, solver, host) is a field of the
 //! record; what the solver answered is its family's [`Answer`] (a domino placement with its
-//! objective and bound; a Sudoku slice's per-puzzle results).
+//! objective and bound; a Sudoku slice's per-puzzle results; what MiniZinc printed on a
+//! MiniZinc suite's data file, [`MznAnswer`]).
 //!
 //! It crosses the wire as JSON (`UnitResult.run_record_json`) and sits in the database as JSON
 //! (`bench_runs.record`): [`RunRecord::to_json`] is the only writer of that text and
@@ -16,12 +17,14 @@
 //! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal`, `feasible` or
 //! `solved` carries an answer its family's verifier accepted (a domino placement of
 //! `objective` tiles within its `bound`; a verified grid for every Sudoku puzzle claimed
-//! solved, two distinct ones for `multiple`); anything else that claims to be solved is
-//! `wrong`.
+//! solved, two distinct ones for `multiple`; a MiniZinc suite's solutions, each called correct
+//! by the suite's checker when it has one, with a status that fits the model's sense);
+//! anything else that claims to be solved is `wrong`.
 
 use serde::{Deserialize, Serialize};
 
 use super::family::Family;
+use super::mzn_suite::Sense;
 use crate::domino::{BoundBy, Placement};
 use crate::sudoku::bench::PuzzleRun;
 
@@ -36,6 +39,9 @@ pub enum Status {
     /// Every item of the run answered, each answer verified (a family with nothing to
     /// optimise: a Sudoku slice whose every puzzle was answered).
     Solved,
+    /// The solver proved that the instance has no solution (a MiniZinc suite's instance;
+    /// a domino instance always has one, the empty placement).
+    Unsatisfiable,
     /// A limit ended the run before any solution was reported (a Sudoku slice: before every
     /// puzzle was answered; the answered ones are kept).
     Timeout,
@@ -50,10 +56,11 @@ pub enum Status {
 
 impl Status {
     /// Every status, in the order tables show them.
-    pub const ALL: [Status; 7] = [
+    pub const ALL: [Status; 8] = [
         Status::Optimal,
         Status::Feasible,
         Status::Solved,
+        Status::Unsatisfiable,
         Status::Timeout,
         Status::Unavailable,
         Status::Error,
@@ -65,6 +72,7 @@ impl Status {
             Status::Optimal => "optimal",
             Status::Feasible => "feasible",
             Status::Solved => "solved",
+            Status::Unsatisfiable => "unsatisfiable",
             Status::Timeout => "timeout",
             Status::Unavailable => "unavailable",
             Status::Error => "error",
@@ -82,10 +90,13 @@ impl Status {
         matches!(self, Status::Optimal | Status::Feasible | Status::Solved)
     }
 
-    /// `optimal` or `solved`: the run answered everything it was given and its answer is
-    /// complete (nothing is left to run again).
+    /// `optimal`, `solved` or `unsatisfiable`: the run answered everything it was given and
+    /// its answer is complete (nothing is left to run again; a benchmark's proven runs).
     pub fn is_finished(self) -> bool {
-        matches!(self, Status::Optimal | Status::Solved)
+        matches!(
+            self,
+            Status::Optimal | Status::Solved | Status::Unsatisfiable
+        )
     }
 
     /// The names of every status, comma-separated (for messages).
@@ -197,6 +208,48 @@ pub enum Answer {
     },
     /// A slice of a Sudoku puzzle file: one result per puzzle, in file order.
     Sudoku { puzzles: Vec<PuzzleRun> },
+    /// A data file of a MiniZinc suite, read from MiniZinc's JSON stream.
+    #[serde(rename = "mzn-suite")]
+    MznSuite(MznAnswer),
+}
+
+/// What MiniZinc printed on one data file of a suite (`--json-stream --intermediate
+/// --output-mode json --output-time --statistics`, a checker's verdicts among them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MznAnswer {
+    /// The model's sense, as the instance says it.
+    pub sense: Sense,
+    /// The best (last) solution's `_objective` (none for a satisfaction problem).
+    pub objective: Option<i64>,
+    /// Solutions printed.
+    pub solutions: u32,
+    /// Solutions the suite's checker called correct (0 without a checker).
+    pub checked: u32,
+    /// What the checker said of each solution it did not call correct.
+    pub rejected: Vec<String>,
+    /// Seconds from MiniZinc's start to the best solution (`--output-time`).
+    pub seconds_to_best: Option<f64>,
+    /// Seconds to the final status that proved the answer (optimality, all solutions, or
+    /// unsatisfiability).
+    pub seconds_to_proof: Option<f64>,
+    /// The best solution's output variables (MiniZinc's `json` section), as evidence.
+    pub best: Option<serde_json::Value>,
+}
+
+impl MznAnswer {
+    /// An answer of nothing yet, for a model of `sense`.
+    pub fn empty(sense: Sense) -> MznAnswer {
+        MznAnswer {
+            sense,
+            objective: None,
+            solutions: 0,
+            checked: 0,
+            rejected: Vec::new(),
+            seconds_to_best: None,
+            seconds_to_proof: None,
+            best: None,
+        }
+    }
 }
 
 impl Answer {
@@ -214,6 +267,7 @@ impl Answer {
         match self {
             Answer::Domino { .. } => Family::Domino,
             Answer::Sudoku { .. } => Family::Sudoku,
+            Answer::MznSuite(_) => Family::MznSuite,
         }
     }
 
@@ -224,6 +278,7 @@ impl Answer {
             Family::Sudoku => Answer::Sudoku {
                 puzzles: Vec::new(),
             },
+            Family::MznSuite => Answer::MznSuite(MznAnswer::empty(Sense::Satisfy)),
         }
     }
 }
@@ -341,11 +396,30 @@ impl RunRecord {
         self.answer.family()
     }
 
-    /// The objective of a domino run (`None` for a family that does not optimise).
+    /// The objective of a domino run (`None` for other families: see
+    /// [`RunRecord::objective_value`]).
     pub fn objective(&self) -> Option<u32> {
         match &self.answer {
             Answer::Domino { objective, .. } => *objective,
+            _ => None,
+        }
+    }
+
+    /// The objective of a run of any family that optimises (a domino run's tiles, a MiniZinc
+    /// suite run's `_objective`): the database's `bench_runs.objective`.
+    pub fn objective_value(&self) -> Option<i64> {
+        match &self.answer {
+            Answer::Domino { objective, .. } => objective.map(i64::from),
+            Answer::MznSuite(a) => a.objective,
             Answer::Sudoku { .. } => None,
+        }
+    }
+
+    /// The answer of a MiniZinc suite run (`None` for other families).
+    pub fn mzn(&self) -> Option<&MznAnswer> {
+        match &self.answer {
+            Answer::MznSuite(a) => Some(a),
+            _ => None,
         }
     }
 
@@ -353,7 +427,7 @@ impl RunRecord {
     pub fn bound(&self) -> Option<u32> {
         match &self.answer {
             Answer::Domino { bound, .. } => *bound,
-            Answer::Sudoku { .. } => None,
+            _ => None,
         }
     }
 
@@ -361,7 +435,7 @@ impl RunRecord {
     pub fn bound_by(&self) -> Option<BoundBy> {
         match &self.answer {
             Answer::Domino { bound_by, .. } => *bound_by,
-            Answer::Sudoku { .. } => None,
+            _ => None,
         }
     }
 
@@ -369,7 +443,7 @@ impl RunRecord {
     pub fn placement(&self) -> &[Placement] {
         match &self.answer {
             Answer::Domino { placement, .. } => placement,
-            Answer::Sudoku { .. } => &[],
+            _ => &[],
         }
     }
 
@@ -405,7 +479,7 @@ impl RunRecord {
     pub fn puzzles(&self) -> &[PuzzleRun] {
         match &self.answer {
             Answer::Sudoku { puzzles } => puzzles,
-            Answer::Domino { .. } => &[],
+            _ => &[],
         }
     }
 
@@ -423,6 +497,9 @@ impl RunRecord {
     pub fn refute(&mut self, why: &str) {
         self.status = Status::Wrong;
         self.set_objective(None);
+        if let Answer::MznSuite(a) = &mut self.answer {
+            a.objective = None;
+        }
         self.message = Some(match self.message.take() {
             Some(m) if !m.is_empty() => format!("{why}\n{m}"),
             _ => why.to_owned(),
@@ -443,7 +520,7 @@ mod tests {
         assert_eq!(Status::parse("proved"), None);
         assert_eq!(
             Status::names(),
-            "optimal, feasible, solved, timeout, unavailable, error, wrong"
+            "optimal, feasible, solved, unsatisfiable, timeout, unavailable, error, wrong"
         );
         assert_eq!(
             serde_json::to_string(&Termination::Normal).unwrap(),

@@ -3,8 +3,8 @@
 //!
 //! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
 //! `generate` the seeded instance generator (seed 001's mix, and tight instances); `export` the MiniZinc and clingo writers; `svg` the
-//! picture; `brute` a plain exhaustive reference for tests; `judge` the check of what runs
-//! claim (the run record itself is `crate::bench::record`, shared by every family); `native` the exact optimiser, which
+//! picture; `brute` a plain exhaustive reference for tests (what runs claim is judged above
+//! the families, in `crate::bench::judge::domino`, with `verify`); `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
 //! search (`rds`) and the tile-order search (`cover`), restarts the cell search's probe in
 //! random tile orders and, where every tile may fit, the tile search's cell-order fill,
@@ -21,7 +21,6 @@ pub mod export;
 pub mod generate;
 mod improve;
 pub mod instance;
-pub mod judge;
 mod model;
 pub mod native;
 mod rds;
@@ -41,7 +40,6 @@ pub use instance::{
     parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,
     Orientation, Placement, MAX_N,
 };
-pub use judge::judge;
 pub use native::{solve, SolveLimits, SolveOutcome, SolveStatus};
 pub use svg::to_svg;
 pub use verify::{verify, Violation};

@@ -263,7 +263,7 @@ pub fn puzzles_per_second<'a>(puzzles: impl IntoIterator<Item = &'a PuzzleRun>) 
     (answered > 0 && seconds > 0.0).then(|| answered as f64 / seconds)
 }
 
-/// Slices and results for the tests of this module and of `super::judge`.
+/// Slices and results for the tests of this module and of `crate::bench::judge::sudoku`.
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::*;

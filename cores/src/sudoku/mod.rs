@@ -28,7 +28,6 @@ pub mod bench;
 mod bounds;
 pub mod difficulty;
 pub mod dlx;
-pub mod judge;
 pub mod minimal;
 pub mod ps12;
 pub mod puzzle;

@@ -310,6 +310,11 @@ pub fn engine_capabilities(allow_commands: bool) -> Vec<String> {
     out
 }
 
+/// The `minizinc` program found on this machine (detected once per process), if any.
+pub fn minizinc_program() -> Option<&'static Path> {
+    tools().minizinc.as_ref().map(|m| m.path.as_path())
+}
+
 /// MiniZinc's id of a solver named by id or by a short name (`gecode`, `chuffed`): the
 /// known short names are spelled out so that a definition names one solver however it was
 /// written.

@@ -19,8 +19,9 @@
 //! - [`output`]: readers of MiniZinc's, clingo's and the CP-SAT script's output.
 //! - [`mzn`]: any MiniZinc model on a data file: its sense from the model interface, a run
 //!   read from MiniZinc's JSON stream (objective, times to best and to proof, statistics,
-//!   a `.mzc` checker's verdict on every solution); the runner of the generic MiniZinc suite
-//!   (not yet a benchmark family).
+//!   a `.mzc` checker's verdict on every solution).
+//! - [`mzn_suite`]: a task of the MiniZinc suite family (`mzn-suite`): the job's frozen model,
+//!   checker and data run by [`mzn`], read into a judged [`RunRecord`].
 //! - [`host`]: the machine description stored with each run.
 //!
 //! The record itself ([`RunRecord`], [`Status`], [`Termination`], ...) and the one judge of
@@ -31,9 +32,9 @@
 //! | field | meaning |
 //! | --- | --- |
 //! | `instance`, `config` | the instance id and the configuration name |
-//! | `status` | `optimal` (verified and proven), `feasible` (verified, not proven), `solved` (a Sudoku slice: every puzzle answered and verified), `timeout` (a limit hit before any solution; a Sudoku slice: before every puzzle), `unavailable` (solver not installed: not a failure), `error` (no usable answer: crash, unreadable output), `wrong` (the answer failed the verifier, or the claimed objective is not the placement's size) |
+//! | `status` | `optimal` (verified and proven), `feasible` (verified, not proven), `solved` (a Sudoku slice: every puzzle answered and verified; a MiniZinc suite's satisfaction problem: a solution), `unsatisfiable` (a MiniZinc suite: proven to have no solution), `timeout` (a limit hit before any solution; a Sudoku slice: before every puzzle), `unavailable` (solver not installed: not a failure), `error` (no usable answer: crash, unreadable output), `wrong` (the answer failed the verifier, or the claimed objective is not the placement's size) |
 //! | `termination` | `none` (ended by itself), `walltime`, `cputime` (the limit stopped it, or the solver stopped itself at it: CP-SAT), `memory` (out-of-memory kill, or an allocation failure under a memory limit), `killed` (a signal we did not send), `failed` (an exit status the solver does not use for success; a failed start) |
-//! | `answer` | tagged by `family`: domino `objective` (tiles in the best verified placement), `bound` (a proven upper bound: the objective when optimal; otherwise the native solver's or CP-SAT's bound; `None` when the solver gives none), `bound_by` (how the bound was proven, `cores::domino::BoundBy`: native's `count`, `cell-search`, `tile-search` or `sat`; `solver` for an external solver's proof or printed bound; `None` without a bound, and in records stored before it) and `placement` (the best verified placement; for `wrong`, the rejected one); Sudoku `puzzles` (per puzzle: line, status, seconds, grids, difficulty) |
+//! | `answer` | tagged by `family`: domino `objective` (tiles in the best verified placement), `bound` (a proven upper bound: the objective when optimal; otherwise the native solver's or CP-SAT's bound; `None` when the solver gives none), `bound_by` (how the bound was proven, `cores::domino::BoundBy`: native's `count`, `cell-search`, `tile-search` or `sat`; `solver` for an external solver's proof or printed bound; `None` without a bound, and in records stored before it) and `placement` (the best verified placement; for `wrong`, the rejected one); Sudoku `puzzles` (per puzzle: line, status, seconds, grids, difficulty); MiniZinc suite (`mzn-suite`) `sense`, `objective`, `solutions`, `checked`, `rejected` (the checker's complaints), `seconds_to_best`, `seconds_to_proof`, `best` (the best solution's output) |
 //! | `wall_seconds` | spawn to exit (MiniZinc's compilation included) |
 //! | `cpu_seconds`, `cpu_measure` | CPU (user + system) of the whole process tree; `cgroup-v2`, `rusage` (the solver and the descendants it waited for) or `thread` (native) |
 //! | `peak_memory_bytes`, `memory_measure` | `cgroup-v2` (`memory.peak` of the tree) or `rusage` (largest single process's peak RSS); none for native |
@@ -50,6 +51,7 @@ pub mod config;
 pub mod host;
 pub mod models;
 pub mod mzn;
+pub mod mzn_suite;
 pub mod output;
 pub mod process;
 mod run;
@@ -152,6 +154,9 @@ pub fn run_task(
                     "configuration `{name}`: a Sudoku benchmark runs built-in configurations only"
                 )),
             }
+        }
+        Ok(Instance::MznSuite(instance)) => {
+            mzn_suite::run_suite(&instance, &def, &hash, limits, &frozen.models)
         }
         Err(e) => fail(format!("the unit's instance does not parse: {e}")),
     }

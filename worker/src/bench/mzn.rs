@@ -1,5 +1,5 @@
-//! Any MiniZinc model run as a benchmark, read in MiniZinc's machine format (issue 31, the
-//! generic MiniZinc suite): the objective's sense read from the model itself
+//! Any MiniZinc model run as a benchmark, read in MiniZinc's machine format (the runner of
+//! the `mzn-suite` family, `super::mzn_suite`): the objective's sense read from the model itself
 //! ([`sense`], `minizinc --model-interface-only`), and one run of a model on a data file
 //! under limits ([`run_model`]) read from `--json-stream --intermediate --output-objective
 //! --output-mode json --output-time --statistics`: every solution with its objective and the
@@ -20,25 +20,7 @@ use cores::bench::{Measure, Termination};
 use super::output::{error_message, read_statistics};
 use super::process::{run_process, LineSink, ProcessLimits};
 
-/// What a model asks for (its solve item).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Sense {
-    Satisfy,
-    Minimize,
-    Maximize,
-}
-
-impl Sense {
-    /// Whether objective `a` is better than `b` (never for a satisfaction problem).
-    pub fn better(self, a: i64, b: i64) -> bool {
-        match self {
-            Sense::Satisfy => false,
-            Sense::Minimize => a < b,
-            Sense::Maximize => a > b,
-        }
-    }
-}
+pub use cores::bench::Sense;
 
 /// The sense of `files` (model files, then data files), from MiniZinc's model interface.
 pub fn sense(minizinc: &Path, files: &[&Path]) -> Result<Sense, String> {
@@ -171,7 +153,10 @@ pub struct MznRun {
     pub wall_seconds: f64,
     pub cpu_seconds: Option<f64>,
     pub cpu_measure: Measure,
+    pub peak_memory: Option<u64>,
+    pub memory_measure: Measure,
     pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
     pub stderr_tail: String,
 }
 
@@ -255,7 +240,10 @@ pub fn run_model(
         wall_seconds: outcome.wall.as_secs_f64(),
         cpu_seconds: outcome.cpu.map(|c| c.as_secs_f64()),
         cpu_measure: outcome.cpu_measure,
+        peak_memory: outcome.peak_memory,
+        memory_measure: outcome.memory_measure,
         exit_code: outcome.exit_code,
+        signal: outcome.signal,
         stderr_tail: outcome.stderr_tail,
     })
 }
@@ -439,7 +427,5 @@ mod tests {
         assert_eq!(p.solutions[1].objective, Some(5));
         assert_eq!(p.status_millis, Some(30));
         assert_eq!(p.malformed.as_deref(), Some("% not json"));
-        assert!(Sense::Maximize.better(5, 3) && Sense::Minimize.better(3, 5));
-        assert!(!Sense::Satisfy.better(5, 3));
     }
 }

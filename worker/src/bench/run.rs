@@ -3,7 +3,7 @@
 //! limits ([`super::process`]), read its output ([`super::output`]), verify its placement
 //! (`cores::domino::verify`) and decide the status.
 //!
-//! Invariant: every record leaves through `cores::domino::judge` (`cores::bench::judge` on a
+//! Invariant: every record leaves through `cores::bench::judge::domino::judge` (`cores::bench::judge` on a
 //! domino instance) (the judge the coordinator
 //! applies again), so `optimal` and `feasible` records carry a placement that passed the
 //! verifier, whose size is the objective the solver claimed and within its bound; anything
@@ -15,11 +15,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cores::bench::judge::domino::judge;
 use cores::bench::{
     Answer, ConfigDef, DataFormat, EngineDef, Family, Measure, ModelHash, OutputFormat, RunRecord,
     Status, Termination,
 };
-use cores::domino::{self, judge, BoundBy, Instance, SolveLimits, SolveStatus};
+use cores::domino::{self, BoundBy, Instance, SolveLimits, SolveStatus};
 
 use super::config::{
     config, def_availability, minizinc_solver_id, sha256_hex, Availability, Engine, CONFIGS,
@@ -65,6 +66,17 @@ impl Default for RunLimits {
 }
 
 impl RunLimits {
+    /// The limits of the solver's process.
+    pub fn process(&self) -> ProcessLimits {
+        ProcessLimits {
+            wall: self.wall,
+            cpu: self.cpu,
+            memory: self.memory,
+            grace: self.grace,
+            stop: self.stop.clone(),
+        }
+    }
+
     pub fn with_wall(wall: Duration) -> Self {
         RunLimits {
             wall,
@@ -560,13 +572,7 @@ pub fn run_external(
     }
     argv.extend(ext.trailing.iter().cloned());
     record.command = argv.clone();
-    let plimits = ProcessLimits {
-        wall: limits.wall,
-        cpu: limits.cpu,
-        memory: limits.memory,
-        grace: limits.grace,
-        stop: limits.stop.clone(),
-    };
+    let plimits = limits.process();
     let outcome = match ext.syntax {
         Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(|s| s.parsed)),

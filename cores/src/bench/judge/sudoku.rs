@@ -1,6 +1,7 @@
 //! What Sudoku runs claim, judged: [`fault`] checks one record against its slice (and marks
 //! the puzzles whose grids fail), [`cross_check`] the records of one slice against each other.
-//! `crate::bench::judge` calls them for Sudoku instances.
+//! `super::judge` calls them for Sudoku instances; the grids are checked by the family's
+//! verifier, `crate::problems::sudoku::verify`.
 //!
 //! Invariants:
 //! - a run answers the slice's puzzles in order, one result per puzzle, on the slice's lines;
@@ -12,10 +13,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::bench::{PuzzleRun, PuzzleStatus, Slice};
 use crate::bench::conflict::Conflict;
 use crate::bench::record::{Answer, RunRecord, Status};
 use crate::problems::sudoku::verify::check_grid;
+use crate::sudoku::bench::{PuzzleRun, PuzzleStatus, Slice};
 
 /// Why the grids of `run` do not hold for the puzzle `text` (`None`: they hold or there are
 /// none to check).
@@ -59,7 +60,10 @@ fn puzzle_fault(slice: &Slice, text: &str, run: &PuzzleRun) -> Option<String> {
 /// of them, as evidence; the first fault found is the record's).
 pub fn fault(slice: &Slice, record: &mut RunRecord) -> Option<String> {
     let status = record.status;
-    if status == Status::Optimal || status == Status::Feasible {
+    if matches!(
+        status,
+        Status::Optimal | Status::Feasible | Status::Unsatisfiable
+    ) {
         return Some(format!(
             "status {status} for a Sudoku slice (solved, or timeout)"
         ));
@@ -171,9 +175,9 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::super::bench::fixtures::*;
     use super::*;
     use crate::bench::{judge, HostInfo, Instance};
+    use crate::sudoku::bench::fixtures::*;
 
     fn record(config: &str, status: Status, puzzles: Vec<PuzzleRun>) -> RunRecord {
         let mut r = RunRecord::blank_of(

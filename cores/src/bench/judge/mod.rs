@@ -4,9 +4,19 @@
 //! it makes and the coordinator judges it again on the job's frozen instance before storing
 //! it; both call [`judge`].
 //!
+//! Each family's rules sit here, above the families (`domino`, `sudoku`, `mzn_suite`), so the
+//! domain modules know nothing of the benchmark layer: they keep their verifiers
+//! (`crate::domino::verify`, `crate::problems::sudoku::verify`), which the rules call.
+//! Files depend one way: `family` <- `record` <- the families' rules <- this module.
+//!
 //! Invariant: after [`judge`], a record claiming a solved status carries only answers its
-//! family's verifier accepted; a record of another family than its instance is `wrong`.
-//! [`cross_check`] takes only verified answers as evidence.
+//! family's verifier accepted (a MiniZinc suite with a checker: that the checker accepted);
+//! a record of another family than its instance is `wrong`. [`cross_check`] takes only
+//! answers that were not refuted as evidence.
+
+pub mod domino;
+pub mod mzn_suite;
+pub mod sudoku;
 
 use super::conflict::Conflict;
 use super::record::RunRecord;
@@ -26,15 +36,16 @@ pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<S
         ))
     } else {
         match instance {
-            Instance::Domino(i) => crate::domino::judge::fault(i, record),
-            Instance::Sudoku(s) => crate::sudoku::judge::fault(s, record),
+            Instance::Domino(i) => domino::fault(i, record),
+            Instance::Sudoku(s) => sudoku::fault(s, record),
+            Instance::MznSuite(i) => mzn_suite::fault(i, record),
         }
     };
     record.judged(who, fault)
 }
 
 /// Cross-checks the records of one instance, each family by its own rules
-/// (`crate::domino::judge::cross_check`, `crate::sudoku::judge::cross_check`); one
+/// ([`domino::cross_check`], [`sudoku::cross_check`], [`mzn_suite::cross_check`]); one
 /// [`Conflict`] per refuted record.
 pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<Conflict> {
     let records: Vec<&RunRecord> = records.into_iter().collect();
@@ -49,8 +60,9 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
             continue;
         }
         conflicts.extend(match family {
-            super::Family::Domino => crate::domino::judge::cross_check(of),
-            super::Family::Sudoku => crate::sudoku::judge::cross_check(of),
+            super::Family::Domino => domino::cross_check(of),
+            super::Family::Sudoku => sudoku::cross_check(of),
+            super::Family::MznSuite => mzn_suite::cross_check(of),
         });
     }
     conflicts

@@ -1,22 +1,25 @@
-//! What domino runs claim, judged: [`fault`] checks one record against its instance,
-//! [`cross_check`] the records of one instance against each other (mzn-bench's
-//! `check-statuses`). `crate::bench::judge` calls them for domino instances; [`judge`] is the
-//! same for a domino instance at hand.
+//! What domino runs claim, judged: [`fault`] checks one record against its instance with the
+//! family's verifier (`crate::domino::verify`), [`cross_check`] the records of one instance
+//! against each other (mzn-bench's `check-statuses`). `super::judge` calls them for domino
+//! instances; [`judge`] is the same for a domino instance at hand.
 //!
 //! Invariants:
 //! - after [`judge`], a record claiming `optimal` or `feasible` has a placement that
-//!   [`super::verify`] accepts, an objective equal to its size and no bound below it (an
+//!   [`crate::domino::verify`] accepts, an objective equal to its size and no bound below it (an
 //!   `optimal` record's bound is its objective); a record that fails any of these is `wrong`;
 //! - [`cross_check`] takes only verified placements as evidence: a proven bound below another
 //!   configuration's verified placement refutes that bound, so of two different claimed optima
 //!   the smaller is refuted. `wrong` records are neither evidence nor checked.
 
-use super::{verify, Instance};
 use crate::bench::conflict::Conflict;
 use crate::bench::record::{RunRecord, Status};
+use crate::domino::{verify, Instance};
 
 /// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
 pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
+    if record.status == Status::Unsatisfiable {
+        return Some("claims no placement exists (the empty one does)".into());
+    }
     if !record.status.is_solved() {
         return None;
     }
@@ -94,9 +97,9 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_line, Orientation, Placement};
     use super::*;
     use crate::bench::HostInfo;
+    use crate::domino::{parse_line, Orientation, Placement};
 
     /// A 3x3 board with two tiles: rows 0 and 2 hold both; rows 0 and 1 clash (seed 001, 1A).
     const INSTANCE: &str =
