@@ -630,7 +630,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
         for config in GAP_CONFIGS {
             units.push(NewUnit {
                 prefix: vec![],
-                weight: 1,
+                weight: cores::count::Count::one(),
                 estimate: None,
                 task: Some(BenchTask {
                     family: cores::bench::Family::Domino,
@@ -661,7 +661,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
             text: GAP_BATCH.into(),
         }],
         prefix: vec![],
-        symmetry_factor: 1,
+        symmetry_factor: cores::count::Count::one(),
         settings: Default::default(),
         dlx: String::new(),
         spec: String::new(),

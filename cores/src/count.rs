@@ -96,6 +96,13 @@ impl Count {
         (self.0 >= o.0).then(|| Count(&self.0 - &o.0))
     }
 
+    /// The integer square root when `self` is a perfect square (a two-band unit's count is
+    /// B(C)^2), else `None`.
+    pub fn exact_sqrt(&self) -> Option<Count> {
+        let r = self.0.sqrt();
+        (&r * &r == self.0).then_some(Count(r))
+    }
+
     /// `self x self`.
     pub fn square(&self) -> Count {
         Count(&self.0 * &self.0)
@@ -355,6 +362,9 @@ mod tests {
         assert_eq!(refs.iter().sum::<Count>(), Count::from(w) + Count::from(w));
         let sq = Count::from(u128::MAX).square();
         assert_eq!(sq.as_biguint(), &(BigUint::from(u128::MAX) * u128::MAX));
+        assert_eq!(sq.exact_sqrt(), Some(Count::from(u128::MAX)));
+        assert_eq!((sq + Count::one()).exact_sqrt(), None);
+        assert_eq!(Count::zero().exact_sqrt(), Some(Count::zero()));
         let p: Count = [2u8, 3, 7].into_iter().map(Count::from).product();
         assert_eq!(p, Count::from(42u8));
     }

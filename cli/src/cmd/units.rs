@@ -10,6 +10,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use cores::count::Count;
 use cores::grids::CoreSpec;
 use cores::problems::sudoku::format_grid;
 
@@ -35,7 +36,7 @@ pub fn run(args: UnitsArgs) -> anyhow::Result<()> {
     let csv = to_csv(job, args.box_dims)?;
     std::io::stdout().lock().write_all(csv.as_bytes())?;
     let units = job.units.as_ref().map_or(&[][..], |u| &u.units[..]);
-    let weights: u128 = units.iter().map(|(_, w)| w).sum();
+    let weights: Count = units.iter().map(|(_, w)| w).sum();
     eprintln!(
         "{}: {} units, weights summing to {weights}, factor {} ({})",
         job.name,

@@ -5,6 +5,7 @@
 //! `two-band-class` core as B(C)^2. The job's total is `sum E(C) B(C)^2`, factor 1.
 
 use coordinator::job::{CoreSpec, TwoBandClass};
+use cores::count::Count;
 use cores::grids::two_band::band_rows;
 use cores::problems::ProblemSpec;
 
@@ -28,10 +29,10 @@ pub fn generate(problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> 
     Ok(WeightedUnits {
         units: classes
             .iter()
-            .map(|c| (built.prefix.clone(), c.class_size))
+            .map(|c| (built.prefix.clone(), Count::from(c.class_size)))
             .collect(),
         core: CoreSpec::TwoBand { box_rows, box_cols },
-        symmetry_factor: Some(1),
+        symmetry_factor: Some(Count::one()),
         label: format!(
             "{spec} by two bands: {} classes of top-band column configurations of {side}x{side}, \
              each counting B(C)^2",
