@@ -116,7 +116,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                      in [units]",
                 ))
             }
-            (Some(path), false) => spec::load(path)?,
+            (Some(path), false) => {
+                let mut s = spec::load(path)?;
+                s.expand_units()?;
+                s
+            }
             (None, true) => {
                 let built = args.problem.build()?;
                 let name = built.label.clone();

@@ -31,7 +31,8 @@ pub struct UnitsArgs {
 }
 
 pub fn run(args: UnitsArgs) -> anyhow::Result<()> {
-    let spec = crate::spec::load(&args.spec)?;
+    let mut spec = crate::spec::load(&args.spec)?;
+    spec.expand_units()?;
     let job = pick(&spec.jobs, args.job.as_deref(), &args.spec)?;
     let csv = to_csv(job, args.box_dims)?;
     std::io::stdout().lock().write_all(csv.as_bytes())?;

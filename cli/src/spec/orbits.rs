@@ -161,6 +161,7 @@ pub fn generate(
             identity,
         }),
         two_band: None,
+        pending: None,
     })
 }
 

@@ -125,9 +125,32 @@ pub struct WeightedUnits {
     pub orbits: Option<super::orbits::OrbitUnits>,
     /// Set for a two-band count (generator `two-band`): each unit's configuration class.
     pub two_band: Option<Vec<coordinator::job::TwoBandClass>>,
+    /// Units put off until the job is submitted or its units are listed
+    /// (`Spec::expand_units`): `units` is empty until then. A two-band count's classes take
+    /// minutes to enumerate at 12x12, so loading a spec (every `run`, and the test that
+    /// every shipped spec loads) does not enumerate them.
+    pub pending: Option<Pending>,
+}
+
+/// Units whose generation waits for [`WeightedUnits::expand`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// Generator `two-band` on this plain Sudoku (checked when the spec was read).
+    TwoBand(ProblemSpec),
 }
 
 impl WeightedUnits {
+    /// Generates the units put off at loading (`pending`); nothing to do without.
+    pub fn expand(&mut self) -> Result<(), String> {
+        match self.pending.take() {
+            None => Ok(()),
+            Some(Pending::TwoBand(spec)) => {
+                *self = super::two_band::classes(&spec)?;
+                Ok(())
+            }
+        }
+    }
+
     /// The class unit `k` counts, for a count by classes (orbit terms, two-band classes).
     pub fn term(&self, k: usize) -> Option<coordinator::job::UnitTerm> {
         use coordinator::job::UnitTerm;
@@ -303,6 +326,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 symmetry_factor: Some(Count::from(gu.symmetry_factor)),
                 orbits: None,
                 two_band: None,
+                pending: None,
                 resume: None,
                 label: format!(
                     "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
@@ -355,6 +379,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 symmetry_factor: Some(Count::from(bu.symmetry_factor)),
                 orbits: None,
                 two_band: None,
+                pending: None,
                 resume: None,
             })
         }
@@ -384,6 +409,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 symmetry_factor: None,
                 orbits: None,
                 two_band: None,
+                pending: None,
                 resume: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
@@ -421,6 +447,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 symmetry_factor: None,
                 orbits: None,
                 two_band: None,
+                pending: None,
                 resume: None,
                 label: format!(
                     "queens {n} by the queens on the border: {} placements in {} classes under \
@@ -676,6 +703,7 @@ pub fn read_csv(
             }),
             orbits: None,
             two_band: None,
+            pending: None,
         });
     }
     let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
@@ -696,6 +724,7 @@ pub fn read_csv(
         label,
         orbits: None,
         two_band: None,
+        pending: None,
         resume: None,
     })
 }
