@@ -70,6 +70,8 @@ pub fn run_unit(
     };
     let stats = dlx.stats();
     Ok(UnitRun {
+        // The engine counts one unit's subtree in u128 (bounded: a search that enumerates
+        // its solutions one by one never nears 2^128); the unit's result is a Count.
         solutions: Count::from(stats.solutions),
         nodes: stats.nodes,
         updates: stats.updates,
@@ -95,6 +97,8 @@ pub fn run_core_unit(
         return Ok(None);
     };
     Ok(Some(UnitRun {
+        // A specialised core counts one unit (a band's completions, a queens prefix) in u128:
+        // bounded by what one unit holds; sums and products of units are Counts.
         solutions: Count::from(c.solutions),
         nodes: c.nodes,
         updates: 0,
@@ -121,6 +125,7 @@ pub fn run_term_unit(
         (CoreSpec::SudokuOrbits { box_rows, box_cols }, UnitTerm::Orbit(t)) => t
             .count(box_rows, box_cols, problem, stop)
             .map_err(|e| e.to_string())?
+            // A class term is at most the grids over side! of grids the core enumerates.
             .map(Count::from),
         (CoreSpec::TwoBand { box_rows, box_cols }, UnitTerm::TwoBand(t))
             if cores::grids::two_band::band_rows(box_rows, box_cols) == Ok(t.r) =>

@@ -175,6 +175,7 @@ pub struct CountArgs {
     #[arg(long, default_value_t = 0, global = true)]
     pub seed: u64,
     /// Stop after this many solutions (2 checks a puzzle's uniqueness).
+    // A machine integer: it bounds a count made one solution at a time in this process.
     #[arg(long, global = true)]
     pub limit: Option<u128>,
     /// Print each solution in its family's picture (a Sudoku grid, a Latin square, a queens

@@ -333,6 +333,41 @@ mod tests {
         assert_eq!(ledger_total(&z, 16).unwrap().total, Count::from(288u32));
     }
 
+    /// Regression: a ledger whose sum passed u128 was refused as an overflow; its total is
+    /// exact, and a number that is not a decimal count says why.
+    #[test]
+    fn a_ledger_past_2_128_adds_up_exactly() {
+        use num_bigint::BigUint;
+        let dir = tempfile::tempdir().unwrap();
+        let (w, c, f) = (
+            "340282366920938463463374607431768211457",
+            "18446744073709551629",
+            "100000000000000000000",
+        );
+        let p = write(
+            dir.path(),
+            "l.csv",
+            &format!(
+                "{HEAD}1,done,,1234............,{w},{c},{f},complete,abc\n\
+                 2,done,,1243............,1,{c},{f},complete,abc\n"
+            ),
+        );
+        let big = |s: &str| s.parse::<BigUint>().unwrap();
+        let want = (big(w) * big(c) + big(c)) * big(f);
+        assert_eq!(ledger_total(&p, 16).unwrap().total.as_biguint(), &want);
+        let p = write(
+            dir.path(),
+            "l.csv",
+            &format!("{HEAD}1,done,,1234............,{w},1e5,{f},complete,abc\n"),
+        );
+        let e = ledger_total(&p, 16).unwrap_err();
+        assert!(
+            e.contains("l.csv:2: count `1e5` is not a decimal count: "),
+            "{e}"
+        );
+        assert!(e.contains("'e' at byte 1"), "{e}");
+    }
+
     #[test]
     fn a_partial_or_foreign_ledger_is_refused_naming_the_file_and_line() {
         let dir = tempfile::tempdir().unwrap();

@@ -396,6 +396,40 @@ mod tests {
         assert_eq!(parse_weight("", "weight").unwrap(), Count::one());
     }
 
+    /// A report's count, a unit's weight and an imported count past 2^128 cross the edge
+    /// exact, and a job's totals go back out exact (they were "overflow").
+    #[test]
+    fn counts_past_2_128_round_trip_through_the_conversions() {
+        let big = "38296278920738107863746324732012492486187417600000";
+        let n: Count = big.parse().unwrap();
+        let r = unit_result(Some(pb::UnitResult {
+            solutions: big.into(),
+            ..Default::default()
+        }))
+        .unwrap();
+        assert_eq!(r.solutions, n);
+        let s = seeds(vec![pb::WeightedPrefix {
+            options: vec![0],
+            weight: big.into(),
+            imported: Some(pb::ImportedCount {
+                solutions: big.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }])
+        .unwrap();
+        assert_eq!(s[0].weight, n);
+        assert_eq!(s[0].imported.as_ref().unwrap().solutions, n);
+        let e = seeds(vec![pb::WeightedPrefix {
+            options: vec![0],
+            weight: format!("{big}x"),
+            ..Default::default()
+        }])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unit 0: weight: ") && e.contains("'x'"), "{e}");
+    }
+
     #[test]
     fn a_foreign_protocol_version_is_named_in_the_refusal() {
         assert!(check_header(Some(&pb::RequestHeader {
