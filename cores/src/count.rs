@@ -69,11 +69,6 @@ impl Count {
         self.0.to_u128()
     }
 
-    /// The value as `u64`, `None` above `u64::MAX`.
-    pub fn to_u64(&self) -> Option<u64> {
-        self.0.to_u64()
-    }
-
     /// `(self / d, self % d)`, `None` when `d` is zero.
     pub fn checked_div_rem(&self, d: &Count) -> Option<(Count, Count)> {
         if d.is_zero() {
@@ -111,11 +106,6 @@ impl Count {
     /// The value as a `BigUint`, for arithmetic this type does not offer.
     pub fn as_biguint(&self) -> &BigUint {
         &self.0
-    }
-
-    /// `f64` approximation (for rates and charts only, never for a count).
-    pub fn to_f64_lossy(&self) -> f64 {
-        self.0.to_f64().unwrap_or(f64::INFINITY)
     }
 }
 
