@@ -21,6 +21,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use cores::count::Count;
 use indicatif::{ProgressBar, ProgressStyle};
 use proto::client::{self, JobsClient};
 use proto::v1 as pb;
@@ -242,9 +243,10 @@ impl LocalCluster {
             let done: u64 = infos.iter().map(|i| i.units_done).sum();
             let total: u64 = infos.iter().map(|i| i.units_total).sum();
             let nodes: u64 = infos.iter().map(|i| i.nodes).sum();
-            let solutions: u128 = infos
+            // Progress only: the totals are read (and a bad one refused) after the wait.
+            let solutions: Count = infos
                 .iter()
-                .map(|i| i.solutions.parse::<u128>().unwrap_or(0))
+                .filter_map(|i| i.solutions.parse::<Count>().ok())
                 .sum();
             bar.set_length(total);
             bar.set_position(done);

@@ -1481,76 +1481,125 @@ fn a_resplit_dlx_job_recounts_from_its_ledger_alone() {
     );
 }
 
+/// End to end over gRPC on loopback (`run`: a real coordinator and a real worker): a job of
+/// four weighted units of the 4x4 Sudoku whose weights and symmetry factor are each past
+/// 2^64, so that its total, factor x sum(weight x count), is past 2^128 (about 2^138). The
+/// worker counts the units for real. Their counts are known without the program: of the 288
+/// grids of the 4x4 Sudoku (OEIS A107739), relabelling the digits gives 288 / 4 = 72 with a
+/// given first cell and 288 / 4! = 12 with a given first row. The expected total is computed
+/// here with num-bigint and must be what `run` printed (text and JSON), what the database
+/// holds, what `dancehall ledger` writes and re-adds, and what a second run from that ledger
+/// counts; an `expected_total` one too large fails the run, said first. (Before counts were
+/// `Count`, such a total was an "overflow".)
 #[test]
-fn a_total_beyond_128_bits_is_an_overflow_said_first_never_a_number() {
-    // 4 queens: 2 solutions (OEIS A000170), one with the first row's queen in column 1 and one
-    // in column 2 (options 1 and 2). Times the factor 2^128 - 1, or weighted 2^127 each, the
-    // total does not fit in 128 bits.
+fn a_total_past_2_128_is_exact_from_the_worker_to_the_ledger() {
+    use num_bigint::BigUint;
+    let big = |s: &str| s.parse::<BigUint>().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("units.csv"),
-        "prefix,weight\n1,170141183460469231731687303715884105728\n\
-         2,170141183460469231731687303715884105728\n",
-    )
-    .unwrap();
-    let cases = [
-        (
-            "factor",
-            "symmetry_factor = \"340282366920938463463374607431768211455\"\n",
-            "the symmetry factor x the weighted sum",
-        ),
-        (
-            "weights",
-            "[units]\nfile = \"units.csv\"\n",
-            "the sum of weight x count",
-        ),
+    // (givens, count, weight): disjoint units (row 1 = 1234, or cell (1,1) = 2, 3 or 4).
+    let units = [
+        ("1234............", 12u32, "18446744073709551617"),
+        ("2...............", 72, "36893488147419103231"),
+        ("3...............", 72, "100000000000000000000"),
+        ("4...............", 72, "99999999999999999989"),
     ];
-    for (name, keys, what) in cases {
-        let (top, units) = match keys.strip_prefix("[units]") {
-            Some(_) => ("", keys),
-            None => (keys, ""),
-        };
-        let spec = write_spec(
+    let factor = "18446744073709551629";
+    let two_64 = BigUint::from(u64::MAX) + 1u32;
+    assert!(units.iter().all(|(_, _, w)| big(w) > two_64) && big(factor) > two_64);
+    let weighted: BigUint = units.iter().map(|(_, c, w)| big(w) * *c).sum();
+    let want = &weighted * big(factor);
+    assert!(want.bits() > 128, "the total needs {} bits", want.bits());
+    let mut csv = String::from("givens,weight\n");
+    for (g, _, w) in &units {
+        csv.push_str(&format!("{g},{w}\n"));
+    }
+    std::fs::write(dir.path().join("units.csv"), csv).unwrap();
+    let spec = |name: &str, expected: &BigUint, units: &str, factor_line: &str| {
+        write_spec(
             dir.path(),
             &format!("{name}.toml"),
-            &format!("name = \"{name}\"\n{top}[problem]\nfamily = \"queens\"\nn = 4\n{units}"),
-        );
-        let db = dir.path().join(format!("{name}.db"));
-        for json in [true, false] {
-            let mut cmd = dancehall();
-            cmd.arg("run")
-                .arg(&spec)
-                .args(["--workers", "1", "--db"])
-                .arg(&db);
-            if json {
-                cmd.arg("--json");
-            }
-            let out = run_expect(&mut cmd, 1);
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert!(
-                err.starts_with("OVERFLOW job ")
-                    && err
-                        .lines()
-                        .next()
-                        .unwrap()
-                        .ends_with(&format!("({name}): {what} exceeds 2^128 - 1")),
-                "{name}: {err}"
-            );
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            if json {
-                let v = &json_lines(&out)[0];
-                assert_eq!(v["total_solutions"], "overflow", "{v}");
-                assert!(v["overflow"].as_str().unwrap().starts_with(what), "{v}");
-            } else {
-                assert!(
-                    stdout.starts_with("PROBLEMS: 1 total(s) overflow 128 bits"),
-                    "{stdout}"
-                );
-                assert!(stdout.contains("solutions: overflow"), "{stdout}");
-                assert!(!stdout.contains("solutions: 0"), "{stdout}");
-            }
-        }
+            &format!(
+                "name = \"{name}\"\n{factor_line}expected_total = \"{expected}\"\n\
+                 [problem]\nfamily = \"sudoku\"\nbox_rows = 2\nbox_cols = 2\n\
+                 [units]\nfile = \"{units}\"\n"
+            ),
+        )
+    };
+    let factor_line = format!("symmetry_factor = \"{factor}\"\n");
+    let good = spec("big", &want, "units.csv", &factor_line);
+
+    // `run --json`: the total, the weighted sum and the expected total, exact.
+    let db = dir.path().join("big.db");
+    let out = run_spec(&good, &db, &["--json"], 0);
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["total_solutions"], want.to_string(), "{v}");
+    assert_eq!(v["solutions"], weighted.to_string(), "{v}");
+    assert_eq!(v["symmetry_factor"], factor, "{v}");
+    assert_eq!(v["expected_total"], want.to_string(), "{v}");
+    assert_eq!(v["counted_unweighted"], (12 + 3 * 72).to_string(), "{v}");
+
+    // The database: each unit's weight and count as decimal TEXT, re-added here.
+    let rows = db_rows(
+        &db,
+        "SELECT u.weight, r.solutions FROM units u JOIN unit_results r ON r.unit_id = u.id
+         WHERE u.audit_of IS NULL",
+    );
+    let summed: BigUint = rows.iter().map(|r| big(&r[0]) * big(&r[1])).sum();
+    assert_eq!(summed, weighted);
+    assert!(rows.iter().any(|r| big(&r[0]) > two_64));
+    assert_eq!(
+        db_rows(&db, "SELECT symmetry_factor FROM jobs"),
+        vec![vec![factor.to_string()]]
+    );
+
+    // `dancehall ledger`: its re-added total, and its rows re-added here.
+    let ledger = dir.path().join("ledger.csv");
+    let out = run_expect(
+        dancehall()
+            .args(["ledger", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(&ledger),
+        0,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("factor {factor} x sum(weight x count) = {want}")),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let head: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (w, n, f) = (col("weight"), col("count"), col("factor"));
+    let mut readded = BigUint::default();
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[f], factor, "{line}");
+        readded += big(cells[w]) * big(cells[n]);
     }
+    assert_eq!(readded * big(factor), want);
+
+    // The ledger read back as a job's units (its factor column taken as the job's): the
+    // worker counts them again to the same total.
+    let again = spec("again", &want, "ledger.csv", "");
+    let out = run_spec(&again, &dir.path().join("again.db"), &[], 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("x {factor} = {want} in all")),
+        "{stdout}"
+    );
+
+    // An expected total one too large fails the run, said first.
+    let wrong = &want + 1u32;
+    let bad = spec("bad", &wrong, "units.csv", &factor_line);
+    let out = run_spec(&bad, &dir.path().join("bad.db"), &[], 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "WRONG TOTAL job 1 (bad): total {want} differs from the spec's expected_total {wrong}"
+        )),
+        "{err}"
+    );
 }
 
 #[test]

@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 pub use cores::bench::{Family, FileKind, RunRecord, Status as RunStatus};
+pub use cores::count::Count;
 pub use cores::domino::Difficulty;
 pub use cores::grids::two_band::TwoBandClass;
 pub use cores::grids::{CoreSpec, CountCore};
@@ -327,7 +328,7 @@ pub struct Job {
     pub manifest: Option<String>,
     pub state: JobState,
     pub prefix: Prefix,
-    pub symmetry_factor: u128,
+    pub symmetry_factor: Count,
     pub settings: JobSettings,
     pub created_at: Millis,
     pub finished_at: Option<Millis>,
@@ -363,7 +364,7 @@ pub struct Unit {
     pub prefix: Prefix,
     /// What the unit's count is multiplied by in its job's total (1 unless the job was
     /// submitted as weighted units; re-split children and audits inherit it).
-    pub weight: u128,
+    pub weight: Count,
     pub estimate: Option<UnitEstimate>,
     /// Set for the units of a benchmark job.
     pub task: Option<BenchTask>,
@@ -404,7 +405,7 @@ impl Unit {
 /// What a worker measured on a unit (or what the partitioner counted directly).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UnitResult {
-    pub solutions: u128,
+    pub solutions: Count,
     pub nodes: u64,
     pub updates: u64,
     /// The unit's estimate as the worker saw it (echo).

@@ -26,7 +26,7 @@ use std::collections::BinaryHeap;
 
 use cores::xcc::{estimate_from, parse_dlx, Branching, Dlx, DlxParseError, PrefixError, Problem};
 
-use crate::job::{CoreSpec, CountCore, Prefix, UnitEstimate, UnitResult, UnitTerm};
+use crate::job::{CoreSpec, Count, CountCore, Prefix, UnitEstimate, UnitResult, UnitTerm};
 use crate::scheduler::NewUnit;
 
 /// How finely to cut.
@@ -76,7 +76,7 @@ pub enum PartitionError {
     #[error("unit {index}: imported with {imported} solutions, but its prefix {what}")]
     ImportedWrong {
         index: usize,
-        imported: u128,
+        imported: Count,
         what: &'static str,
     },
 }
@@ -85,7 +85,7 @@ pub enum PartitionError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seed {
     pub prefix: Prefix,
-    pub weight: u128,
+    pub weight: Count,
     /// A unit counted before, by the job this one resumes: it starts with this result.
     pub imported: Option<Imported>,
     /// The index among the seeds of the imported split unit this one was handed back from.
@@ -97,7 +97,7 @@ pub struct Seed {
 
 impl Seed {
     /// A unit to count.
-    pub fn new(prefix: Prefix, weight: u128) -> Seed {
+    pub fn new(prefix: Prefix, weight: Count) -> Seed {
         Seed {
             prefix,
             weight,
@@ -111,7 +111,7 @@ impl Seed {
 /// A unit's result carried over from the job a submission resumes (a partial ledger).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
-    pub solutions: u128,
+    pub solutions: Count,
     pub nodes: u64,
     pub core: CountCore,
     /// The count covers only the part outside the unit's children (seeds naming it as
@@ -128,7 +128,7 @@ impl Imported {
     /// The result its unit starts with (its source as the host).
     fn result(&self) -> UnitResult {
         UnitResult {
-            solutions: self.solutions,
+            solutions: self.solutions.clone(),
             nodes: self.nodes,
             wall_seconds: self.wall_seconds,
             host: self.source.clone(),
@@ -178,7 +178,10 @@ pub fn partition_problem(
     {
         return resume_units(problem, seeds, settings, split);
     }
-    let first = seeds.iter().map(|s| (s.prefix.clone(), s.weight)).collect();
+    let first = seeds
+        .iter()
+        .map(|s| (s.prefix.clone(), s.weight.clone()))
+        .collect();
     cut(problem, first, settings, split)
 }
 
@@ -189,7 +192,7 @@ fn check_seeds(prefix: &[u32], seeds: &[Seed]) -> Result<(), PartitionError> {
         if !seed.prefix.starts_with(prefix) {
             return Err(PartitionError::SeedOutside { index });
         }
-        if seed.weight == 0 {
+        if seed.weight.is_zero() {
             return Err(PartitionError::ZeroWeight { index });
         }
     }
@@ -233,7 +236,7 @@ fn term_units(
         if seed.prefix != prefix {
             return Err(PartitionError::SeedOutside { index });
         }
-        if seed.weight == 0 {
+        if seed.weight.is_zero() {
             return Err(PartitionError::ZeroWeight { index });
         }
         if let Some(&(_, first)) = classes.iter().find(|(c, _)| *c == term.class()) {
@@ -249,7 +252,7 @@ fn term_units(
             .map_err(|source| PartitionError::Seed { index, source })?;
         units.push(NewUnit {
             prefix: seed.prefix.clone(),
-            weight: seed.weight,
+            weight: seed.weight.clone(),
             estimate: None,
             task: None,
             term: Some(term.clone()),
@@ -283,22 +286,31 @@ pub fn resume_units(
             }
         }
         let estimate = split && seed.imported.is_none();
-        let examined = examine(problem, seed.prefix.clone(), seed.weight, s, estimate)
-            .map_err(|source| PartitionError::Seed { index, source })?;
+        let examined = examine(
+            problem,
+            seed.prefix.clone(),
+            seed.weight.clone(),
+            s,
+            estimate,
+        )
+        .map_err(|source| PartitionError::Seed { index, source })?;
         let mut unit = match (&seed.imported, examined) {
             (Some(imp), examined) => {
                 let wrong = |what| PartitionError::ImportedWrong {
                     index,
-                    imported: imp.solutions,
+                    imported: imp.solutions.clone(),
                     what,
                 };
                 if let Examined::Counted(c) = &examined {
-                    let known = c.counted.as_ref().map_or(0, |r| r.solutions);
+                    let known = c
+                        .counted
+                        .as_ref()
+                        .map_or_else(Count::zero, |r| r.solutions.clone());
                     if imp.split {
                         return Err(wrong("is a leaf, which cannot have been split"));
                     }
                     if imp.solutions != known {
-                        return Err(wrong(if known == 1 {
+                        return Err(wrong(if known == Count::one() {
                             "is a solution (1)"
                         } else {
                             "is a dead end (0)"
@@ -307,7 +319,7 @@ pub fn resume_units(
                 }
                 NewUnit {
                     prefix: seed.prefix.clone(),
-                    weight: seed.weight,
+                    weight: seed.weight.clone(),
                     estimate: None,
                     task: None,
                     term: None,
@@ -337,7 +349,7 @@ pub fn resume_units(
 /// A candidate unit whose subtree was estimated (or not: a unit never split).
 struct Open {
     prefix: Prefix,
-    weight: u128,
+    weight: Count,
     estimate: Option<UnitEstimate>,
 }
 
@@ -367,7 +379,7 @@ impl Ord for Open {
     }
 }
 
-fn counted(prefix: Prefix, weight: u128, solutions: u128) -> NewUnit {
+fn counted(prefix: Prefix, weight: Count, solutions: Count) -> NewUnit {
     NewUnit {
         prefix,
         weight,
@@ -413,15 +425,23 @@ enum Examined {
 fn examine(
     problem: &Problem,
     prefix: Prefix,
-    weight: u128,
+    weight: Count,
     s: &PartitionSettings,
     estimate: bool,
 ) -> Result<Examined, PrefixError> {
     let mut dlx = Dlx::new(problem);
     dlx.apply_prefix(&prefix)?;
     match dlx.branching() {
-        Branching::Solved => Ok(Examined::Counted(Box::new(counted(prefix, weight, 1)))),
-        Branching::DeadEnd => Ok(Examined::Counted(Box::new(counted(prefix, weight, 0)))),
+        Branching::Solved => Ok(Examined::Counted(Box::new(counted(
+            prefix,
+            weight,
+            Count::one(),
+        )))),
+        Branching::DeadEnd => Ok(Examined::Counted(Box::new(counted(
+            prefix,
+            weight,
+            Count::zero(),
+        )))),
         Branching::Branch { options, .. } => {
             let estimate = estimate.then(|| {
                 let e = estimate_from(
@@ -474,11 +494,14 @@ fn partition_with(
     s: &PartitionSettings,
     split: bool,
 ) -> Result<Vec<NewUnit>, PartitionError> {
-    let root = match examine(problem, prefix.to_vec(), 1, s, false)? {
+    let root = match examine(problem, prefix.to_vec(), Count::one(), s, false)? {
         Examined::Counted(unit) => return Ok(vec![*unit]),
         Examined::Open(_, options) => options,
     };
-    let first = root.iter().map(|&o| (child(prefix, o), 1)).collect();
+    let first = root
+        .iter()
+        .map(|&o| (child(prefix, o), Count::one()))
+        .collect();
     cut(problem, first, s, split)
 }
 
@@ -488,7 +511,7 @@ fn partition_with(
 /// `first` of the prefix that does not apply.
 fn cut(
     problem: &Problem,
-    first: Vec<(Prefix, u128)>,
+    first: Vec<(Prefix, Count)>,
     s: &PartitionSettings,
     split: bool,
 ) -> Result<Vec<NewUnit>, PartitionError> {
@@ -496,7 +519,7 @@ fn cut(
     // Each open unit with the options it would split into.
     let mut heap: BinaryHeap<(Open, Vec<u32>)> = BinaryHeap::new();
     let add = |p: Prefix,
-               weight: u128,
+               weight: Count,
                done: &mut Vec<NewUnit>,
                heap: &mut BinaryHeap<(Open, Vec<u32>)>| {
         match examine(problem, p, weight, s, split)? {
@@ -517,7 +540,12 @@ fn cut(
             break;
         }
         for &o in &options {
-            add(child(&top.prefix, o), top.weight, &mut done, &mut heap)?;
+            add(
+                child(&top.prefix, o),
+                top.weight.clone(),
+                &mut done,
+                &mut heap,
+            )?;
         }
     }
     // Counted units first, then the work units largest estimate first.
@@ -600,7 +628,7 @@ mod tests {
         units
             .iter()
             .map(|u| match &u.counted {
-                Some(r) => r.solutions,
+                Some(r) => r.solutions.to_u128().unwrap(),
                 None => {
                     let mut d = Dlx::new(problem);
                     d.apply_prefix(&u.prefix).unwrap();
@@ -666,7 +694,7 @@ mod tests {
         let sol = Dlx::new(&p).first().unwrap();
         let units = partition(&p, &sol, &settings(1, 1000)).unwrap();
         assert_eq!(units.len(), 1);
-        assert_eq!(units[0].counted.as_ref().unwrap().solutions, 1);
+        assert_eq!(units[0].counted.as_ref().unwrap().solutions, c(1));
         // Errors name what is wrong.
         assert!(matches!(
             partition_job(&text, &[0, 1], &[], CoreSpec::Dlx, &settings(1, 10)),
@@ -693,17 +721,21 @@ mod tests {
     }
 
     /// Sum of weight x count over the units, each counted on its own from its prefix.
-    fn weighted_sum(problem: &Problem, units: &[NewUnit]) -> u128 {
+    fn weighted_sum(problem: &Problem, units: &[NewUnit]) -> Count {
         units
             .iter()
             .map(|u| {
                 let n = match &u.counted {
-                    Some(r) => r.solutions,
-                    None => count_below(problem, &u.prefix),
+                    Some(r) => r.solutions.clone(),
+                    None => c(count_below(problem, &u.prefix)),
                 };
-                u.weight * n
+                &u.weight * &n
             })
             .sum()
+    }
+
+    fn c(n: u128) -> Count {
+        Count::from(n)
     }
 
     #[test]
@@ -714,16 +746,16 @@ mod tests {
         let grid = Dlx::new(&p).first().unwrap();
         let big = 10u128.pow(20);
         let seeds = vec![
-            Seed::new(vec![0, 5], 3),
-            Seed::new(vec![0, 6], big),
-            Seed::new(vec![0, 7], 1),
-            Seed::new(grid.clone(), 7),
+            Seed::new(vec![0, 5], c(3)),
+            Seed::new(vec![0, 6], c(big)),
+            Seed::new(vec![0, 7], c(1)),
+            Seed::new(grid.clone(), c(7)),
         ];
-        let want: u128 = seeds
+        let want: Count = seeds
             .iter()
-            .map(|s| s.weight * count_below(&p, &s.prefix))
+            .map(|s| &s.weight * &c(count_below(&p, &s.prefix)))
             .sum();
-        assert!(want > u128::from(u64::MAX));
+        assert!(want > c(u128::from(u64::MAX)));
         for budget in [1, 1_000_000] {
             let units =
                 partition_job(&text, &[], &seeds, CoreSpec::Dlx, &settings(budget, 1000)).unwrap();
@@ -736,7 +768,7 @@ mod tests {
                 assert_eq!(u.weight, seed.weight, "{:?}", u.prefix);
             }
             let solved = units.iter().find(|u| u.prefix == grid).unwrap();
-            assert_eq!(solved.counted.as_ref().unwrap().solutions, 1);
+            assert_eq!(solved.counted.as_ref().unwrap().solutions, c(1));
             if budget == 1 {
                 assert!(units.len() > seeds.len(), "a tight budget splits the seeds");
             } else {
@@ -752,19 +784,19 @@ mod tests {
             box_rows: 2,
             box_cols: 2,
         };
-        let seeds = vec![Seed::new(vec![0], 2), Seed::new(vec![1], 5)];
+        let seeds = vec![Seed::new(vec![0], c(2)), Seed::new(vec![1], c(5))];
         let units = partition_job(&text, &[], &seeds, core, &settings(1, 1000)).unwrap();
         assert_eq!(units.len(), 2);
         assert!(units
             .iter()
             .all(|u| u.estimate.is_none() && u.counted.is_none()));
-        assert_eq!(weighted_sum(&p, &units), 2 * 72 + 5 * 72);
+        assert_eq!(weighted_sum(&p, &units), c(2 * 72 + 5 * 72));
         // Without seeds: the root's options, unsplit.
         let units = partition_job(&text, &[], &[], core, &settings(1, 1000)).unwrap();
         assert!(units
             .iter()
             .all(|u| u.estimate.is_none() && u.prefix.len() == 1));
-        assert_eq!(weighted_sum(&p, &units), 288);
+        assert_eq!(weighted_sum(&p, &units), c(288));
         // Queens are no Sudoku; nor is a 4x4 Sudoku one of 3x3 boxes.
         let e = partition_job(&queens(6), &[], &[], core, &settings(1, 10)).unwrap_err();
         assert_eq!(
@@ -788,7 +820,7 @@ mod tests {
         let e = partition_job(
             &text,
             &[],
-            &[seed(vec![0], 1), seed(vec![0, 1], 1)],
+            &[seed(vec![0], c(1)), seed(vec![0, 1], c(1))],
             CoreSpec::Dlx,
             &s,
         )
@@ -798,18 +830,22 @@ mod tests {
         let e = partition_job(
             &text,
             &[5],
-            &[seed(vec![5, 16], 1), seed(vec![16], 1)],
+            &[seed(vec![5, 16], c(1)), seed(vec![16], c(1))],
             CoreSpec::Dlx,
             &s,
         )
         .unwrap_err();
         assert_eq!(e, PartitionError::SeedOutside { index: 1 });
-        let e = partition_job(&text, &[], &[seed(vec![0], 0)], CoreSpec::Dlx, &s).unwrap_err();
+        let e = partition_job(&text, &[], &[seed(vec![0], c(0))], CoreSpec::Dlx, &s).unwrap_err();
         assert_eq!(e, PartitionError::ZeroWeight { index: 0 });
         let e = partition_job(
             &text,
             &[],
-            &[seed(vec![0, 5], 1), seed(vec![16], 1), seed(vec![5, 0], 2)],
+            &[
+                seed(vec![0, 5], c(1)),
+                seed(vec![16], c(1)),
+                seed(vec![5, 0], c(2)),
+            ],
             CoreSpec::Dlx,
             &s,
         )
@@ -829,7 +865,7 @@ mod tests {
         let p = parse_dlx(&queens(8)).unwrap();
         let imported = |solutions: u128, split: bool| {
             Some(Imported {
-                solutions,
+                solutions: c(solutions),
                 nodes: 1,
                 core: CountCore::Dlx,
                 split,
@@ -847,23 +883,23 @@ mod tests {
         let mut seeds = vec![
             Seed {
                 imported: imported(outside, true),
-                ..Seed::new(vec![0], 1)
+                ..Seed::new(vec![0], c(1))
             },
             Seed {
                 imported: imported(count_below(&p, &a), false),
                 parent: Some(0),
-                ..Seed::new(a, 1)
+                ..Seed::new(a, c(1))
             },
             Seed {
                 parent: Some(0),
-                ..Seed::new(b, 1)
+                ..Seed::new(b, c(1))
             },
             Seed {
                 imported: imported(count_below(&p, &[1]), false),
-                ..Seed::new(vec![1], 1)
+                ..Seed::new(vec![1], c(1))
             },
         ];
-        seeds.extend((2..8).map(|c| Seed::new(vec![c], 1)));
+        seeds.extend((2..8).map(|o| Seed::new(vec![o], c(1))));
         (p, seeds)
     }
 
@@ -882,7 +918,7 @@ mod tests {
         assert_eq!(units[0].counted.as_ref().unwrap().host, "test");
         // The imported split unit's count covers only what its children do not: the sum over
         // the units (imported counts kept, the others counted) is Q(8) = 92 (OEIS A000170).
-        assert_eq!(weighted_sum(&p, &units), 92);
+        assert_eq!(weighted_sum(&p, &units), c(92));
     }
 
     #[test]
@@ -909,18 +945,18 @@ mod tests {
         let mut bad = seeds.clone();
         bad.push(Seed {
             imported: Some(Imported {
-                solutions: 2,
+                solutions: c(2),
                 nodes: 0,
                 core: CountCore::Dlx,
                 split: false,
                 wall_seconds: 0.0,
                 source: String::new(),
             }),
-            ..Seed::new(solution, 1)
+            ..Seed::new(solution, c(1))
         });
         assert!(matches!(
             cut(&bad),
-            PartitionError::ImportedWrong { imported: 2, .. }
+            PartitionError::ImportedWrong { ref imported, .. } if *imported == c(2)
         ));
     }
 }

@@ -8,8 +8,9 @@
 //! subtrees it handed back happen together or not at all), and [`load`] reads back exactly
 //! the [`Snapshot`] the scheduler had. `unit_results.unit_id` is a primary key and results
 //! are only ever inserted, so a second accepted result for a unit cannot be written even by a
-//! faulty scheduler. Counts and unit weights are decimal TEXT; a job's total is summed in
-//! Rust as checked u128 products weight x solutions ([`job_total`]).
+//! faulty scheduler. Counts, unit weights and symmetry factors are decimal TEXT of any size,
+//! read back as `Count`; nothing sums a count in SQL: a job's total is summed in Rust as
+//! exact `Count` products weight x solutions ([`job_total`]).
 //!
 //! Migrations: `20250101000000_initial.sql`, `20250201000000_benchmarks.sql`,
 //! `20250301000000_weights.sql` (`units.weight`, `jobs.core`, `unit_results.core`), and the
@@ -29,7 +30,7 @@ use sqlx::Row;
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
-    BenchRecord, BenchTask, Capabilities, CoreSpec, CountCore, Difficulty, Family, FileKind,
+    BenchRecord, BenchTask, Capabilities, CoreSpec, Count, CountCore, Difficulty, Family, FileKind,
     FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis,
     RunRecord, Unit, UnitEstimate, UnitResult, UnitState, UnitTerm, WorkerInfo,
 };
@@ -984,10 +985,10 @@ pub async fn job_texts(pool: &SqlitePool, job: JobId) -> Result<Option<StoredJob
     .transpose()
 }
 
-/// A job's count straight from the database: the u128 sum (in Rust) of weight x solutions
+/// A job's count straight from the database: the exact sum (in Rust) of weight x solutions
 /// over the accepted results of its work units (audit re-runs excluded), before the symmetry
-/// factor. An overflow of u128 is [`StoreError::Range`], never a wrapped number.
-pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<u128> {
+/// factor.
+pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<Count> {
     let rows = sqlx::query(
         "SELECT r.solutions, u.weight FROM unit_results r JOIN units u ON u.id = r.unit_id
          WHERE r.job_id = ? AND u.audit_of IS NULL",
@@ -995,15 +996,11 @@ pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<u128> {
     .bind(int(job, "job id")?)
     .fetch_all(pool)
     .await?;
-    let mut total: u128 = 0;
-    let overflow = || StoreError::Range(format!("job {job}: the weighted total overflows u128"));
+    let mut total = Count::zero();
     for row in rows {
-        let v: u128 = parse(&row.try_get::<String, _>("solutions")?, "solutions")?;
-        let w: u128 = parse(&row.try_get::<String, _>("weight")?, "weight")?;
-        total = w
-            .checked_mul(v)
-            .and_then(|x| total.checked_add(x))
-            .ok_or_else(overflow)?;
+        let v: Count = parse(&row.try_get::<String, _>("solutions")?, "solutions")?;
+        let w: Count = parse(&row.try_get::<String, _>("weight")?, "weight")?;
+        total += w * v;
     }
     Ok(total)
 }

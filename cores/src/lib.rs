@@ -2,6 +2,7 @@
 //! Everything that searches lives here; the coordinator, worker and CLI only adapt it.
 
 pub mod bench;
+pub mod count;
 pub mod domino;
 pub mod grids;
 pub mod orbit_term;

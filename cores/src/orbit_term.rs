@@ -18,6 +18,8 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
+use crate::count::Count;
+
 use crate::grids::groups::read_groups;
 pub use crate::grids::orbits::GroupChoice;
 use crate::grids::orbits::{class_term, GridSymmetry, OrbitError};
@@ -103,6 +105,28 @@ pub fn count_term(
     }
 }
 
+/// Burnside's sum does not divide by the group's order: some term is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("Burnside's sum {sum} does not divide by the group's order {order}: a term is wrong")]
+pub struct NotDivisible {
+    pub sum: Count,
+    pub order: Count,
+}
+
+/// The orbits from exact Burnside terms `(|C|, A(C))`: `sum |C| A(C) / |G|`, refused when it
+/// does not divide (or `|G|` is 0). The harness's quotient (ledgers, `run`, reports), of any
+/// size; `cores::grids::orbits::orbits_from_terms` is the in-process core's, in `u128`.
+pub fn burnside_quotient(
+    group_order: &Count,
+    terms: impl IntoIterator<Item = (Count, Count)>,
+) -> Result<Count, NotDivisible> {
+    let sum: Count = terms.into_iter().map(|(size, a)| size * a).sum();
+    sum.checked_div_exact(group_order).ok_or(NotDivisible {
+        sum,
+        order: group_order.clone(),
+    })
+}
+
 /// A u128 as a decimal string (JSON numbers lose precision past 2^53 in many readers).
 pub(crate) mod decimal {
     use serde::{Deserialize, Deserializer, Serializer};
@@ -147,5 +171,24 @@ mod tests {
         ] {
             assert!(OrbitTerm::from_json(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn burnside_quotient_is_exact_past_u128_and_refuses_a_remainder() {
+        // Sudoku 4x4: (1 x 12 + 3 x 4) / 4 = 6.
+        let c = |n: u128| Count::from(n);
+        assert_eq!(
+            burnside_quotient(&c(4), [(c(1), c(12)), (c(3), c(4))]),
+            Ok(c(6))
+        );
+        let big = c(u128::MAX) * c(1000);
+        assert_eq!(
+            burnside_quotient(&c(8), [(c(2), big.clone()), (c(6), big.clone())]),
+            Ok(big)
+        );
+        let e = burnside_quotient(&c(4), [(c(1), c(13)), (c(3), c(4))]).unwrap_err();
+        assert_eq!(e.sum, c(25));
+        assert!(e.to_string().contains("does not divide"), "{e}");
+        assert!(burnside_quotient(&c(0), [(c(1), c(0))]).is_err());
     }
 }

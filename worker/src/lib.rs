@@ -67,7 +67,7 @@ pub struct Summary {
     /// Results still unacknowledged when the worker gave up at shutdown.
     pub unreported: u64,
     /// Solutions in the accepted reports.
-    pub solutions: u128,
+    pub solutions: cores::count::Count,
     /// Nodes searched in all units run.
     pub nodes: u64,
 }

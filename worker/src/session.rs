@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cores::bench::FileKind;
+use cores::count::Count;
 use cores::grids::CoreSpec;
 use cores::xcc::{parse_dlx, Problem};
 use proto::v1::{self as pb, ReportVerdict};
@@ -840,11 +841,14 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
         match resp.verdict() {
             ReportVerdict::Accepted => {
                 self.summary.accepted += 1;
-                self.summary.solutions += report
+                // The worker sent this report itself, from a `Count`: it parses.
+                if let Some(n) = report
                     .result
                     .as_ref()
-                    .and_then(|r| r.solutions.parse::<u128>().ok())
-                    .unwrap_or(0);
+                    .and_then(|r| r.solutions.parse::<Count>().ok())
+                {
+                    self.summary.solutions += n;
+                }
             }
             ReportVerdict::Duplicate => self.summary.duplicate += 1,
             ReportVerdict::Stale => {

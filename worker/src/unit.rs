@@ -14,6 +14,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cores::count::Count;
 use cores::grids::{CoreError, CoreSpec, CountCore};
 use cores::unit_term::UnitTerm;
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
@@ -31,7 +32,7 @@ pub struct UnitWork {
 /// What running a unit measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnitRun {
-    pub solutions: u128,
+    pub solutions: Count,
     pub nodes: u64,
     pub updates: u64,
     pub wall_seconds: f64,
@@ -69,7 +70,9 @@ pub fn run_unit(
     };
     let stats = dlx.stats();
     Ok(UnitRun {
-        solutions: stats.solutions,
+        // The engine counts one unit's subtree in u128 (bounded: a search that enumerates
+        // its solutions one by one never nears 2^128); the unit's result is a Count.
+        solutions: Count::from(stats.solutions),
         nodes: stats.nodes,
         updates: stats.updates,
         wall_seconds: wall.elapsed().as_secs_f64(),
@@ -94,7 +97,9 @@ pub fn run_core_unit(
         return Ok(None);
     };
     Ok(Some(UnitRun {
-        solutions: c.solutions,
+        // A specialised core counts one unit (a band's completions, a queens prefix) in u128:
+        // bounded by what one unit holds; sums and products of units are Counts.
+        solutions: Count::from(c.solutions),
         nodes: c.nodes,
         updates: 0,
         wall_seconds: wall.elapsed().as_secs_f64(),
@@ -120,16 +125,23 @@ pub fn run_term_unit(
     let counted = match (core, term) {
         (CoreSpec::SudokuOrbits { box_rows, box_cols }, UnitTerm::Orbit(t)) => t
             .count(box_rows, box_cols, problem, stop)
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| e.to_string())?
+            // A class term is at most the grids over side! of grids the core enumerates.
+            .map(Count::from),
         (CoreSpec::TwoBand { box_rows, box_cols }, UnitTerm::TwoBand(t))
             if cores::grids::two_band::band_rows(box_rows, box_cols) == Ok(t.r) =>
         {
-            t.count(stop)
+            // B(C) is bounded (a band's fillings fit u128); its square may not: B(C)^2 at
+            // 12x12 can exceed 2^128, so the square is taken as a Count.
+            t.fillings(stop)
                 .map_err(|e| e.to_string())?
-                .map(|(_, square)| square)
+                .map(|b| Count::from(b).square())
         }
         (CoreSpec::ThreeBand { .. }, UnitTerm::ThreeBand(t)) => {
-            t.count(stop).map_err(|e| e.to_string())?.map(|c| c.grids)
+            // The grids with one top-band configuration: at most the 9x9 count, bounded.
+            t.count(stop)
+                .map_err(|e| e.to_string())?
+                .map(|c| Count::from(c.grids))
         }
         _ => {
             return Err(format!(
@@ -195,7 +207,7 @@ mod tests {
     }
 
     /// Runs `work` and then, recursively, every subtree it handed back; returns the total.
-    fn total(problem: &Problem, work: UnitWork) -> (u128, usize) {
+    fn total(problem: &Problem, work: UnitWork) -> (Count, usize) {
         let run = run_unit(problem, &work, no_stop()).unwrap();
         let mut sum = run.solutions;
         let mut units = 1;
@@ -223,7 +235,7 @@ mod tests {
         // OEIS A000170: 8 queens have 92 solutions.
         let p = queens(8);
         let run = run_unit(&p, &UnitWork::default(), no_stop()).unwrap();
-        assert_eq!(run.solutions, 92);
+        assert_eq!(run.solutions, Count::from(92u8));
         assert!(run.is_complete());
         assert!(run.nodes > 92 && run.updates > 0);
         assert!(run.wall_seconds >= 0.0);
@@ -243,7 +255,7 @@ mod tests {
             "a budget of 50 nodes must stop 8 queens"
         );
         let (sum, units) = total(&p, work);
-        assert_eq!(sum, 92);
+        assert_eq!(sum, Count::from(92u8));
         assert!(units > 2);
     }
 
@@ -258,7 +270,7 @@ mod tests {
         let stop = no_stop();
         stop.store(true, Ordering::Relaxed);
         let run = run_unit(&p, &work, stop).unwrap();
-        let rest: u128 = run
+        let rest: Count = run
             .remaining
             .iter()
             .map(|prefix| {
@@ -308,7 +320,7 @@ mod tests {
         // 8 queens: 92 (OEIS A000170), by first-row square.
         let q = cores::problems::queens::Queens::build(8).unwrap();
         let stop = AtomicBool::new(false);
-        let mut total = 0;
+        let mut total = Count::zero();
         for c in 0..8u32 {
             let work = UnitWork {
                 prefix: vec![c],
@@ -318,10 +330,10 @@ mod tests {
             let b = run_core_unit(CoreSpec::Queens { n: 8 }, &q.problem, &[c], &stop)
                 .unwrap()
                 .unwrap();
-            assert_eq!((b.solutions, b.core), (d.solutions, CountCore::Queens));
+            assert_eq!((&b.solutions, b.core), (&d.solutions, CountCore::Queens));
             total += b.solutions;
         }
-        assert_eq!(total, 92);
+        assert_eq!(total, Count::from(92u8));
     }
 
     #[test]
@@ -362,7 +374,7 @@ mod tests {
             no_stop(),
         )
         .unwrap();
-        assert_eq!(dlx.solutions, 28_200_960 / 720);
+        assert_eq!(dlx.solutions, Count::from(28_200_960u32 / 720));
         let bands = run_core_unit(
             CoreSpec::SudokuBands {
                 box_rows: 2,
@@ -390,7 +402,7 @@ mod tests {
             box_cols: 2,
         };
         let stop = AtomicBool::new(false);
-        let mut sum = 0;
+        let mut sum = Count::zero();
         for class in cores::grids::orbits::conjugacy_classes(&group) {
             let term = UnitTerm::Orbit(OrbitTerm {
                 class: class.index,
@@ -400,9 +412,9 @@ mod tests {
             });
             let run = run_term_unit(core, &p, &term, &stop).unwrap().unwrap();
             assert_eq!(run.core, CountCore::SudokuOrbitTerm);
-            sum += class.size * run.solutions;
+            sum += Count::from(class.size) * run.solutions;
         }
-        assert_eq!(sum, 2 * group.order());
+        assert_eq!(sum, Count::from(2 * group.order()));
         let term = OrbitTerm {
             class: 2,
             class_size: 1,
@@ -431,14 +443,14 @@ mod tests {
             box_cols: 3,
         };
         let stop = AtomicBool::new(false);
-        let mut sum = 0;
+        let mut sum = Count::zero();
         for class in cores::grids::two_band::TwoBandClass::all(3).unwrap() {
             let term = UnitTerm::TwoBand(class.clone());
             let run = run_term_unit(core, &p, &term, &stop).unwrap().unwrap();
             assert_eq!(run.core, CountCore::TwoBandClass);
-            sum += class.class_size * run.solutions;
+            sum += Count::from(class.class_size) * run.solutions;
         }
-        assert_eq!(sum, 28_200_960);
+        assert_eq!(sum, Count::from(28_200_960u32));
         let four =
             UnitTerm::TwoBand(cores::grids::two_band::TwoBandClass::all(2).unwrap()[0].clone());
         let e = run_term_unit(core, &p, &four, &stop).unwrap_err();

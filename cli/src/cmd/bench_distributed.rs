@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use cores::count::Count;
 use proto::client;
 use proto::v1 as pb;
 
@@ -190,8 +191,11 @@ async fn throughput(
     let seconds = started.elapsed().as_secs_f64();
     fleet.stop().await?;
     cluster.stop().await?;
-    let expected = u128::from(units) * u128::from(units + 1);
-    let got: u128 = infos[0].solutions.parse().unwrap_or(0);
+    let expected = Count::from(units) * Count::from(units + 1);
+    let got: Count = infos[0]
+        .solutions
+        .parse()
+        .context("the throughput job's total")?;
     if got != expected {
         anyhow::bail!("the throughput job counted {got}, expected {expected}");
     }
@@ -202,7 +206,7 @@ async fn throughput(
 }
 
 struct RealRun {
-    solutions: u128,
+    solutions: Count,
     units: u64,
     wall: f64,
     unit_wall: f64,
@@ -231,7 +235,7 @@ async fn real_count(
     let (infos, wall, units_info) = outcome?;
     let info = &infos[0];
     Ok(RealRun {
-        solutions: info.solutions.parse().unwrap_or(0),
+        solutions: info.solutions.parse().context("the job's total")?,
         units: info.units_total,
         wall,
         unit_wall: info.unit_wall_seconds,

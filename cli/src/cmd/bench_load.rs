@@ -17,6 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use cores::count::Count;
 use cores::problems::sudoku::{Sudoku, SudokuConfig};
 use cores::xcc::write_dlx;
 use proto::client;
@@ -208,12 +209,14 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
         )));
     }
     let stop = AtomicBool::new(false);
-    let mut expected = 0u128;
+    let mut expected = Count::zero();
     for p in &units {
         let g = cores::grids::givens_from_prefix(2, 2, p)?;
-        expected += cores::grids::count_completions(2, 2, &g, &stop)?
-            .context("not stopped")?
-            .solutions;
+        expected += Count::from(
+            cores::grids::count_completions(2, 2, &g, &stop)?
+                .context("not stopped")?
+                .solutions,
+        );
     }
 
     let (coord, _) = CoordProc::start(&dir.path().join("load.db"), &token_path)?;
@@ -248,7 +251,8 @@ pub fn run(a: LoadArgs) -> anyhow::Result<()> {
         };
         let seconds = started.elapsed().as_secs_f64();
         fleet.stop().await?;
-        Ok::<_, anyhow::Error>((seconds, info.solutions.parse::<u128>().unwrap_or(0)))
+        let total: Count = info.solutions.parse().context("the load job's total")?;
+        Ok::<_, anyhow::Error>((seconds, total))
     })?;
     let (cpu, mib) = coord.usage();
     drop(coord);

@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::Context;
+use cores::count::Count;
 use cores::xcc::Dlx;
 
 use crate::exit::user_error;
@@ -30,19 +31,19 @@ pub struct SpeedupArgs {
 }
 
 /// The job counted in this process: its total (weighted, times the symmetry factor).
-fn count_here(job: &JobSpec) -> anyhow::Result<u128> {
-    let units: Vec<(Vec<u32>, u128)> = match &job.units {
+fn count_here(job: &JobSpec) -> anyhow::Result<Count> {
+    let units: Vec<(Vec<u32>, Count)> = match &job.units {
         Some(u) => u.units.clone(),
-        None => vec![(job.prefix.clone(), 1)],
+        None => vec![(job.prefix.clone(), Count::one())],
     };
-    let mut sum = 0u128;
+    let mut sum = Count::zero();
     for (prefix, weight) in units {
         let mut dlx = Dlx::new(&job.problem);
         dlx.apply_prefix(&prefix)
             .map_err(|e| user_error(format!("{}: {e}", job.name)))?;
-        sum += weight * dlx.count();
+        sum += weight * Count::from(dlx.count());
     }
-    Ok(sum * job.symmetry_factor)
+    Ok(sum * &job.symmetry_factor)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -102,8 +103,8 @@ pub fn run(a: SpeedupArgs) -> anyhow::Result<()> {
             let got = v["total_solutions"]
                 .as_str()
                 .or(v["solutions"].as_str())
-                .and_then(|s| s.parse::<u128>().ok());
-            if got != Some(want) {
+                .and_then(|s| s.parse::<Count>().ok());
+            if got.as_ref() != Some(&want) {
                 anyhow::bail!(
                     "{}: dancehall run counted {got:?}, one process {want}",
                     job.name

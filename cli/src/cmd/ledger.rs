@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use coordinator::job::{CoreSpec, JobKind, UnitTerm};
 use coordinator::store::{self, Ledger};
-use cores::grids::two_band;
+use cores::count::Count;
 use cores::problems::sudoku::format_grid;
 
 use crate::exit::user_error;
@@ -83,9 +83,7 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
         }
         Some(path) => write_atomically(path, &csv)?,
     }
-    let sum = ledger
-        .total()
-        .map_or_else(|| "overflow".to_string(), |t| t.to_string());
+    let sum = ledger.total();
     if ledger.complete() {
         eprintln!(
             "job {} ({}): {} units; factor {} x sum(weight x count) = {sum}",
@@ -95,8 +93,11 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
             ledger.symmetry_factor
         );
         if let Some(order) = ledger.group_order() {
-            let terms = ledger.rows.iter().map(|r| (r.weight, r.solutions));
-            match cores::grids::orbits::orbits_from_terms(order, terms) {
+            let terms = ledger
+                .rows
+                .iter()
+                .map(|r| (r.weight.clone(), r.solutions.clone()));
+            match cores::orbit_term::burnside_quotient(&order, terms) {
                 Ok(orbits) => {
                     eprintln!("orbits = sum(class_size x term) / |G| = {sum} / {order} = {orbits}")
                 }
@@ -184,7 +185,7 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
         "unit,state,parent,{cells},weight,count,nodes,core,worker,host,seconds,factor,\
          {orbit_head}ledger,problem\n"
     );
-    let term_cols = |term: Option<&UnitTerm>, count: Option<(u128, bool)>| -> String {
+    let term_cols = |term: Option<&UnitTerm>, count: Option<(&Count, bool)>| -> String {
         match term {
             None if orbit => ",,,,,,".into(),
             None if two_band => ",,,,,".into(),
@@ -193,11 +194,9 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
             Some(UnitTerm::TwoBand(t)) => {
                 let (fillings, term) = match count {
                     Some((c, _)) => (
-                        two_band::exact_sqrt(c)
+                        c.exact_sqrt()
                             .map_or_else(|| "not a square".into(), |b| b.to_string()),
-                        t.class_size
-                            .checked_mul(c)
-                            .map_or_else(|| "overflow".into(), |x| x.to_string()),
+                        (Count::from(t.class_size) * c).to_string(),
                     ),
                     None => (String::new(), String::new()),
                 };
@@ -208,9 +207,7 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
             }
             Some(UnitTerm::ThreeBand(t)) => {
                 let term = count.map_or_else(String::new, |(c, _)| {
-                    t.class_size
-                        .checked_mul(c)
-                        .map_or_else(|| "overflow".into(), |x| x.to_string())
+                    (Count::from(t.class_size) * c).to_string()
                 });
                 format!("{},{},{},{term},", t.class, t.class_size, t.config)
             }
@@ -249,7 +246,7 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     for r in &ledger.rows {
         let cells = cells_of(r.unit, &r.prefix)?;
         // Imported: counted by no worker (the coordinator took it from the spec's ledger).
-        let terms = term_cols(r.term.as_ref(), Some((r.solutions, r.worker.is_none())));
+        let terms = term_cols(r.term.as_ref(), Some((&r.solutions, r.worker.is_none())));
         s.push_str(&format!(
             "{},{},{},{cells},{},{},{},{},{},{},{:.3},{},{terms}{mark},{}\n",
             r.unit,

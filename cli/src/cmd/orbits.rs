@@ -63,7 +63,16 @@ pub fn count(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
                     )));
                 }
             }
-            Some(t.total)
+            // The in-process orbit count (`count_orbits`) works in u128; a total past it
+            // is for `run` with generator `sudoku-orbits`, whose sums are `Count`s.
+            Some(t.total.to_u128().ok_or_else(|| {
+                user_error(format!(
+                    "--total-ledger: {}'s total {} is past 2^128, beyond this in-process \
+                     count; count the orbits with `dancehall run` and generator \
+                     `sudoku-orbits`",
+                    t.file, t.total
+                ))
+            })?)
         }
     };
     let started = Instant::now();

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use cores::count::Count;
 use cores::problems::{Built, Picture, ProblemSpec, Variant};
 use cores::xcc::{self, Choice, Dlx, Flow, Limits, Outcome};
 
@@ -174,6 +175,7 @@ pub struct CountArgs {
     #[arg(long, default_value_t = 0, global = true)]
     pub seed: u64,
     /// Stop after this many solutions (2 checks a puzzle's uniqueness).
+    // A machine integer: it bounds a count made one solution at a time in this process.
     #[arg(long, global = true)]
     pub limit: Option<u128>,
     /// Print each solution in its family's picture (a Sudoku grid, a Latin square, a queens
@@ -272,8 +274,8 @@ fn solver<'p>(built: &'p Built, rule: Choice) -> anyhow::Result<Dlx<'p>> {
 #[derive(Debug, Clone)]
 pub struct CountReport {
     pub label: String,
-    pub solutions: u128,
-    pub symmetry_factor: u128,
+    pub solutions: Count,
+    pub symmetry_factor: Count,
     pub nodes: u64,
     pub updates: u64,
     pub seconds: f64,
@@ -282,9 +284,9 @@ pub struct CountReport {
 }
 
 impl CountReport {
-    /// `solutions` times the symmetry factor, if it fits in 128 bits.
-    pub fn total(&self) -> Option<u128> {
-        self.solutions.checked_mul(self.symmetry_factor)
+    /// `solutions` times the symmetry factor, exact.
+    pub fn total(&self) -> Count {
+        &self.solutions * &self.symmetry_factor
     }
 
     pub fn to_json(&self) -> serde_json::Value {
@@ -296,11 +298,9 @@ impl CountReport {
             "seconds": self.seconds,
             "complete": self.complete,
         });
-        if self.symmetry_factor != 1 {
+        if self.symmetry_factor != Count::one() {
             v["symmetry_factor"] = self.symmetry_factor.to_string().into();
-            v["total_solutions"] = self
-                .total()
-                .map_or(serde_json::Value::Null, |t| t.to_string().into());
+            v["total_solutions"] = self.total().to_string().into();
         }
         v
     }
@@ -310,17 +310,12 @@ impl CountReport {
         if !self.complete {
             s.push_str(" (stopped at the --limit)");
         }
-        if self.symmetry_factor != 1 {
-            match self.total() {
-                Some(t) => s.push_str(&format!(
-                    "\n  counted with a symmetry reduction: x {} = {} in all",
-                    self.symmetry_factor, t
-                )),
-                None => s.push_str(&format!(
-                    "\n  counted with a symmetry reduction: multiply by {}",
-                    self.symmetry_factor
-                )),
-            }
+        if self.symmetry_factor != Count::one() {
+            s.push_str(&format!(
+                "\n  counted with a symmetry reduction: x {} = {} in all",
+                self.symmetry_factor,
+                self.total()
+            ));
         }
         let rate = |x: u64| x as f64 / self.seconds.max(1e-9);
         s.push_str(&format!(
@@ -402,8 +397,9 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
     let stats = dlx.stats();
     let report = CountReport {
         label: built.label.clone(),
-        solutions: stats.solutions,
-        symmetry_factor: built.symmetry_factor,
+        solutions: Count::from(stats.solutions),
+        // A builder's factor is a product of small factorials: bounded, u128 at its edge.
+        symmetry_factor: Count::from(built.symmetry_factor),
         nodes: stats.nodes,
         updates: stats.updates,
         seconds: started.elapsed().as_secs_f64(),
@@ -428,8 +424,8 @@ fn count_with_core(a: &CountArgs, built: &Built, core: CoreSpec) -> anyhow::Resu
         .context("the count was stopped")?;
     let report = CountReport {
         label: format!("{} (core {})", built.label, core.core()),
-        solutions: counted.solutions,
-        symmetry_factor: built.symmetry_factor,
+        solutions: Count::from(counted.solutions),
+        symmetry_factor: Count::from(built.symmetry_factor),
         nodes: counted.nodes,
         updates: 0,
         seconds: started.elapsed().as_secs_f64(),

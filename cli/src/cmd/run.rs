@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use coordinator::job::AlarmKind;
 use cores::bench::Status;
+use cores::count::Count;
 use proto::v1 as pb;
 
 use super::problem::CountReport;
@@ -115,7 +116,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                      in [units]",
                 ))
             }
-            (Some(path), false) => spec::load(path)?,
+            (Some(path), false) => {
+                let mut s = spec::load(path)?;
+                s.expand_units()?;
+                s
+            }
             (None, true) => {
                 let built = args.problem.build()?;
                 let name = built.label.clone();
@@ -277,8 +282,10 @@ fn count_report(job: &JobSpec, info: &pb::JobInfo) -> CountReport {
     };
     CountReport {
         label: job.label.clone(),
-        solutions: solutions.parse().unwrap_or(0),
-        symmetry_factor: job.symmetry_factor,
+        // Read by `unreadable` first: a total that is not a decimal count is reported as such
+        // and never shown as this 0.
+        solutions: solutions.parse().unwrap_or_default(),
+        symmetry_factor: job.symmetry_factor.clone(),
         nodes: info.nodes,
         updates: info.updates,
         seconds: info.elapsed_seconds,
@@ -286,10 +293,11 @@ fn count_report(job: &JobSpec, info: &pb::JobInfo) -> CountReport {
     }
 }
 
-/// Which of a finished job's totals does not fit in 128 bits (the wire says `overflow`), if
-/// one does not.
-fn overflow(info: &pb::JobInfo) -> Option<&'static str> {
-    let bad = |s: &str| s.parse::<u128>().is_err();
+/// Which of a job's totals is not a decimal count, if one is not (counts travel exact, of
+/// any size: a total that does not parse is the coordinator's fault, e.g. an older one that
+/// still says `overflow`).
+fn unreadable(info: &pb::JobInfo) -> Option<&'static str> {
+    let bad = |s: &str| s.parse::<Count>().is_err();
     if bad(&info.solutions) {
         Some("the sum of the unit counts")
     } else if info.weighted && bad(&info.weighted_solutions) {
@@ -303,7 +311,7 @@ fn overflow(info: &pb::JobInfo) -> Option<&'static str> {
 
 fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
     let mut v = count_report(job, info).to_json();
-    if let Some(what) = overflow(info) {
+    if let Some(what) = unreadable(info) {
         // Never a number that is not the count: the totals as the coordinator said them.
         v["solutions"] = if info.weighted {
             &info.weighted_solutions
@@ -313,7 +321,7 @@ fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
         .clone()
         .into();
         v["total_solutions"] = info.solutions_times_symmetry.clone().into();
-        v["overflow"] = format!("{what} exceeds 2^128 - 1").into();
+        v["unreadable"] = format!("{what} is not a decimal count").into();
     }
     v["state"] = state_name(info.state()).into();
     if info.state() != pb::JobState::Done {
@@ -335,7 +343,7 @@ fn json(job: &JobSpec, info: &pb::JobInfo) -> serde_json::Value {
     if info.units_held > 0 {
         v["units_held"] = info.units_held.into();
     }
-    if let Some(e) = job.expected_total {
+    if let Some(e) = &job.expected_total {
         v["expected_total"] = e.to_string().into();
     }
     if info.weighted {
@@ -359,9 +367,9 @@ fn unexpected_totals(jobs: &[JobSpec], infos: &[pb::JobInfo]) -> Vec<String> {
         .zip(infos)
         .filter(|(_, i)| i.state() == pb::JobState::Done)
         .filter_map(|(job, i)| {
-            let want = job.expected_total?;
+            let want = job.expected_total.as_ref()?;
             let got = &i.solutions_times_symmetry;
-            (got.parse::<u128>().ok() != Some(want)).then(|| {
+            (got.parse::<Count>().ok().as_ref() != Some(want)).then(|| {
                 format!(
                     "job {} ({}): total {got} differs from the spec's expected_total {want}",
                     i.job_id, job.name
@@ -379,25 +387,26 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<OrbitResult, Strin
         return None;
     }
     let name = format!("job {} ({})", info.job_id, job.name);
-    let Ok(sum) = info.weighted_solutions.parse::<u128>() else {
-        return Some(Err(format!("{name}: the Burnside sum overflows 128 bits")));
+    let sum = match info.weighted_solutions.parse::<Count>() {
+        Ok(sum) => sum,
+        Err(e) => return Some(Err(format!("{name}: the Burnside sum: {e}"))),
     };
     // One term of size 1: the job's weighted sum is already sum(class size x term).
-    let got = match cores::grids::orbits::orbits_from_terms(o.group_order, [(1, sum)]) {
+    let got = match cores::orbit_term::burnside_quotient(&o.group_order, [(Count::one(), sum)]) {
         Ok(n) => n,
         Err(e) => return Some(Err(format!("{name}: {e}"))),
     };
     let grids = orbit_total(job);
-    if let Some((total, side)) = grids {
-        let bound = cores::grids::orbits::lower_bound(total, o.group_order, side);
+    if let Some((total, side)) = &grids {
+        let bound = orbit_bound(total, &o.group_order, *side);
         if got < bound {
             return Some(Err(format!(
                 "{name}: orbits {got} below the bound N / (|G| side!) = {bound}: a term is wrong"
             )));
         }
     }
-    match job.expected_orbits {
-        Some(want) if want != got => Some(Err(format!(
+    match &job.expected_orbits {
+        Some(want) if *want != got => Some(Err(format!(
             "{name}: orbits {got} differ from the spec's expected_orbits {want}"
         ))),
         _ => Some(Ok(OrbitResult { orbits: got, grids })),
@@ -407,32 +416,46 @@ fn orbits(job: &JobSpec, info: &pb::JobInfo) -> Option<Result<OrbitResult, Strin
 /// A finished orbit count: its orbits, and its number of grids N with the grid's side
 /// ([`orbit_total`]).
 struct OrbitResult {
-    orbits: u128,
-    grids: Option<(u128, usize)>,
+    orbits: Count,
+    grids: Option<(Count, usize)>,
+}
+
+/// The sanity bound of an orbit count: `ceil(N / (|G| side!))` (every orbit has at most
+/// `|G| side!` grids), exact at any size (`cores::grids::orbits::lower_bound` is the
+/// in-process core's, in u128).
+fn orbit_bound(total: &Count, group_order: &Count, side: usize) -> Count {
+    let fact = cores::problems::factorial(side).map(Count::from);
+    match fact.and_then(|f| total.checked_div_rem(&(f * group_order))) {
+        Some((q, r)) if r.is_zero() => q,
+        Some((q, _)) => q + Count::one(),
+        None => Count::from(u8::from(!total.is_zero())),
+    }
 }
 
 /// An orbit count's number of grids N and the grid's side: the total imported with the
 /// identity's term, or, where the identity is counted like the other classes (grids up to
 /// `IDENTITY_ENUMERATED_UP_TO`), its term counted again here times side! (milliseconds).
-fn orbit_total(job: &JobSpec) -> Option<(u128, usize)> {
+fn orbit_total(job: &JobSpec) -> Option<(Count, usize)> {
     let o = job.units.as_ref()?.orbits.as_ref()?;
     let coordinator::job::CoreSpec::SudokuOrbits { box_rows, box_cols } = job.core else {
         return None;
     };
     let side = box_rows * box_cols;
     if let Some((_, t)) = &o.identity {
-        return Some((t.total, side));
+        return Some((t.total.clone(), side));
     }
     let groups = cores::grids::groups::read_groups(box_rows, box_cols, &job.problem).ok()?;
     let identity = cores::grids::orbits::GridSymmetry::identity(side);
     let term = cores::grids::orbits::class_term(&groups, &identity, None).ok()?;
-    Some((term.checked_mul(cores::problems::factorial(side)?)?, side))
+    // In-process: grids up to IDENTITY_ENUMERATED_UP_TO, whose counts fit u128.
+    let fact = cores::problems::factorial(side)?;
+    Some((Count::from(term) * Count::from(fact), side))
 }
 
 /// The lines that say an orbit count's result: orbits beside the total, the group, the
 /// sanity bound and the expected figure.
 fn orbit_lines(job: &JobSpec, result: &OrbitResult) -> Option<String> {
-    let orbits = result.orbits;
+    let orbits = &result.orbits;
     let o = job.units.as_ref()?.orbits.as_ref()?;
     let mut s = format!(
         "orbits (essentially different grids): {orbits} under the {} group of order {} and \
@@ -440,7 +463,7 @@ fn orbit_lines(job: &JobSpec, result: &OrbitResult) -> Option<String> {
         o.group.as_str(),
         o.group_order
     );
-    if let Some((total, side)) = result.grids {
+    if let Some((total, side)) = &result.grids {
         match &o.identity {
             Some((_, t)) => s.push_str(&format!(
                 "\n  total grids {total} (imported from {})",
@@ -450,13 +473,13 @@ fn orbit_lines(job: &JobSpec, result: &OrbitResult) -> Option<String> {
                 "\n  total grids {total} (the identity's term x {side}!)"
             )),
         }
-        let bound = cores::grids::orbits::lower_bound(total, o.group_order, side);
+        let bound = orbit_bound(total, &o.group_order, *side);
         s.push_str(&format!(
             "; bound orbits >= N / (|G| {side}!) = {bound}: {}",
-            if orbits >= bound { "holds" } else { "FAILS" }
+            if *orbits >= bound { "holds" } else { "FAILS" }
         ));
     }
-    if let Some(want) = job.expected_orbits {
+    if let Some(want) = &job.expected_orbits {
         s.push_str(&format!(
             "\n  expected_orbits {want}: {}",
             if want == orbits { "matched" } else { "DIFFERS" }
@@ -474,19 +497,19 @@ fn report(
     db: &std::path::Path,
     full: &Report,
 ) -> anyhow::Result<Vec<String>> {
-    let overflowed: Vec<String> = jobs
+    let unreadable_totals: Vec<String> = jobs
         .iter()
         .zip(infos)
         .filter_map(|(job, i)| {
-            let what = overflow(i)?;
+            let what = unreadable(i)?;
             Some(format!(
-                "job {} ({}): {what} exceeds 2^128 - 1",
+                "job {} ({}): {what} is not a decimal count",
                 i.job_id, job.name
             ))
         })
         .collect();
-    for o in &overflowed {
-        eprintln!("OVERFLOW {o}");
+    for o in &unreadable_totals {
+        eprintln!("UNREADABLE TOTAL {o}");
     }
     let mut wrong = unexpected_totals(jobs, infos);
     for w in &wrong {
@@ -504,11 +527,11 @@ fn report(
     }
     let mut out = std::io::stdout().lock();
     if !as_json {
-        if !overflowed.is_empty() {
+        if !unreadable_totals.is_empty() {
             writeln!(
                 out,
-                "PROBLEMS: {} total(s) overflow 128 bits",
-                overflowed.len()
+                "PROBLEMS: {} total(s) are not decimal counts",
+                unreadable_totals.len()
             )?;
         } else if !wrong.is_empty() {
             writeln!(
@@ -530,17 +553,17 @@ fn report(
                     Err(_) => serde_json::Value::Null,
                 };
             }
-            if let Some(e) = job.expected_orbits {
+            if let Some(e) = &job.expected_orbits {
                 v["expected_orbits"] = e.to_string().into();
             }
             writeln!(out, "{v}")?;
         }
     } else if jobs.len() == 1 {
         let (job, i) = (&jobs[0], &infos[0]);
-        match overflow(i) {
+        match unreadable(i) {
             Some(what) => writeln!(
                 out,
-                "{}\nsolutions: overflow ({what} exceeds 2^128 - 1)",
+                "{}\nsolutions: unreadable ({what} is not a decimal count)",
                 job.label
             )?,
             // Never a partial sum shown as if it were the count.

@@ -46,7 +46,8 @@ pub struct CancelArgs {
 }
 
 pub fn submit(args: SubmitArgs) -> anyhow::Result<()> {
-    let spec = spec::load(&args.spec)?;
+    let mut spec = spec::load(&args.spec)?;
+    spec.expand_units()?;
     runtime()?.block_on(async {
         let mut jobs = args.connection.jobs_client().await?;
         for job in &spec.jobs {

@@ -10,6 +10,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use cores::count::Count;
 use cores::grids::CoreSpec;
 use cores::problems::sudoku::format_grid;
 
@@ -30,12 +31,13 @@ pub struct UnitsArgs {
 }
 
 pub fn run(args: UnitsArgs) -> anyhow::Result<()> {
-    let spec = crate::spec::load(&args.spec)?;
+    let mut spec = crate::spec::load(&args.spec)?;
+    spec.expand_units()?;
     let job = pick(&spec.jobs, args.job.as_deref(), &args.spec)?;
     let csv = to_csv(job, args.box_dims)?;
     std::io::stdout().lock().write_all(csv.as_bytes())?;
     let units = job.units.as_ref().map_or(&[][..], |u| &u.units[..]);
-    let weights: u128 = units.iter().map(|(_, w)| w).sum();
+    let weights: Count = units.iter().map(|(_, w)| w).sum();
     eprintln!(
         "{}: {} units, weights summing to {weights}, factor {} ({})",
         job.name,

@@ -83,10 +83,9 @@ fn counting_glance(s: &mut String, report: &Report) {
     s.push_str("<h2 id=\"glance-counts\">At a glance: counting jobs</h2>\n");
     let rows = jobs.iter().map(|c| {
         let h = &c.head;
-        let total = match (&c.count, c.overflow()) {
-            (_, Some(what)) => format!("overflow ({what})"),
-            (Some(sums), None) => sums.total.clone().unwrap_or_default(),
-            (None, None) => format!("incomplete ({} of {} units)", c.units_counted, c.units),
+        let total = match &c.count {
+            Some(sums) => sums.total.clone(),
+            None => format!("incomplete ({} of {} units)", c.units_counted, c.units),
         };
         let orbits = c
             .orbits

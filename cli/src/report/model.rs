@@ -16,6 +16,7 @@ use coordinator::job::FrozenFile;
 use coordinator::job::{JobKind, JobState};
 use coordinator::store::{self, BenchRun, CountUnit, JobHead};
 use cores::bench::{cross_check, ConfigDef, EngineDef, Family, FileKind, RunRecord, Sense, Status};
+use cores::count::Count;
 use cores::domino::{self, Difficulty, Instance};
 use cores::sudoku::bench::{puzzles_per_second, PuzzleDifficulty, PuzzleRun, PuzzleStatus};
 use serde::Serialize;
@@ -79,11 +80,6 @@ impl JobReport {
         if head.state != JobState::Done {
             out.push(format!("{job}: {}", head.state.as_str()));
         }
-        if let JobReport::Count(c) = self {
-            if let Some(what) = c.overflow() {
-                out.push(format!("{job}: overflow: {what} exceeds 2^128 - 1"));
-            }
-        }
         if let JobReport::Benchmark(b) = self {
             out.extend(b.wrong.iter().map(|w| format!("{job}: wrong run {w}")));
             out.extend(
@@ -113,15 +109,15 @@ fn serialize_state<S: serde::Serializer>(state: &JobState, s: S) -> Result<S::Ok
     s.serialize_str(state.as_str())
 }
 
-/// The sums over a counting job's counted units (decimal: counts can exceed 2^64).
+/// The sums over a counting job's counted units, exact (`Count`: of any size), in decimal.
 #[derive(Debug, Clone, Serialize)]
 pub struct Sums {
-    /// Sum of the accepted counts; `None` on overflow.
-    pub counted: Option<String>,
-    /// Sum of weight x count (equal to `counted` without weights); `None` on overflow.
-    pub weighted_total: Option<String>,
-    /// Symmetry factor x weighted total; `None` on overflow.
-    pub total: Option<String>,
+    /// Sum of the accepted counts.
+    pub counted: String,
+    /// Sum of weight x count (equal to `counted` without weights).
+    pub weighted_total: String,
+    /// Symmetry factor x weighted total.
+    pub total: String,
 }
 
 /// A counting job.
@@ -166,7 +162,7 @@ pub struct CountReport {
 pub struct OrbitFigures {
     pub group_order: String,
     pub orbits: Option<String>,
-    /// Why a finished job has no orbit count (its sum does not divide, or overflows).
+    /// Why a finished job has no orbit count (its sum does not divide).
     pub error: Option<String>,
 }
 
@@ -192,10 +188,7 @@ impl CountReport {
                 let done = self.count.is_some();
                 done.then(|| o.orbits.as_deref() == Some(want.as_str()))
             }
-            (_, _, Some(want)) => {
-                let total = self.count.as_ref()?.total.as_deref();
-                Some(total == Some(want.as_str()))
-            }
+            (_, _, Some(want)) => Some(self.count.as_ref()?.total == *want),
             _ => None,
         }
     }
@@ -206,20 +199,6 @@ impl CountReport {
             (Some(c), _) => (c, true),
             (None, Some(s)) => (s, false),
             (None, None) => unreachable!("count_report sets one of count and so_far"),
-        }
-    }
-
-    /// Which of the job's totals does not fit in 128 bits, if one does not.
-    pub fn overflow(&self) -> Option<&'static str> {
-        let (sums, _) = self.sums();
-        if sums.counted.is_none() {
-            Some("the sum of the unit counts")
-        } else if sums.weighted_total.is_none() {
-            Some("the sum of weight x count")
-        } else if sums.total.is_none() {
-            Some("the symmetry factor x the weighted sum")
-        } else {
-            None
         }
     }
 }
@@ -415,7 +394,12 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
             let expected = spec
                 .and_then(|t| crate::spec::count::expected(&t, &head.name))
                 .unwrap_or_default();
-            JobReport::Count(count_report(h, head.symmetry_factor, &units, expected))
+            JobReport::Count(count_report(
+                h,
+                head.symmetry_factor.clone(),
+                &units,
+                expected,
+            ))
         }
         JobKind::Benchmark => {
             let runs = store::bench_runs(pool, head.id).await?;
@@ -457,23 +441,21 @@ fn wall(head: &JobHead, last: Option<u64>) -> f64 {
 /// `expected`: the spec's `expected_total` and `expected_orbits`.
 pub fn count_report(
     head: Head,
-    factor: u128,
+    factor: Count,
     units: &[CountUnit],
-    expected: (Option<u128>, Option<u128>),
+    expected: (Option<Count>, Option<Count>),
 ) -> CountReport {
     let counted_units: Vec<(&CountUnit, &store::CountResult)> = units
         .iter()
         .filter_map(|u| u.result.as_ref().map(|r| (u, r)))
         .collect();
-    // Every sum and product checked: an overflow is `None` (a problem of the report), never
-    // a wrapped number.
-    let counted = counted_units
+    // Exact sums (`Count`), summed here in Rust, never in SQL.
+    let counted: Count = counted_units.iter().map(|(_, r)| &r.solutions).sum();
+    let weighted_total: Count = counted_units
         .iter()
-        .try_fold(0u128, |acc, (_, r)| acc.checked_add(r.solutions));
-    let weighted_total = counted_units.iter().try_fold(0u128, |acc, (u, r)| {
-        acc.checked_add(u.weight.checked_mul(r.solutions)?)
-    });
-    let total = weighted_total.and_then(|w| w.checked_mul(factor));
+        .map(|(u, r)| &u.weight * &r.solutions)
+        .sum();
+    let total = &weighted_total * &factor;
     let estimates: Vec<(f64, f64)> = counted_units
         .iter()
         .filter_map(|(u, r)| Some((u.estimate_nodes?, r.nodes as f64)))
@@ -509,17 +491,17 @@ pub fn count_report(
         .map(|q| q.max / q.median);
     let speedup = (head.wall_seconds > 0.0).then(|| sum_unit_seconds / head.wall_seconds);
     let sums = Sums {
-        counted: counted.map(|c| c.to_string()),
-        weighted_total: weighted_total.map(|w| w.to_string()),
-        total: total.map(|t| t.to_string()),
+        counted: counted.to_string(),
+        weighted_total: weighted_total.to_string(),
+        total: total.to_string(),
     };
     // Only a finished job whose every unit is counted has a count.
     let complete = head.state == JobState::Done && counted_units.len() == units.len();
-    let orbits = orbit_figures(units, complete.then_some(weighted_total).flatten());
+    let orbits = orbit_figures(units, complete.then_some(&weighted_total));
     CountReport {
         count: complete.then(|| sums.clone()),
         so_far: (!complete).then_some(sums),
-        weighted: units.iter().any(|u| u.weight != 1),
+        weighted: units.iter().any(|u| u.weight != Count::one()),
         symmetry_factor: factor.to_string(),
         units: units.len() as u64,
         units_counted: counted_units.len() as u64,
@@ -541,7 +523,7 @@ pub fn count_report(
 
 /// The orbit figures of a job whose units are class terms (`None` for any other job);
 /// `weighted`: a finished job's sum of weight x count.
-fn orbit_figures(units: &[CountUnit], weighted: Option<u128>) -> Option<OrbitFigures> {
+fn orbit_figures(units: &[CountUnit], weighted: Option<&Count>) -> Option<OrbitFigures> {
     if units.is_empty()
         || units
             .iter()
@@ -549,24 +531,16 @@ fn orbit_figures(units: &[CountUnit], weighted: Option<u128>) -> Option<OrbitFig
     {
         return None;
     }
-    let order = units
-        .iter()
-        .try_fold(0u128, |acc, u| acc.checked_add(u.weight));
-    let Some(order) = order else {
-        return Some(OrbitFigures {
-            group_order: "overflow".into(),
-            orbits: None,
-            error: Some("the group's order overflows 128 bits".into()),
-        });
-    };
+    let order: Count = units.iter().map(|u| &u.weight).sum();
     // One term of size 1: the weighted sum is already sum(class size x term).
-    let result = weighted.map(|w| cores::grids::orbits::orbits_from_terms(order, [(1, w)]));
+    let result =
+        weighted.map(|w| cores::orbit_term::burnside_quotient(&order, [(Count::one(), w.clone())]));
     Some(OrbitFigures {
         group_order: order.to_string(),
         orbits: result
             .as_ref()
             .and_then(|r| r.as_ref().ok())
-            .map(u128::to_string),
+            .map(Count::to_string),
         error: result.and_then(Result::err).map(|e| e.to_string()),
     })
 }

@@ -82,10 +82,7 @@ pub fn count_table(c: &CountReport) -> String {
         h.wall_seconds
     );
     let (sums, complete) = c.sums();
-    let overflow = || "overflow".to_string();
-    let weighted = sums.weighted_total.clone().unwrap_or_else(overflow);
-    let total = sums.total.clone().unwrap_or_else(overflow);
-    let counted = sums.counted.clone().unwrap_or_else(overflow);
+    let (weighted, total, counted) = (&sums.weighted_total, &sums.total, &sums.counted);
     let what = if c.weighted {
         format!("{weighted} (sum of weight x count; the counts alone sum to {counted})")
     } else {
@@ -538,12 +535,8 @@ fn count_csv(c: &CountReport) -> String {
     );
     let f3 = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
     // The totals of a finished job only: an unfinished one's sums are not counts.
-    let count = |f: fn(&Sums) -> &Option<String>| {
-        c.count
-            .as_ref()
-            .and_then(|s| f(s).clone())
-            .unwrap_or_default()
-    };
+    let count =
+        |f: fn(&Sums) -> &String| c.count.as_ref().map(|s| f(s).clone()).unwrap_or_default();
     let _ = writeln!(
         s,
         "{},count,{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{}",

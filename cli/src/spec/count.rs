@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use cores::count::Count;
 use cores::grids::CoreSpec;
 use cores::problems::{Built, ProblemSpec};
 use cores::xcc::{OptionId, Problem};
@@ -29,7 +30,7 @@ pub struct JobSpec {
     pub problem: Problem,
     pub prefix: Vec<OptionId>,
     /// Counts are multiplied by this for the full total (1: none).
-    pub symmetry_factor: u128,
+    pub symmetry_factor: Count,
     /// What the factor stands for, e.g. "sudoku 2x3 fixed-first-row".
     pub label: String,
     pub partition: Partition,
@@ -40,10 +41,10 @@ pub struct JobSpec {
     pub core: CoreSpec,
     /// The total the job must reach (`expected_total`: counted or weighted, times the
     /// symmetry factor), from the literature; `run` fails when it differs.
-    pub expected_total: Option<u128>,
+    pub expected_total: Option<Count>,
     /// An orbit count's expected orbits (`expected_orbits`: the weighted sum over the group's
     /// order), from the literature; `run` fails when it differs or does not divide.
-    pub expected_orbits: Option<u128>,
+    pub expected_orbits: Option<Count>,
 }
 
 /// How a job is cut into units; `None` leaves the coordinator's default.
@@ -120,7 +121,8 @@ impl JobSpec {
             name,
             problem: built.problem,
             prefix: built.prefix,
-            symmetry_factor: built.symmetry_factor,
+            // A builder's factor is a product of small factorials: bounded, u128 at its edge.
+            symmetry_factor: Count::from(built.symmetry_factor),
             label: built.label,
             partition,
             units: None,
@@ -162,9 +164,10 @@ impl<'de> Deserialize<'de> for ProblemEntry {
     }
 }
 
-/// A symmetry factor: a positive TOML integer, or a decimal string for values past i64.
-#[derive(Debug, Clone, Copy)]
-struct Factor(u128);
+/// A symmetry factor or an expected figure: a positive TOML integer, or a decimal string
+/// (of any size) for values past i64.
+#[derive(Debug, Clone)]
+struct Factor(Count);
 
 impl<'de> Deserialize<'de> for Factor {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -175,14 +178,17 @@ impl<'de> Deserialize<'de> for Factor {
             Text(String),
         }
         let n = match Raw::deserialize(d)? {
-            Raw::Int(i) => u128::try_from(i).ok(),
-            Raw::Text(s) => s.trim().parse::<u128>().ok(),
+            Raw::Int(i) => u64::try_from(i)
+                .map(Count::from)
+                .map_err(|_| format!("{i} is negative")),
+            Raw::Text(s) => s.trim().parse::<Count>().map_err(|e| e.to_string()),
         };
         match n {
-            Some(n) if n >= 1 => Ok(Factor(n)),
-            _ => Err(D::Error::custom(
-                "must be a positive integer (or a decimal string past 2^63)",
-            )),
+            Ok(n) if !n.is_zero() => Ok(Factor(n)),
+            Ok(_) => Err(D::Error::custom("must be a positive integer, got 0")),
+            Err(e) => Err(D::Error::custom(format!(
+                "must be a positive integer (or a decimal string past 2^63): {e}"
+            ))),
         }
     }
 }
@@ -219,7 +225,7 @@ struct RawFile {
 /// The figures a spec expects of its job `name` (`expected_total`, `expected_orbits`), read
 /// from a spec's text as stored with its job (for reports, which have the database only).
 /// `None` when the text is not a spec with that job.
-pub fn expected(text: &str, name: &str) -> Option<(Option<u128>, Option<u128>)> {
+pub fn expected(text: &str, name: &str) -> Option<(Option<Count>, Option<Count>)> {
     #[derive(Deserialize)]
     struct Job {
         name: Option<String>,
@@ -438,7 +444,7 @@ fn job(
     // weights were made for: a spec that states another is refused.
     let generated = units
         .as_ref()
-        .and_then(|(u, _)| u.symmetry_factor.map(|f| (f, u.label.clone())));
+        .and_then(|(u, _)| u.symmetry_factor.clone().map(|f| (f, u.label.clone())));
     let symmetry_factor = match (factor, generated) {
         (None, Some((f, _))) => f,
         (Some(f), Some((g, label))) if f.get_ref().0 != g => {
@@ -451,10 +457,11 @@ fn job(
             ))
         }
         (factor, _) => match factor {
-            None => built.symmetry_factor,
+            // A builder's factor is a product of small factorials: bounded, u128 at its edge.
+            None => Count::from(built.symmetry_factor),
             Some(f) => {
-                let declared = f.get_ref().0;
-                if built.symmetry_factor != 1 && built.symmetry_factor != declared {
+                let declared = f.get_ref().0.clone();
+                if built.symmetry_factor != 1 && Count::from(built.symmetry_factor) != declared {
                     return Err(at(
                         f.span().start,
                         format!(
@@ -520,7 +527,7 @@ mod tests {
         assert_eq!(jobs.len(), 1);
         assert_eq!(jobs[0].name, "s6");
         // 6! relabellings of the first row (OEIS A107739: 28,200,960 grids / 720).
-        assert_eq!(jobs[0].symmetry_factor, 720);
+        assert_eq!(jobs[0].symmetry_factor, Count::from(720u32));
         let p = &jobs[0].partition;
         assert_eq!(
             (p.unit_node_budget, p.unit_time_budget_seconds),
@@ -600,10 +607,11 @@ mod tests {
     #[test]
     fn the_expected_figures_of_a_stored_spec_are_found_by_job_name() {
         let one = "name = \"a\"\nexpected_total = 288\nexpected_orbits = \"2\"\n[problem]\n";
-        assert_eq!(expected(one, "a"), Some((Some(288), Some(2))));
+        let c = |n: u32| Some(Count::from(n));
+        assert_eq!(expected(one, "a"), Some((c(288), c(2))));
         assert_eq!(expected(one, "b"), None);
         let suite = "[[job]]\nname = \"a\"\n[[job]]\nname = \"b\"\nexpected_total = \"5\"\n";
-        assert_eq!(expected(suite, "b"), Some((Some(5), None)));
+        assert_eq!(expected(suite, "b"), Some((c(5), None)));
         assert_eq!(expected(suite, "a"), Some((None, None)));
         assert_eq!(expected("not toml [", "a"), None);
     }
@@ -616,6 +624,30 @@ mod tests {
              [problem]\nfamily = \"queens\"\nn = 4\n",
         )
         .unwrap();
-        assert_eq!(jobs[0].symmetry_factor, u128::MAX);
+        assert_eq!(jobs[0].symmetry_factor, Count::from(u128::MAX));
+    }
+
+    #[test]
+    fn figures_past_u128_are_read_exact_and_bad_ones_say_why() {
+        // The 12x12 Sudoku (2x6 boxes) count, past 2^128, as `expected_total`.
+        let n = "38296278920738107863746324732012492486187417600000";
+        let text = format!(
+            "name = \"x\"\nexpected_total = \"{n}\"\nsymmetry_factor = \"{n}\"\n\
+             [problem]\nfamily = \"queens\"\nn = 4\n"
+        );
+        let jobs = parse(Path::new("t.toml"), &text).unwrap();
+        assert_eq!(jobs[0].expected_total.as_ref().unwrap().to_string(), n);
+        assert_eq!(jobs[0].symmetry_factor.to_string(), n);
+        for (bad, why) in [
+            ("\"-5\"", "without a sign"),
+            ("\"12x\"", "'x'"),
+            ("0", "got 0"),
+        ] {
+            let text = format!(
+                "name = \"x\"\nexpected_total = {bad}\n[problem]\nfamily = \"queens\"\nn = 4\n"
+            );
+            let e = format!("{:#}", parse(Path::new("t.toml"), &text).unwrap_err());
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

@@ -97,15 +97,31 @@ fn suite_benchmarks(path: &Path, text: &str) -> anyhow::Result<Vec<BenchSpec>> {
     Ok(out)
 }
 
-/// Reads the spec at `path`, which must hold counting jobs only.
+impl Spec {
+    /// Generates the units its jobs put off at loading (`WeightedUnits::pending`, e.g. a
+    /// two-band count's classes), before they are submitted or listed.
+    pub fn expand_units(&mut self) -> anyhow::Result<()> {
+        for job in &mut self.jobs {
+            if let Some(u) = job.units.as_mut().filter(|u| u.pending.is_some()) {
+                u.expand()
+                    .map_err(|e| user_error(format!("job `{}`: [units]: {e}", job.name)))?;
+                job.label = u.label.clone();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the spec at `path`, which must hold counting jobs only, its units generated.
 pub fn load_count(path: &Path) -> anyhow::Result<Spec> {
-    let spec = load(path)?;
+    let mut spec = load(path)?;
     if !spec.benchmarks.is_empty() {
         return Err(user_error(format!(
             "{}: a benchmark spec ([benchmark]) is not a counting job here",
             path.display()
         )));
     }
+    spec.expand_units()?;
     Ok(spec)
 }
 
@@ -127,5 +143,61 @@ mod tests {
             }
         }
         assert!(n >= 10, "only {n} specs in {}", dir.display());
+    }
+
+    /// The 12x12 spec (2x6 boxes) loads with its expected total, past 2^128 (Pettersen 2006;
+    /// `results/reference/sudoku-12x12-2x6/README.md`), and its classes put off: enumerating
+    /// them takes minutes.
+    #[test]
+    fn the_12x12_spec_loads_a_total_past_2_128_with_its_classes_put_off() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/sudoku-12x12-2x6.toml");
+        let spec = load(&path).unwrap();
+        let job = &spec.jobs[0];
+        let want = "38296278920738107863746324732012492486187417600000";
+        let total = job.expected_total.as_ref().unwrap();
+        assert_eq!(total.to_string(), want);
+        assert_eq!(total.bits(), 165);
+        assert_eq!(job.symmetry_factor, cores::count::Count::one());
+        let u = job.units.as_ref().unwrap();
+        assert!(u.units.is_empty() && u.class_terms.is_none());
+        assert!(matches!(u.pending, Some(units::Pending::TwoBand(_))));
+        assert_eq!(
+            u.core,
+            cores::grids::CoreSpec::TwoBand {
+                box_rows: 2,
+                box_cols: 6
+            }
+        );
+    }
+
+    /// A two-band job's classes are enumerated by `expand_units`: at 6x6 their sizes E(C)
+    /// sum to C(6,3)^3 = 8,000 (every top-band configuration, `cores::grids::two_band`).
+    #[test]
+    fn expand_units_enumerates_a_put_off_two_band_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(
+            &path,
+            "name = \"t\"\n[problem]\nfamily = \"sudoku\"\nbox_rows = 2\nbox_cols = 3\n\
+             [units]\ngenerator = \"two-band\"\n",
+        )
+        .unwrap();
+        let mut spec = load(&path).unwrap();
+        assert!(spec.jobs[0].units.as_ref().unwrap().units.is_empty());
+        spec.expand_units().unwrap();
+        let job = &spec.jobs[0];
+        let u = job.units.as_ref().unwrap();
+        assert!(u.pending.is_none());
+        let classes = u.class_terms.as_ref().unwrap();
+        assert_eq!(classes.len(), u.units.len());
+        let sizes: cores::count::Count = u.units.iter().map(|(_, w)| w).sum();
+        assert_eq!(sizes, cores::count::Count::from(8000u32));
+        assert_eq!(job.label, u.label);
+        assert!(
+            job.label.contains(&format!("{} classes", classes.len())),
+            "{}",
+            job.label
+        );
     }
 }

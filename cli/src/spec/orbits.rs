@@ -3,7 +3,7 @@
 //! unit per conjugacy class of G (`cores::grids::orbits::conjugacy_classes`): weight the
 //! class size, count the class's term `A(g)` (grids that `g` maps to a relabelling of
 //! themselves, over `side!`), counted by the `sudoku-orbit-term` core. The job's weighted
-//! sum is `|G|` times the orbits (`cores::grids::orbits::orbits_from_terms` divides, exactly
+//! sum is `|G|` times the orbits (`cores::orbit_term::burnside_quotient` divides, exactly
 //! or not at all).
 //!
 //! The identity's term is the total grid count N over `side!`. It is never counted again:
@@ -21,6 +21,7 @@ use std::path::Path;
 
 use coordinator::job::{CoreSpec, CountCore, GroupChoice, OrbitTerm};
 use coordinator::partition::Imported;
+use cores::count::Count;
 use cores::grids::orbits::{conjugacy_classes, orbit_group, IDENTITY_ENUMERATED_UP_TO};
 use cores::problems::ProblemSpec;
 
@@ -33,7 +34,7 @@ pub struct OrbitUnits {
     pub terms: Vec<OrbitTerm>,
     pub group: GroupChoice,
     /// |G|: the sum of the class sizes (the units' weights).
-    pub group_order: u128,
+    pub group_order: Count,
     /// The identity's term imported from the total's ledger (the identity is unit 0), with
     /// that ledger's total; `None` when the identity is counted like the other classes.
     pub identity: Option<(Imported, LedgerTotal)>,
@@ -43,7 +44,7 @@ pub struct OrbitUnits {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LedgerTotal {
     /// `factor x sum(weight x count)`.
-    pub total: u128,
+    pub total: Count,
     /// Its rows.
     pub rows: usize,
     /// The ledger's `problem` column (SHA-256 of the problem's DLX text) with `file:line`,
@@ -85,15 +86,15 @@ pub fn generate(
         Some(path) => {
             let t = ledger_total(&dir.join(path), side * side)?;
             let fact = cores::problems::factorial(side).ok_or("side! overflows u128")?;
-            if !t.total.is_multiple_of(fact) {
+            let Some(identity) = t.total.checked_div_exact(&Count::from(fact)) else {
                 return Err(format!(
                     "{}: its total {} is not a multiple of {side}! = {fact}: it cannot be the \
                      number of grids of a {side}x{side} Sudoku",
                     t.file, t.total
                 ));
-            }
+            };
             let imported = Imported {
-                solutions: t.total / fact,
+                solutions: identity,
                 nodes: 0,
                 core: CountCore::SudokuOrbitTerm,
                 split: false,
@@ -144,22 +145,23 @@ pub fn generate(
     Ok(WeightedUnits {
         units: classes
             .iter()
-            .map(|k| (built.prefix.clone(), k.size))
+            .map(|k| (built.prefix.clone(), Count::from(k.size)))
             .collect(),
         core: CoreSpec::SudokuOrbits {
             box_rows: r,
             box_cols: c,
         },
-        symmetry_factor: Some(1),
+        symmetry_factor: Some(Count::one()),
         label,
         resume: None,
         orbits: Some(OrbitUnits {
             terms,
             group: choice,
-            group_order: orbit.order(),
+            group_order: Count::from(orbit.order()),
             identity,
         }),
         class_terms: None,
+        pending: None,
     })
 }
 
@@ -180,8 +182,8 @@ fn read_text(path: &Path) -> Result<String, String> {
 /// The total of the complete ledger at `path` (as `dancehall ledger` writes it: columns
 /// `weight`, `count` and `factor` at least), summed exactly; `cells` is the number of cells a
 /// `givens` column must hold (side x side). Errors name the file and line: a partial ledger
-/// (a row marked `partial`, or a unit without a count), a factor that changes, a sum past
-/// u128.
+/// (a row marked `partial`, or a unit without a count), a factor that changes, a number
+/// that is not a decimal count. The sum is exact at any size (`Count`).
 pub fn ledger_total(path: &Path, cells: usize) -> Result<LedgerTotal, String> {
     let shown = path.display().to_string();
     let text = read_text(path)?;
@@ -212,8 +214,8 @@ pub fn ledger_total(path: &Path, cells: usize) -> Result<LedgerTotal, String> {
              count; the orbit count imports the total of a complete ledger"
         )
     };
-    let mut sum = 0u128;
-    let mut factor: Option<(u128, usize)> = None;
+    let mut sum = Count::zero();
+    let mut factor: Option<(Count, usize)> = None;
     let mut problem: Option<(String, String)> = None;
     let mut rows = 0;
     for (i, line) in lines {
@@ -261,10 +263,10 @@ pub fn ledger_total(path: &Path, cells: usize) -> Result<LedgerTotal, String> {
                 )));
             }
         }
-        let number = |k: usize, what: &str| -> Result<u128, String> {
+        let number = |k: usize, what: &str| -> Result<Count, String> {
             let v = get(k)?;
-            v.parse()
-                .map_err(|_| at(format!("{what} `{v}` is not a decimal count")))
+            v.parse::<Count>()
+                .map_err(|e| at(format!("{what} `{v}` is not a decimal count: {e}")))
         };
         let (w, c, f) = (
             number(weight_col, "weight")?,
@@ -281,18 +283,13 @@ pub fn ledger_total(path: &Path, cells: usize) -> Result<LedgerTotal, String> {
             }
             Some(_) => {}
         }
-        sum = w
-            .checked_mul(c)
-            .and_then(|x| sum.checked_add(x))
-            .ok_or_else(|| at("the sum of weight x count overflows u128".into()))?;
+        sum += w * c;
         rows += 1;
     }
     let Some((f, _)) = factor else {
         return Err(format!("{shown}: no rows: an empty ledger is no count"));
     };
-    let total = sum
-        .checked_mul(f)
-        .ok_or_else(|| format!("{shown}: factor x sum(weight x count) overflows u128"))?;
+    let total = sum * f;
     Ok(LedgerTotal {
         total,
         rows,
@@ -325,7 +322,7 @@ mod tests {
             ),
         );
         let t = ledger_total(&p, 16).unwrap();
-        assert_eq!(t.total, 24 * (2 * 3 + 6));
+        assert_eq!(t.total, Count::from(24u32 * (2 * 3 + 6)));
         assert_eq!(t.rows, 2);
         assert_eq!(t.problem.unwrap().0, "abc");
         // Gzipped, the same total.
@@ -333,7 +330,42 @@ mod tests {
         std::io::Write::write_all(&mut gz, std::fs::read(&p).unwrap().as_slice()).unwrap();
         let z = dir.path().join("l.csv.gz");
         std::fs::write(&z, gz.finish().unwrap()).unwrap();
-        assert_eq!(ledger_total(&z, 16).unwrap().total, 288);
+        assert_eq!(ledger_total(&z, 16).unwrap().total, Count::from(288u32));
+    }
+
+    /// Regression: a ledger whose sum passed u128 was refused as an overflow; its total is
+    /// exact, and a number that is not a decimal count says why.
+    #[test]
+    fn a_ledger_past_2_128_adds_up_exactly() {
+        use num_bigint::BigUint;
+        let dir = tempfile::tempdir().unwrap();
+        let (w, c, f) = (
+            "340282366920938463463374607431768211457",
+            "18446744073709551629",
+            "100000000000000000000",
+        );
+        let p = write(
+            dir.path(),
+            "l.csv",
+            &format!(
+                "{HEAD}1,done,,1234............,{w},{c},{f},complete,abc\n\
+                 2,done,,1243............,1,{c},{f},complete,abc\n"
+            ),
+        );
+        let big = |s: &str| s.parse::<BigUint>().unwrap();
+        let want = (big(w) * big(c) + big(c)) * big(f);
+        assert_eq!(ledger_total(&p, 16).unwrap().total.as_biguint(), &want);
+        let p = write(
+            dir.path(),
+            "l.csv",
+            &format!("{HEAD}1,done,,1234............,{w},1e5,{f},complete,abc\n"),
+        );
+        let e = ledger_total(&p, 16).unwrap_err();
+        assert!(
+            e.contains("l.csv:2: count `1e5` is not a decimal count: "),
+            "{e}"
+        );
+        assert!(e.contains("'e' at byte 1"), "{e}");
     }
 
     #[test]

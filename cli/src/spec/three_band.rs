@@ -5,6 +5,7 @@
 //! total is `sum |class| B(C) F(C)`, factor 1.
 
 use coordinator::job::{CoreSpec, UnitTerm};
+use cores::count::Count;
 use cores::grids::three_band::ThreeBandClass;
 use cores::problems::ProblemSpec;
 
@@ -26,13 +27,14 @@ pub fn generate(problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> 
     Ok(WeightedUnits {
         units: classes
             .iter()
-            .map(|c| (built.prefix.clone(), c.class_size))
+            // A class size is at most 1680^3: bounded, u128 at its edge.
+            .map(|c| (built.prefix.clone(), Count::from(c.class_size)))
             .collect(),
         core: CoreSpec::ThreeBand {
             box_rows: 3,
             box_cols: 3,
         },
-        symmetry_factor: Some(1),
+        symmetry_factor: Some(Count::one()),
         label: format!(
             "{spec} by three bands: {} classes of top-band column configurations, each \
              counting the grids with its configuration",
@@ -41,5 +43,6 @@ pub fn generate(problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> 
         resume: None,
         orbits: None,
         class_terms: Some(classes.into_iter().map(UnitTerm::ThreeBand).collect()),
+        pending: None,
     })
 }

@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 
 use coordinator::job::{CountCore, UnitState};
 use coordinator::partition::Imported;
+use cores::count::Count;
 use cores::grids::CoreSpec;
 use cores::problems::sudoku::{parse_givens, placements};
 use cores::problems::ProblemSpec;
@@ -112,10 +113,10 @@ pub struct ResumedUnit {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeightedUnits {
     /// Full prefixes (option ids) with their weights.
-    pub units: Vec<(Vec<OptionId>, u128)>,
+    pub units: Vec<(Vec<OptionId>, Count)>,
     pub core: CoreSpec,
     /// The factor the weighted sum is multiplied by (`None`: the problem's own).
-    pub symmetry_factor: Option<u128>,
+    pub symmetry_factor: Option<Count>,
     /// What the units stand for, for labels.
     pub label: String,
     /// Set when the units resume a job from its partial ledger.
@@ -125,9 +126,32 @@ pub struct WeightedUnits {
     /// Set for a count by band configurations (generators `two-band`, `three-band`): each
     /// unit's configuration class.
     pub class_terms: Option<Vec<coordinator::job::UnitTerm>>,
+    /// Units put off until the job is submitted or its units are listed
+    /// (`Spec::expand_units`): `units` is empty until then. A two-band count's classes take
+    /// minutes to enumerate at 12x12, so loading a spec (every `run`, and the test that
+    /// every shipped spec loads) does not enumerate them.
+    pub pending: Option<Pending>,
+}
+
+/// Units whose generation waits for [`WeightedUnits::expand`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// Generator `two-band` on this plain Sudoku (checked when the spec was read).
+    TwoBand(ProblemSpec),
 }
 
 impl WeightedUnits {
+    /// Generates the units put off at loading (`pending`); nothing to do without.
+    pub fn expand(&mut self) -> Result<(), String> {
+        match self.pending.take() {
+            None => Ok(()),
+            Some(Pending::TwoBand(spec)) => {
+                *self = super::two_band::classes(&spec)?;
+                Ok(())
+            }
+        }
+    }
+
     /// The class unit `k` counts, for a count by classes (orbit terms, band classes).
     pub fn term(&self, k: usize) -> Option<coordinator::job::UnitTerm> {
         use coordinator::job::UnitTerm;
@@ -291,7 +315,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let units = gu
                 .units
                 .iter()
-                .map(|u| (placements(&u.givens, n), u.weight))
+                .map(|u| (placements(&u.givens, n), Count::from(u.weight)))
                 .collect();
             Ok(WeightedUnits {
                 units,
@@ -299,9 +323,10 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                     box_rows: r,
                     box_cols: c,
                 },
-                symmetry_factor: Some(gu.symmetry_factor),
+                symmetry_factor: Some(Count::from(gu.symmetry_factor)),
                 orbits: None,
                 class_terms: None,
+                pending: None,
                 resume: None,
                 label: format!(
                     "sudoku {r}x{c} grids: {} band-1 classes x {} column-1 splits",
@@ -333,7 +358,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let units = bu
                 .units
                 .iter()
-                .map(|u| (placements(&u.givens, n), u.weight))
+                .map(|u| (placements(&u.givens, n), Count::from(u.weight)))
                 .collect();
             Ok(WeightedUnits {
                 label: format!(
@@ -351,9 +376,10 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                     box_rows: r,
                     box_cols: c,
                 },
-                symmetry_factor: Some(bu.symmetry_factor),
+                symmetry_factor: Some(Count::from(bu.symmetry_factor)),
                 orbits: None,
                 class_terms: None,
+                pending: None,
                 resume: None,
             })
         }
@@ -363,10 +389,12 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             };
             let n = *n;
             // Option id of a queen at (0, c) is c (cores::problems::queens numbers row-major).
-            let mut units: Vec<(Vec<OptionId>, u128)> =
-                (0..n / 2).map(|c| (vec![c as OptionId], 2)).collect();
+            let mut units: Vec<(Vec<OptionId>, Count)> =
+                (0..n / 2)
+                    .map(|c| (vec![c as OptionId], Count::from(2u8)))
+                    .collect();
             if n % 2 == 1 {
-                units.push((vec![(n / 2) as OptionId], 1));
+                units.push((vec![(n / 2) as OptionId], Count::one()));
             }
             // Counted by the bitboard queens core where it fits (`core = "dlx"` keeps the
             // engine).
@@ -381,6 +409,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 symmetry_factor: None,
                 orbits: None,
                 class_terms: None,
+                pending: None,
                 resume: None,
                 label: format!("queens {n} by the first row's left half (x2) and middle (x1)"),
             })
@@ -410,7 +439,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let units = bu
                 .units
                 .iter()
-                .map(|u| (u.prefix.clone(), u.weight))
+                .map(|u| (u.prefix.clone(), Count::from(u.weight)))
                 .collect();
             Ok(WeightedUnits {
                 units,
@@ -418,6 +447,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 symmetry_factor: None,
                 orbits: None,
                 class_terms: None,
+                pending: None,
                 resume: None,
                 label: format!(
                     "queens {n} by the queens on the border: {} placements in {} classes under \
@@ -450,7 +480,7 @@ struct CsvRow {
     state: Option<UnitState>,
     parent: Option<u64>,
     prefix: Vec<OptionId>,
-    weight: u128,
+    weight: Count,
     /// A counted row's result, read when resuming.
     imported: Option<Imported>,
 }
@@ -522,7 +552,7 @@ pub fn read_csv(
         }
     }
     let mut rows = Vec::new();
-    let mut factor: Option<(u128, usize)> = None;
+    let mut factor: Option<(Count, usize)> = None;
     let mut problem: Option<(String, usize)> = None;
     let (mut counted, mut to_count) = (0usize, 0usize);
     for (i, line) in lines {
@@ -568,9 +598,10 @@ pub fn read_csv(
             }
         }
         let w = get(weight_col)?;
-        let weight: u128 = match w.parse() {
-            Ok(w) if w >= 1 => w,
-            _ => return Err(at(format!("weight `{w}` is not an integer >= 1"))),
+        let weight: Count = match w.parse::<Count>() {
+            Ok(w) if !w.is_zero() => w,
+            Ok(_) => return Err(at(format!("weight `{w}` is not an integer >= 1"))),
+            Err(e) => return Err(at(format!("weight `{w}` is not an integer >= 1: {e}"))),
         };
         let cells = get(cells_col)?;
         let prefix = match side {
@@ -586,9 +617,10 @@ pub fn read_csv(
         };
         if let Some(k) = factor_col {
             let f = get(k)?;
-            let f: u128 = match f.parse() {
-                Ok(f) if f >= 1 => f,
-                _ => return Err(at(format!("factor `{f}` is not an integer >= 1"))),
+            let f: Count = match f.parse::<Count>() {
+                Ok(f) if !f.is_zero() => f,
+                Ok(_) => return Err(at(format!("factor `{f}` is not an integer >= 1"))),
+                Err(e) => return Err(at(format!("factor `{f}` is not an integer >= 1: {e}"))),
             };
             match factor {
                 None => factor = Some((f, i + 1)),
@@ -671,12 +703,13 @@ pub fn read_csv(
             }),
             orbits: None,
             class_terms: None,
+            pending: None,
         });
     }
     let rows = fold_splits(rows, unit_col.is_some() && parent_col.is_some())
         .map_err(|(line, m)| format!("{shown}:{line}: {m}"))?;
     let folded = rows.1;
-    let units: Vec<(Vec<OptionId>, u128)> =
+    let units: Vec<(Vec<OptionId>, Count)> =
         rows.0.into_iter().map(|r| (r.prefix, r.weight)).collect();
     let mut label = format!("{} weighted units from {shown}", units.len());
     if folded > 0 {
@@ -691,6 +724,7 @@ pub fn read_csv(
         label,
         orbits: None,
         class_terms: None,
+        pending: None,
         resume: None,
     })
 }
@@ -760,9 +794,9 @@ fn imported_row(
 #[allow(clippy::type_complexity)] // (unit, how it stands), one per row
 fn resumed(
     rows: Vec<CsvRow>,
-) -> Result<Vec<((Vec<OptionId>, u128), ResumedUnit)>, (usize, String)> {
+) -> Result<Vec<((Vec<OptionId>, Count), ResumedUnit)>, (usize, String)> {
     let mut by_unit: HashMap<u64, usize> = HashMap::new();
-    let mut out: Vec<((Vec<OptionId>, u128), ResumedUnit)> = Vec::with_capacity(rows.len());
+    let mut out: Vec<((Vec<OptionId>, Count), ResumedUnit)> = Vec::with_capacity(rows.len());
     let mut splits: Vec<bool> = Vec::with_capacity(rows.len());
     for (k, r) in rows.into_iter().enumerate() {
         let Some(u) = r.unit else {
@@ -897,6 +931,18 @@ fn extends(child: &[OptionId], parent: &[OptionId]) -> bool {
 mod tests {
     use super::*;
 
+    /// Weighted units with machine-integer weights, as `WeightedUnits::units` holds them.
+    fn weighted(units: Vec<(Vec<OptionId>, u128)>) -> Vec<(Vec<OptionId>, Count)> {
+        units
+            .into_iter()
+            .map(|(p, w)| (p, Count::from(w)))
+            .collect()
+    }
+
+    fn some(n: u128) -> Option<Count> {
+        Some(Count::from(n))
+    }
+
     fn sudoku(r: usize, c: usize) -> ProblemSpec {
         ProblemSpec::sudoku(r, c)
     }
@@ -908,7 +954,7 @@ mod tests {
             ..Default::default()
         };
         let u = e.build(Some(&sudoku(2, 3)), Path::new(".")).unwrap();
-        assert_eq!(u.symmetry_factor, Some(720 * 6 * 8));
+        assert_eq!(u.symmetry_factor, some(720 * 6 * 8));
         assert_eq!(
             u.core,
             CoreSpec::SudokuBands {
@@ -933,7 +979,10 @@ mod tests {
         let u = e
             .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))
             .unwrap();
-        assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2), (vec![2], 1)]);
+        assert_eq!(
+            u.units,
+            weighted(vec![(vec![0], 2), (vec![1], 2), (vec![2], 1)])
+        );
         assert_eq!(
             u.core,
             CoreSpec::Queens { n: 5 },
@@ -950,7 +999,7 @@ mod tests {
         let u = e
             .build(Some(&ProblemSpec::Queens { n: 4 }), Path::new("."))
             .unwrap();
-        assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2)]);
+        assert_eq!(u.units, weighted(vec![(vec![0], 2), (vec![1], 2)]));
     }
 
     #[test]
@@ -965,7 +1014,10 @@ mod tests {
         // 4 queens: 10 border placements in two classes, r1c1 r2c4 r4c3 (8 images, no
         // completion) and r1c2 r2c4 r3c1 r4c3 (a solution and its mirror image: OEIS
         // A000170 gives 2).
-        assert_eq!(u.units, vec![(vec![0, 7, 14], 8), (vec![1, 7, 8, 14], 2)]);
+        assert_eq!(
+            u.units,
+            weighted(vec![(vec![0, 7, 14], 8), (vec![1, 7, 8, 14], 2)])
+        );
         assert_eq!(u.core, CoreSpec::Queens { n: 4 });
         assert!(
             u.label.contains("10 placements in 2 classes"),
@@ -975,15 +1027,15 @@ mod tests {
         let u = e
             .build(Some(&ProblemSpec::Queens { n: 12 }), Path::new("."))
             .unwrap();
-        let weights: u128 = u.units.iter().map(|(_, w)| w).sum();
+        let weights: Count = u.units.iter().map(|(_, w)| w).sum();
         let placements = cores::grids::queens_units::border_placements(12).unwrap();
-        assert_eq!(weights, placements.len() as u128);
+        assert_eq!(weights, Count::from(placements.len()));
         let u = e
             .build(Some(&ProblemSpec::Queens { n: 1 }), Path::new("."))
             .unwrap();
         assert_eq!(
             u.units,
-            vec![(vec![0], 1)],
+            weighted(vec![(vec![0], 1)]),
             "one queen on every border line"
         );
         for (n, why) in [
@@ -1010,12 +1062,28 @@ mod tests {
         .unwrap();
         let err = read_csv(&p, Some((2, 2)), false).unwrap_err();
         assert!(
-            err.ends_with(":3: weight `x` is not an integer >= 1"),
+            err.contains(":3: weight `x` is not an integer >= 1: ")
+                && err.contains("'x' at byte 0"),
             "{err}"
         );
         std::fs::write(&p, "weight,prefix\n3,0 5\n7,\n").unwrap();
         let u = read_csv(&p, None, false).unwrap();
-        assert_eq!(u.units, vec![(vec![0, 5], 3), (vec![], 7)]);
+        assert_eq!(u.units, weighted(vec![(vec![0, 5], 3), (vec![], 7)]));
+        // Weights and a factor past 2^128 are read exact (the 12x12 Sudoku's count).
+        let n = "38296278920738107863746324732012492486187417600000";
+        std::fs::write(&p, format!("weight,prefix,factor\n{n},0 5,{n}\n1,1,{n}\n")).unwrap();
+        let u = read_csv(&p, None, false).unwrap();
+        assert_eq!(u.units[0].1.to_string(), n);
+        assert_eq!(
+            u.symmetry_factor.as_ref().map(Count::to_string),
+            Some(n.to_string())
+        );
+        std::fs::write(&p, "weight,prefix\n-3,0\n").unwrap();
+        let err = read_csv(&p, None, false).unwrap_err();
+        assert!(
+            err.contains(":2: weight `-3`") && err.contains("without a sign"),
+            "{err}"
+        );
         std::fs::write(&p, "weight,givens\n3,1..\n").unwrap();
         let err = read_csv(&p, Some((2, 2)), false).unwrap_err();
         assert!(err.contains(":2: givens:"), "{err}");
@@ -1044,8 +1112,8 @@ mod tests {
         )
         .unwrap();
         let u = read_csv(&p, None, false).unwrap();
-        assert_eq!(u.units, vec![(vec![0], 2), (vec![1], 2)]);
-        assert_eq!(u.symmetry_factor, Some(6));
+        assert_eq!(u.units, weighted(vec![(vec![0], 2), (vec![1], 2)]));
+        assert_eq!(u.symmetry_factor, some(6));
         assert!(
             u.label.contains("3 rows below split units left out"),
             "{}",
@@ -1149,21 +1217,25 @@ mod tests {
         // Every row is a unit, in file order: none is left out below the split row.
         assert_eq!(
             u.units,
-            vec![
+            weighted(vec![
                 (vec![0], 2),
                 (vec![1], 2),
                 (vec![1, 7], 2),
                 (vec![2], 2),
                 (vec![1, 8], 2)
-            ]
+            ])
         );
-        assert_eq!(u.symmetry_factor, Some(6));
+        assert_eq!(u.symmetry_factor, some(6));
         let r = u.resume.as_ref().unwrap();
         assert_eq!(r.problem.as_ref().unwrap().0, "abc");
         let imported: Vec<Option<(u128, bool, CountCore)>> = r
             .units
             .iter()
-            .map(|x| x.imported.as_ref().map(|i| (i.solutions, i.split, i.core)))
+            .map(|x| {
+                x.imported
+                    .as_ref()
+                    .map(|i| (i.solutions.to_u128().unwrap(), i.split, i.core))
+            })
             .collect();
         assert_eq!(
             imported,
@@ -1242,7 +1314,7 @@ mod tests {
             variants.push(cores::problems::Variant::Diagonal);
         }
         let u = e.build(Some(&diag), Path::new(".")).unwrap();
-        assert_eq!(u.symmetry_factor, Some(720));
+        assert_eq!(u.symmetry_factor, some(720));
         assert_eq!(
             u.core,
             CoreSpec::SudokuGroups {
@@ -1257,7 +1329,10 @@ mod tests {
             .units
             .iter()
             .all(|(p, _)| p.len() == 12 && p.iter().all(|&o| (72..144).contains(&o))));
-        assert_eq!(u.units.iter().map(|(_, w)| w).sum::<u128>(), 16);
+        assert_eq!(
+            u.units.iter().map(|(_, w)| w).sum::<Count>(),
+            Count::from(16u8)
+        );
         assert_eq!(u.units.len(), 5);
         let err = e
             .build(Some(&ProblemSpec::Queens { n: 5 }), Path::new("."))

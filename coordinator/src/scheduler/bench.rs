@@ -16,8 +16,8 @@ use super::{NewJob, ReportOutcome, SchedError, Scheduler};
 use crate::bench::check_record;
 use crate::job::RunStatus;
 use crate::job::{
-    Accepted, AlarmKind, JobId, JobKind, JobState, LeaseEnd, Millis, Unit, UnitId, UnitResult,
-    UnitState, Verdict, WorkerId,
+    Accepted, AlarmKind, Count, JobId, JobKind, JobState, LeaseEnd, Millis, Unit, UnitId,
+    UnitResult, UnitState, Verdict, WorkerId,
 };
 
 /// What submitting a benchmark job did.
@@ -176,7 +176,7 @@ impl Scheduler {
                 Some(*parent),
                 None,
                 Vec::new(),
-                1,
+                Count::one(),
                 None,
                 Some(task.clone()),
             );
@@ -300,7 +300,7 @@ mod tests {
             manifest: Some("m1".into()),
             files: vec![],
             prefix: vec![],
-            symmetry_factor: 1,
+            symmetry_factor: Count::one(),
             settings: JobSettings::default(),
             dlx: String::new(),
             spec: String::new(),
@@ -308,7 +308,7 @@ mod tests {
                 .iter()
                 .map(|c| NewUnit {
                     prefix: vec![],
-                    weight: 1,
+                    weight: Count::one(),
                     estimate: None,
                     task: Some(task(c)),
                     term: None,
@@ -331,7 +331,7 @@ mod tests {
         record.set_placement(serde_json::from_str(placement).unwrap());
         let json = record.to_json();
         UnitResult {
-            solutions: 0,
+            solutions: Count::zero(),
             nodes: 0,
             updates: 0,
             estimate_nodes: 0.0,

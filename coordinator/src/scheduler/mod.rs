@@ -42,7 +42,7 @@ mod report;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::job::{
-    Accepted, Alarm, AlarmKind, BenchTask, Capabilities, FrozenFile, Job, JobId, JobKind,
+    Accepted, Alarm, AlarmKind, BenchTask, Capabilities, Count, FrozenFile, Job, JobId, JobKind,
     JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId,
     UnitResult, UnitState, UnitTerm, Verdict, WorkerId, WorkerInfo,
 };
@@ -152,7 +152,7 @@ pub struct NewJob {
     pub manifest: Option<String>,
     pub files: Vec<FrozenFile>,
     pub prefix: Prefix,
-    pub symmetry_factor: u128,
+    pub symmetry_factor: Count,
     pub settings: JobSettings,
     pub dlx: String,
     pub spec: String,
@@ -163,7 +163,7 @@ pub struct NewJob {
 pub struct NewUnit {
     pub prefix: Prefix,
     /// The unit's weight in its job's total (1 unless the job was submitted weighted).
-    pub weight: u128,
+    pub weight: Count,
     pub estimate: Option<UnitEstimate>,
     /// A benchmark job's task (then `prefix` is empty).
     pub task: Option<BenchTask>,
@@ -239,12 +239,11 @@ impl Snapshot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobStatus {
     pub job: Job,
-    /// u128 sum of the accepted results of its work units, unweighted (`None`: it overflows
-    /// u128).
-    pub solutions: Option<u128>,
-    /// u128 sum of weight x solutions over the accepted results of its work units (`None`:
-    /// it overflows u128). Equal to `solutions` when every weight is 1.
-    pub weighted_solutions: Option<u128>,
+    /// Sum of the accepted results of its work units, unweighted (exact: a `Count`).
+    pub solutions: Count,
+    /// Sum of weight x solutions over the accepted results of its work units (exact).
+    /// Equal to `solutions` when every weight is 1.
+    pub weighted_solutions: Count,
     /// Some work unit has a weight other than 1.
     pub weighted: bool,
     pub nodes: u64,
@@ -628,8 +627,8 @@ impl Scheduler {
         let j = self.jobs.get(&job).ok_or(SchedError::UnknownJob(job))?;
         let mut st = JobStatus {
             job: j.clone(),
-            solutions: Some(0),
-            weighted_solutions: Some(0),
+            solutions: Count::zero(),
+            weighted_solutions: Count::zero(),
             weighted: false,
             nodes: 0,
             updates: 0,
@@ -671,7 +670,7 @@ impl Scheduler {
                 continue;
             }
             st.units_total += 1;
-            st.weighted |= unit.weight != 1;
+            st.weighted |= unit.weight != Count::one();
             st.units_held += held;
             match unit.state {
                 UnitState::Queued => st.units_queued += 1,
@@ -680,11 +679,8 @@ impl Scheduler {
                 UnitState::Cancelled => {}
             }
             if let Some(a) = acc {
-                let n = a.result.solutions;
-                st.solutions = st.solutions.and_then(|t| t.checked_add(n));
-                st.weighted_solutions = st
-                    .weighted_solutions
-                    .and_then(|t| t.checked_add(unit.weight.checked_mul(n)?));
+                st.solutions += &a.result.solutions;
+                st.weighted_solutions += &unit.weight * &a.result.solutions;
                 st.nodes = st.nodes.saturating_add(a.result.nodes);
                 st.updates = st.updates.saturating_add(a.result.updates);
                 st.unit_wall_seconds += a.result.wall_seconds;
@@ -716,7 +712,7 @@ impl Scheduler {
         parent: Option<UnitId>,
         audit_of: Option<UnitId>,
         prefix: Prefix,
-        weight: u128,
+        weight: Count,
         estimate: Option<UnitEstimate>,
         task: Option<BenchTask>,
     ) -> UnitId {
@@ -996,7 +992,7 @@ impl Scheduler {
         }
         for u in self.units.values() {
             // Split children and audits inherit the weight; no weight is 0.
-            assert!(u.weight >= 1, "unit {} has weight 0", u.id);
+            assert!(!u.weight.is_zero(), "unit {} has weight 0", u.id);
             if let Some(p) = u.parent {
                 assert_eq!(
                     u.weight, self.units[&p].weight,

@@ -17,10 +17,12 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use num_bigint::BigUint;
+
 use super::{NewJob, NewUnit, Scheduler, SchedulerConfig};
 use crate::job::{
-    prefixes_text, AlarmKind, JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, UnitId,
-    UnitResult, UnitState, Verdict, WorkerId,
+    prefixes_text, AlarmKind, Count, JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix,
+    UnitId, UnitResult, UnitState, Verdict, WorkerId,
 };
 
 const DEPTH: usize = 4;
@@ -63,7 +65,7 @@ fn token_gen(counter: Arc<AtomicU64>) -> impl FnMut() -> LeaseToken + Send + 'st
 
 fn result(solutions: u128, remaining: Vec<Prefix>) -> UnitResult {
     UnitResult {
-        solutions,
+        solutions: Count::from(solutions),
         nodes: 10,
         updates: 20,
         estimate_nodes: 0.0,
@@ -311,7 +313,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
     let units: Vec<NewUnit> = (0..FANOUT)
         .map(|c| NewUnit {
             prefix: vec![c],
-            weight: weight(&[c]),
+            weight: Count::from(weight(&[c])),
             estimate: None,
             task: None,
             term: None,
@@ -328,7 +330,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
             manifest: None,
             files: Vec::new(),
             prefix: vec![],
-            symmetry_factor: 1,
+            symmetry_factor: Count::one(),
             settings: JobSettings {
                 unit_node_limit: None,
                 unit_time_budget_ms: None,
@@ -464,10 +466,14 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
                 };
                 let mut res = res;
                 if rng.random_bool(0.3) {
-                    res.solutions += 1;
+                    res.solutions += Count::one();
                 }
                 m.expire(now);
-                let want = m.report(&t, res.solutions, &res.remaining);
+                let n = res
+                    .solutions
+                    .to_u128()
+                    .expect("the model's counts are below 2^128");
+                let want = m.report(&t, n, &res.remaining);
                 let got = s.report(now, w, &t, uid, res);
                 assert_eq!(
                     got.verdict, want,
@@ -562,12 +568,12 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
         let st = s.status(job).unwrap();
         assert_eq!(
             st.solutions,
-            Some(m.accepted_total()),
+            Count::from(m.accepted_total()),
             "{ctx}: running total"
         );
         assert_eq!(
             st.weighted_solutions,
-            Some(m.weighted_total()),
+            Count::from(m.weighted_total()),
             "{ctx}: weighted total"
         );
         assert!(st.weighted);
@@ -593,7 +599,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
             assert!(ok, "{ctx}: unit {uid} is {st:?}, model {:?}", u.state);
             assert_eq!(
                 s.unit(*uid).unwrap().weight,
-                weight(&u.prefix),
+                Count::from(weight(&u.prefix)),
                 "{ctx}: unit {uid}"
             );
             assert_eq!(
@@ -646,14 +652,14 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
     let missing: u128 = held.iter().map(|p| count(p)).sum();
     assert_eq!(
         st.solutions,
-        Some(count(&[]) - missing),
+        Count::from(count(&[]) - missing),
         "seed {seed}: exact total"
     );
     let weighted: u128 = (0..FANOUT).map(|c| weight(&[c]) * count(&[c])).sum();
     let missing: u128 = held.iter().map(|p| weight(p) * count(p)).sum();
     assert_eq!(
         st.weighted_solutions,
-        Some(weighted - missing),
+        Count::from(weighted - missing),
         "seed {seed}: exact weighted total"
     );
     assert_eq!(st.units_queued, st.units_held);
@@ -661,7 +667,7 @@ fn run_model(seed: u64, steps: usize) -> BTreeMap<String, usize> {
     if held.is_empty() {
         assert_eq!(st.job.state, JobState::Done, "seed {seed}");
         assert!(
-            st.solutions.unwrap() > u128::from(u64::MAX),
+            st.solutions > Count::from(u64::MAX),
             "the total needs more than 64 bits"
         );
         *seen.entry("done".into()).or_default() += 1;
@@ -718,7 +724,7 @@ fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, 
             manifest: None,
             files: Vec::new(),
             prefix: vec![],
-            symmetry_factor: 1,
+            symmetry_factor: Count::one(),
             settings: JobSettings {
                 unit_node_limit: None,
                 unit_time_budget_ms: None,
@@ -731,7 +737,7 @@ fn two_worker_job(audit_share: f64, units: usize) -> (Scheduler, Vec<WorkerId>, 
             units: (0..units as u32)
                 .map(|c| NewUnit {
                     prefix: vec![c],
-                    weight: 1,
+                    weight: Count::one(),
                     estimate: None,
                     task: None,
                     term: None,
@@ -768,7 +774,7 @@ fn audits_run_on_another_worker_and_flag_a_mismatch() {
         "audits do not hold a job open"
     );
     assert_eq!((st.audits_total, st.audits_done), (3, 0));
-    assert_eq!(st.solutions, Some(10 + 11 + 12));
+    assert_eq!(st.solutions, Count::from(10u32 + 11 + 12));
     // Worker a may not audit its own units.
     assert!(s.lease(3, ws[0], 10).unwrap().units.is_empty());
     let g = s.lease(3, ws[1], 10).unwrap();
@@ -792,7 +798,11 @@ fn audits_run_on_another_worker_and_flag_a_mismatch() {
         vec![Verdict::Accepted, Verdict::Mismatch, Verdict::Accepted]
     );
     let st = s.status(job).unwrap();
-    assert_eq!(st.solutions, Some(10 + 11 + 12), "audits are never added");
+    assert_eq!(
+        st.solutions,
+        Count::from(10u32 + 11 + 12),
+        "audits are never added"
+    );
     assert_eq!(st.weighted_solutions, st.solutions);
     assert!(!st.weighted);
     assert_eq!((st.audits_total, st.audits_done), (3, 3));
@@ -846,7 +856,7 @@ fn malformed_remaining_is_rejected_and_requeued() {
     assert_eq!(r.verdict, Verdict::Rejected);
     assert_eq!(s.unit(u.unit.id).unwrap().state, UnitState::Queued);
     assert_eq!(s.status(job).unwrap().alarms[0].kind, AlarmKind::Rejected);
-    assert_eq!(s.status(job).unwrap().solutions, Some(0));
+    assert_eq!(s.status(job).unwrap().solutions, Count::from(0u32));
     s.check_invariants();
 }
 
@@ -915,7 +925,7 @@ fn weighted_job(weights: &[u128], audit_share: f64) -> (Scheduler, Vec<WorkerId>
             manifest: None,
             files: Vec::new(),
             prefix: vec![],
-            symmetry_factor: 1,
+            symmetry_factor: Count::one(),
             settings: JobSettings {
                 audit_share,
                 ..Default::default()
@@ -927,7 +937,7 @@ fn weighted_job(weights: &[u128], audit_share: f64) -> (Scheduler, Vec<WorkerId>
                 .enumerate()
                 .map(|(c, &w)| NewUnit {
                     prefix: vec![c as u32],
-                    weight: w,
+                    weight: Count::from(w),
                     estimate: None,
                     task: None,
                     term: None,
@@ -948,7 +958,10 @@ fn split_children_and_audits_keep_their_weight_and_the_weighted_total_is_exact()
     let g = s.lease(1, ws[0], 10).unwrap();
     assert_eq!(g.units.len(), 2);
     let (a, b) = (&g.units[0], &g.units[1]);
-    assert_eq!((a.unit.weight, b.unit.weight), (big, 3));
+    assert_eq!(
+        (a.unit.weight.clone(), b.unit.weight.clone()),
+        (Count::from(big), Count::from(3u8))
+    );
     // Unit a stops early and hands back two subtrees; unit b finishes.
     let r = s.report(
         2,
@@ -964,17 +977,21 @@ fn split_children_and_audits_keep_their_weight_and_the_weighted_total_is_exact()
         .job_units(job)
         .into_iter()
         .filter(|(u, _)| u.parent == Some(a.unit.id) && u.audit_of.is_none())
-        .map(|(u, _)| (u.prefix.clone(), u.weight))
+        .map(|(u, _)| (u.prefix.clone(), u.weight.clone()))
         .collect();
-    assert_eq!(children, vec![(vec![0, 1], big), (vec![0, 2], big)]);
+    let big_c = Count::from(big);
+    assert_eq!(
+        children,
+        vec![(vec![0, 1], big_c.clone()), (vec![0, 2], big_c)]
+    );
     let audit = s
         .job_units(job)
         .into_iter()
         .find(|(u, _)| u.audit_of == Some(b.unit.id))
-        .map(|(u, _)| u.weight);
+        .map(|(u, _)| u.weight.clone());
     assert_eq!(
         audit,
-        Some(3),
+        Some(Count::from(3u8)),
         "an audit keeps the weight of the unit it checks"
     );
     // The children and the audit, by worker b.
@@ -987,20 +1004,28 @@ fn split_children_and_audits_keep_their_weight_and_the_weighted_total_is_exact()
     }
     let st = s.status(job).unwrap();
     assert_eq!(st.job.state, JobState::Done);
-    assert_eq!(st.solutions, Some(5 + 7 + 11 + 11));
+    assert_eq!(st.solutions, Count::from(5u8 + 7 + 11 + 11));
     let want = big * (5 + 11 + 11) + 3 * 7;
     assert!(want > u128::from(u64::MAX));
-    assert_eq!(st.weighted_solutions, Some(want), "audits are never added");
+    assert_eq!(
+        st.weighted_solutions,
+        Count::from(want),
+        "audits are never added"
+    );
     assert!(st.weighted);
     // A restart keeps every weight.
     let snap = s.snapshot();
     let again = Scheduler::restore(SchedulerConfig::default(), snap, || LeaseToken("x".into()));
-    assert_eq!(again.status(job).unwrap().weighted_solutions, Some(want));
+    assert_eq!(
+        again.status(job).unwrap().weighted_solutions,
+        Count::from(want)
+    );
     s.check_invariants();
 }
 
+/// Regression: a total past 2^128 was `None` (then "overflow" on the wire); it is exact.
 #[test]
-fn an_overflowing_total_is_none_never_wrapped() {
+fn a_total_past_u128_is_exact() {
     let (mut s, ws, job) = weighted_job(&[u128::MAX / 2, 1], 0.0);
     let g = s.lease(1, ws[0], 10).unwrap();
     for g in &g.units {
@@ -1008,9 +1033,15 @@ fn an_overflowing_total_is_none_never_wrapped() {
         assert_eq!(r.verdict, Verdict::Accepted);
     }
     let st = s.status(job).unwrap();
-    assert_eq!(st.solutions, Some(6));
-    assert_eq!(st.weighted_solutions, None, "(2^127 - 1) x 3 overflows");
-    // The unweighted sum is checked too.
+    assert_eq!(st.solutions, Count::from(6u8));
+    assert!(
+        (u128::MAX / 2).checked_mul(3).is_none(),
+        "(2^127 - 1) x 3 overflows u128"
+    );
+    let want = BigUint::from(u128::MAX / 2) * 3u32 + 3u32;
+    assert_eq!(st.weighted_solutions.as_biguint(), &want);
+    assert_eq!(st.weighted_solutions.bits(), 129);
+    // The unweighted sum too.
     let (mut s, ws, job) = weighted_job(&[1, 1], 0.0);
     let g = s.lease(1, ws[0], 10).unwrap();
     for g in &g.units {
@@ -1024,7 +1055,9 @@ fn an_overflowing_total_is_none_never_wrapped() {
         assert_eq!(r.verdict, Verdict::Accepted);
     }
     let st = s.status(job).unwrap();
-    assert_eq!((st.solutions, st.weighted_solutions), (None, None));
+    let want = BigUint::from(u128::MAX) * 2u32;
+    assert_eq!(st.solutions.as_biguint(), &want);
+    assert_eq!(st.weighted_solutions, st.solutions);
 }
 
 #[test]
@@ -1048,11 +1081,11 @@ fn a_report_from_another_worker_than_the_lease_holder_is_not_counted() {
     let r = s.report(2, ws[1], &u.lease.token, u.unit.id, result(5, vec![]));
     assert_eq!(r.verdict, Verdict::Stale, "{}", r.message);
     assert!(r.message.contains("belongs to worker"), "{}", r.message);
-    assert_eq!(s.status(job).unwrap().solutions, Some(0));
+    assert_eq!(s.status(job).unwrap().solutions, Count::from(0u32));
     // The lease runs on for its holder.
     let r = s.report(3, ws[0], &u.lease.token, u.unit.id, result(5, vec![]));
     assert_eq!(r.verdict, Verdict::Accepted, "{}", r.message);
-    assert_eq!(s.status(job).unwrap().solutions, Some(5));
+    assert_eq!(s.status(job).unwrap().solutions, Count::from(5u32));
 }
 
 /// Regression: a unit whose run failed on every worker was released and leased again at once,
@@ -1151,7 +1184,7 @@ fn a_unit_whose_runs_fail_failures_limit_times_is_held() {
         ),
         (2, 0, 1, 1)
     );
-    assert_eq!(st.solutions, Some(8));
+    assert_eq!(st.solutions, Count::from(8u32));
     let failed: Vec<_> = st
         .alarms
         .iter()
@@ -1433,8 +1466,8 @@ fn a_unit_whose_workers_die_deaths_limit_times_is_held_and_its_neighbour_is_not(
         "a held unit keeps its job open"
     );
     assert_eq!(
-        (st.units_done, st.units_held, st.solutions),
-        (2, 1, Some(10))
+        (st.units_done, st.units_held, st.solutions.clone()),
+        (2, 1, Count::from(10u8))
     );
     assert_eq!(s.unit(1).unwrap().failures, 0, "deaths are no failures");
     s.check_invariants();

@@ -200,14 +200,10 @@ impl Scheduler {
                 t.core()
             )),
             // A two-band class counts B(C)^2: anything else is malformed.
-            Some(UnitTerm::TwoBand(t))
-                if cores::grids::two_band::exact_sqrt(result.solutions).is_none() =>
-            {
-                Some(format!(
-                    "two-band class {}: {} is not a square B(C)^2",
-                    t.class, result.solutions
-                ))
-            }
+            Some(UnitTerm::TwoBand(t)) if result.solutions.exact_sqrt().is_none() => Some(format!(
+                "two-band class {}: {} is not a square B(C)^2",
+                t.class, result.solutions
+            )),
             None if term_cores.contains(&result.core) => Some(format!(
                 "a unit without a class was counted by the {} core",
                 result.core
@@ -237,9 +233,21 @@ impl Scheduler {
         let mut message = "accepted".to_string();
         if split {
             // The children cover the rest of the parent's subtree: they keep its weight.
-            let (weight, term) = (self.units[&uid].weight, self.units[&uid].term.clone());
+            let (weight, term) = (
+                self.units[&uid].weight.clone(),
+                self.units[&uid].term.clone(),
+            );
             for r in &result.remaining {
-                let child = self.new_unit(now, job, Some(uid), None, r.clone(), weight, None, None);
+                let child = self.new_unit(
+                    now,
+                    job,
+                    Some(uid),
+                    None,
+                    r.clone(),
+                    weight.clone(),
+                    None,
+                    None,
+                );
                 self.set_term(child, term.clone());
             }
             message = format!(
@@ -251,7 +259,7 @@ impl Scheduler {
             let settings = &self.jobs[&job].settings;
             if audit_selected(settings.seed, uid, settings.audit_share) {
                 let u = &self.units[&uid];
-                let (prefix, weight, estimate) = (u.prefix.clone(), u.weight, u.estimate);
+                let (prefix, weight, estimate) = (u.prefix.clone(), u.weight.clone(), u.estimate);
                 let term = u.term.clone();
                 let audit = self.new_unit(
                     now,
@@ -331,7 +339,7 @@ impl Scheduler {
         self.end_lease(now, uid, LeaseEnd::Reported);
         self.set_unit_state(uid, UnitState::Done);
         self.record_accepted(now, job, worker, uid, result, None);
-        let original = self.accepted[&of].result.solutions;
+        let original = self.accepted[&of].result.solutions.clone();
         let (verdict, message) = if !result.remaining.is_empty() {
             (
                 Verdict::Accepted,

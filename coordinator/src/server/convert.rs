@@ -2,7 +2,7 @@
 //! (domain types never derive prost), and the protocol-version check.
 //!
 //! Invariant: everything a client sends is checked here before the scheduler sees it: the
-//! protocol version, decimal counts (u128, digits only), counters that fit the store
+//! protocol version, decimal counts (`Count`: digits only, of any size), counters that fit the store
 //! (at most i64::MAX), prefixes and lease tokens.
 
 use proto::core::{core_spec_pb, count_core, count_core_pb};
@@ -10,8 +10,8 @@ use proto::v1 as pb;
 use tonic::Status;
 
 use crate::job::{
-    Alarm, BenchTask, Capabilities, CoreSpec, Family, FileKind, FrozenFile, JobKind, JobState,
-    LeaseToken, Millis, Unit, UnitResult, UnitState, UnitTerm, Verdict,
+    Alarm, BenchTask, Capabilities, CoreSpec, Count, Family, FileKind, FrozenFile, JobKind,
+    JobState, LeaseToken, Millis, Unit, UnitResult, UnitState, UnitTerm, Verdict,
 };
 use crate::partition::{Imported, Seed};
 use crate::scheduler::{Granted, JobStatus};
@@ -35,26 +35,22 @@ pub fn check_header(header: Option<&pb::RequestHeader>) -> Result<(), Status> {
     )))
 }
 
-/// Parses a decimal u128 (digits only, no sign, no spaces).
-pub fn parse_count(s: &str, what: &str) -> Result<u128, Error> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Error::InvalidArgument(format!(
-            "{what} must be a decimal number, got {s:?}"
-        )));
-    }
+/// Parses a decimal count of any size (digits only, no sign, no spaces).
+pub fn parse_count(s: &str, what: &str) -> Result<Count, Error> {
     s.parse()
-        .map_err(|_| Error::InvalidArgument(format!("{what} {s} exceeds 2^128 - 1")))
+        .map_err(|e| Error::InvalidArgument(format!("{what}: {e}")))
 }
 
-/// A unit's weight: a decimal u128 of at least 1 ("" means 1).
-pub fn parse_weight(s: &str, what: &str) -> Result<u128, Error> {
+/// A unit's weight or a job's factor: a decimal count of at least 1 ("" means 1).
+pub fn parse_weight(s: &str, what: &str) -> Result<Count, Error> {
     if s.is_empty() {
-        return Ok(1);
+        return Ok(Count::one());
     }
-    match parse_count(s, what)? {
-        0 => Err(Error::InvalidArgument(format!("{what} must be at least 1"))),
-        w => Ok(w),
+    let w = parse_count(s, what)?;
+    if w.is_zero() {
+        return Err(Error::InvalidArgument(format!("{what} must be at least 1")));
     }
+    Ok(w)
 }
 
 /// The weighted units of a submission; a bad weight, imported count or parent names the
@@ -78,12 +74,10 @@ pub fn seeds(units: Vec<pb::WeightedPrefix>) -> Result<Vec<Seed>, Error> {
                 .imported
                 .map(|m| {
                     Ok::<_, Error>(Imported {
-                        solutions: m.solutions.parse().map_err(|_| {
-                            Error::InvalidArgument(format!(
-                                "unit {i}: imported solutions {:?} is not a decimal u128",
-                                m.solutions
-                            ))
-                        })?,
+                        solutions: parse_count(
+                            &m.solutions,
+                            &format!("unit {i}: imported solutions"),
+                        )?,
                         nodes: m.nodes,
                         core: count_core(m.core()),
                         split: m.split,
@@ -113,11 +107,6 @@ pub fn seeds(units: Vec<pb::WeightedPrefix>) -> Result<Vec<Seed>, Error> {
 /// A submission's core (unset: DLX); a bad one is INVALID_ARGUMENT.
 pub fn core_spec(c: Option<pb::CoreSpec>) -> Result<CoreSpec, Error> {
     proto::core::core_spec(c.as_ref()).map_err(Error::InvalidArgument)
-}
-
-/// A decimal u128, or "overflow" when the checked sum or product did not fit.
-fn total_text(v: Option<u128>) -> String {
-    v.map_or_else(|| "overflow".to_string(), |v| v.to_string())
 }
 
 fn counter(v: u64, what: &str) -> Result<u64, Error> {
@@ -316,13 +305,10 @@ pub fn job_info(st: JobStatus, now: Millis, with_alarms: bool) -> pb::JobInfo {
         units_done: st.units_done,
         units_leased: st.units_leased,
         units_queued: st.units_queued,
-        solutions: total_text(st.solutions),
+        solutions: st.solutions.to_string(),
         symmetry_factor: j.symmetry_factor.to_string(),
-        solutions_times_symmetry: total_text(
-            st.weighted_solutions
-                .and_then(|v| v.checked_mul(j.symmetry_factor)),
-        ),
-        weighted_solutions: total_text(st.weighted_solutions),
+        solutions_times_symmetry: (&st.weighted_solutions * &j.symmetry_factor).to_string(),
+        weighted_solutions: st.weighted_solutions.to_string(),
         weighted: st.weighted,
         core: Some(core_spec_pb(j.settings.core)),
         nodes: st.nodes,
@@ -389,21 +375,59 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_are_plain_decimals_up_to_u128() {
-        assert_eq!(parse_count("0", "x").unwrap(), 0);
+    fn counts_are_plain_decimals_of_any_size() {
+        assert_eq!(parse_count("0", "x").unwrap(), Count::zero());
         let max = u128::MAX.to_string();
-        assert_eq!(parse_count(&max, "x").unwrap(), u128::MAX);
-        for bad in [
-            "",
-            "-1",
-            "+1",
-            " 1",
-            "1e3",
-            "0x10",
+        assert_eq!(parse_count(&max, "x").unwrap(), Count::from(u128::MAX));
+        // 2^128 and the 12x12 Sudoku's count (2x6 boxes), past u128: exact both ways.
+        for big in [
             "340282366920938463463374607431768211456",
+            "38296278920738107863746324732012492486187417600000",
         ] {
-            assert!(parse_count(bad, "x").is_err(), "{bad:?}");
+            let c = parse_count(big, "x").unwrap();
+            assert!(c.to_u128().is_none());
+            assert_eq!(c.to_string(), big);
         }
+        for bad in ["", "-1", "+1", " 1", "1e3", "0x10"] {
+            let e = parse_count(bad, "solutions").unwrap_err().to_string();
+            assert!(e.contains("solutions"), "{bad:?}: {e}");
+        }
+        assert!(parse_weight("0", "weight").is_err());
+        assert_eq!(parse_weight("", "weight").unwrap(), Count::one());
+    }
+
+    /// A report's count, a unit's weight and an imported count past 2^128 cross the edge
+    /// exact, and a job's totals go back out exact (they were "overflow").
+    #[test]
+    fn counts_past_2_128_round_trip_through_the_conversions() {
+        let big = "38296278920738107863746324732012492486187417600000";
+        let n: Count = big.parse().unwrap();
+        let r = unit_result(Some(pb::UnitResult {
+            solutions: big.into(),
+            ..Default::default()
+        }))
+        .unwrap();
+        assert_eq!(r.solutions, n);
+        let s = seeds(vec![pb::WeightedPrefix {
+            options: vec![0],
+            weight: big.into(),
+            imported: Some(pb::ImportedCount {
+                solutions: big.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }])
+        .unwrap();
+        assert_eq!(s[0].weight, n);
+        assert_eq!(s[0].imported.as_ref().unwrap().solutions, n);
+        let e = seeds(vec![pb::WeightedPrefix {
+            options: vec![0],
+            weight: format!("{big}x"),
+            ..Default::default()
+        }])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unit 0: weight: ") && e.contains("'x'"), "{e}");
     }
 
     #[test]

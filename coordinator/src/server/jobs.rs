@@ -9,10 +9,10 @@ use std::sync::Arc;
 use proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::convert::{self, check_header, parse_count};
+use super::convert::{self, check_header, parse_weight};
 use super::Shared;
 use crate::job::prefix_text;
-use crate::job::{CoreSpec, JobKind, JobSettings, RunStatus};
+use crate::job::{CoreSpec, Count, JobKind, JobSettings, RunStatus};
 use crate::partition::{partition_problem, PartitionError, PartitionSettings, Seed};
 use crate::scheduler::NewJob;
 use crate::sizing::{self, SizingRequest};
@@ -94,7 +94,7 @@ impl JobsService {
             manifest: Some(manifest),
             files,
             prefix: Vec::new(),
-            symmetry_factor: 1,
+            symmetry_factor: Count::one(),
             settings: JobSettings::default(),
             dlx: String::new(),
             spec: r.spec,
@@ -102,7 +102,7 @@ impl JobsService {
                 .into_iter()
                 .map(|t| crate::scheduler::NewUnit {
                     prefix: Vec::new(),
-                    weight: 1,
+                    weight: Count::one(),
                     estimate: None,
                     task: Some(t),
                     term: None,
@@ -156,14 +156,7 @@ impl pb::jobs_server::Jobs for JobsService {
         if r.dlx.trim().is_empty() {
             return Err(Error::InvalidArgument("the job has no DLX text".to_string()).into());
         }
-        let symmetry_factor = if r.symmetry_factor.is_empty() {
-            1
-        } else {
-            parse_count(&r.symmetry_factor, "symmetry_factor")?
-        };
-        if symmetry_factor == 0 {
-            return Err(Error::InvalidArgument("symmetry_factor must be at least 1".into()).into());
-        }
+        let symmetry_factor = parse_weight(&r.symmetry_factor, "symmetry_factor")?;
         let seeds = convert::seeds(std::mem::take(&mut r.units))?;
         let core = convert::core_spec(r.core)?;
         let p = r.partition.unwrap_or_default();

@@ -11,7 +11,9 @@ use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 
 use super::{get_opt_u64, get_prefix, get_term, get_u64, parse, Result, StoreError};
-use crate::job::{CoreSpec, CountCore, JobId, JobKind, JobState, Prefix, UnitState, UnitTerm};
+use crate::job::{
+    CoreSpec, Count, CountCore, JobId, JobKind, JobState, Prefix, UnitState, UnitTerm,
+};
 
 /// One accepted unit of a counting job.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,8 +24,8 @@ pub struct LedgerRow {
     /// The unit it was split from (`None` for a unit of the partition or a submitted one).
     pub parent: Option<u64>,
     pub prefix: Prefix,
-    pub weight: u128,
-    pub solutions: u128,
+    pub weight: Count,
+    pub solutions: Count,
     pub nodes: u64,
     pub core: CountCore,
     /// `None`: counted by the coordinator at partition time.
@@ -44,7 +46,7 @@ pub struct PendingUnit {
     pub state: UnitState,
     pub parent: Option<u64>,
     pub prefix: Prefix,
-    pub weight: u128,
+    pub weight: Count,
     pub term: Option<UnitTerm>,
 }
 
@@ -57,7 +59,7 @@ pub struct Ledger {
     /// SHA-256 of the job's problem (its DLX text), so that a ledger is never resumed on
     /// another problem.
     pub dlx_sha256: String,
-    pub symmetry_factor: u128,
+    pub symmetry_factor: Count,
     pub core: CoreSpec,
     /// The job's own prefix (included in every row's).
     pub prefix: Prefix,
@@ -84,27 +86,23 @@ impl Ledger {
         )
     }
 
-    /// `symmetry factor x sum(weight x count)`, or `None` on overflow.
-    pub fn total(&self) -> Option<u128> {
-        self.rows
-            .iter()
-            .try_fold(0u128, |acc, r| {
-                acc.checked_add(r.weight.checked_mul(r.solutions)?)
-            })?
-            .checked_mul(self.symmetry_factor)
+    /// `symmetry factor x sum(weight x count)`, exact.
+    pub fn total(&self) -> Count {
+        let sum: Count = self.rows.iter().map(|r| &r.weight * &r.solutions).sum();
+        sum * &self.symmetry_factor
     }
 
     /// An orbit count's group order: the sum of its class sizes (`None` for a job whose
-    /// units are not class terms, or on overflow).
-    pub fn group_order(&self) -> Option<u128> {
-        let terms = self.rows.iter().map(|r| (&r.term, r.weight));
-        let pending = self.pending.iter().map(|p| (&p.term, p.weight));
+    /// units are not class terms).
+    pub fn group_order(&self) -> Option<Count> {
+        let terms = self.rows.iter().map(|r| (&r.term, &r.weight));
+        let pending = self.pending.iter().map(|p| (&p.term, &p.weight));
         let mut any = false;
-        let mut order = 0u128;
+        let mut order = Count::zero();
         for (term, weight) in terms.chain(pending) {
             term.as_ref()?.orbit()?;
             any = true;
-            order = order.checked_add(weight)?;
+            order += weight;
         }
         any.then_some(order)
     }

@@ -8,7 +8,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
 
 use super::{get_opt_u64, get_term, get_u64, int, parse, Result};
-use crate::job::{JobId, JobKind, JobState, UnitState, UnitTerm};
+use crate::job::{Count, JobId, JobKind, JobState, UnitState, UnitTerm};
 
 /// Opens the database at `path` read-only (a write through this pool fails), as it is: no
 /// migration runs and nothing is created.
@@ -30,7 +30,7 @@ pub struct JobHead {
     pub name: String,
     pub kind: JobKind,
     pub state: JobState,
-    pub symmetry_factor: u128,
+    pub symmetry_factor: Count,
     /// Milliseconds since the epoch.
     pub created_at: u64,
     pub finished_at: Option<u64>,
@@ -71,7 +71,7 @@ pub async fn job_heads(pool: &SqlitePool) -> Result<Vec<JobHead>> {
 pub struct CountUnit {
     pub unit: u64,
     pub state: UnitState,
-    pub weight: u128,
+    pub weight: Count,
     /// Knuth's estimate of the unit's nodes at partition time (`None`: not estimated).
     pub estimate_nodes: Option<f64>,
     pub result: Option<CountResult>,
@@ -82,7 +82,7 @@ pub struct CountUnit {
 /// What a worker (or the partitioner) measured on a unit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountResult {
-    pub solutions: u128,
+    pub solutions: Count,
     pub nodes: u64,
     pub updates: u64,
     pub wall_seconds: f64,

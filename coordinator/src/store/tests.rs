@@ -1,5 +1,5 @@
 //! Store tests on a temporary database file: migrations, round trip of the scheduler state,
-//! exactly-once at the database level, restart semantics, u128 totals beyond 2^64, weights
+//! exactly-once at the database level, restart semantics, exact totals beyond 2^128, weights
 //! and cores.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +23,7 @@ fn config() -> SchedulerConfig {
 
 fn result(solutions: u128, remaining: Vec<Vec<u32>>) -> UnitResult {
     UnitResult {
-        solutions,
+        solutions: Count::from(solutions),
         nodes: 123,
         updates: 456,
         estimate_nodes: 100.5,
@@ -43,7 +43,7 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
         manifest: None,
         files: Vec::new(),
         prefix: vec![],
-        symmetry_factor: 720,
+        symmetry_factor: Count::from(720u32),
         settings: JobSettings {
             unit_node_limit: Some(1_000_000),
             unit_time_budget_ms: None,
@@ -56,7 +56,7 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
         units: (0..units)
             .map(|c| NewUnit {
                 prefix: vec![c],
-                weight: 1,
+                weight: Count::one(),
                 estimate: Some(UnitEstimate {
                     nodes: 10.0 + f64::from(c),
                     nodes_std_err: 1.5,
@@ -71,7 +71,7 @@ fn new_job(units: u32, counted: Option<u128>) -> NewJob {
             })
             .chain(counted.map(|n| NewUnit {
                 prefix: vec![99],
-                weight: 1,
+                weight: Count::one(),
                 estimate: None,
                 task: None,
                 term: None,
@@ -172,7 +172,10 @@ async fn the_database_holds_exactly_the_scheduler_state() {
 
     let snap = load(&pool).await.unwrap();
     assert_eq!(snap, s.snapshot());
-    assert_eq!(job_total(&pool, job).await.unwrap(), 3 + 5 + 7);
+    assert_eq!(
+        job_total(&pool, job).await.unwrap(),
+        Count::from(3u8 + 5 + 7)
+    );
     let verdicts: Vec<(String, i64)> = sqlx::query_as(
         "SELECT verdict, COUNT(*) FROM report_audit GROUP BY verdict ORDER BY verdict",
     )
@@ -248,7 +251,7 @@ async fn restart_keeps_done_units_and_leases_until_their_deadline() {
     let mut s = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
     let st = s.status(job).unwrap();
     assert_eq!((st.units_done, st.units_leased, st.units_queued), (1, 1, 1));
-    assert_eq!(st.solutions, Some(4));
+    assert_eq!(st.solutions, Count::from(4u8));
     // The finished unit stays finished: its token only gets `duplicate`.
     let r = s.report(4, 1, &tok_done, 1, result(4, vec![]));
     assert_eq!(r.verdict, Verdict::Duplicate);
@@ -421,11 +424,11 @@ async fn totals_beyond_two_to_the_64_are_exact() {
         s.report(3, w, &g.lease.token, g.unit.id, result(big, vec![]));
     }
     flush(&mut s, &pool).await;
-    let want = 4 * big;
-    assert!(want > u128::from(u64::MAX));
+    let want = Count::from(4 * big);
+    assert!(want > Count::from(u64::MAX));
     assert_eq!(job_total(&pool, job).await.unwrap(), want);
     let restored = Scheduler::restore(config(), load(&pool).await.unwrap(), tokens());
-    assert_eq!(restored.status(job).unwrap().solutions, Some(want));
+    assert_eq!(restored.status(job).unwrap().solutions, want);
     assert_eq!(restored.status(job).unwrap().job.state, JobState::Done);
 }
 
@@ -496,7 +499,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
             .iter()
             .map(|c| NewUnit {
                 prefix: vec![],
-                weight: 1,
+                weight: Count::one(),
                 estimate: None,
                 task: Some(task(c)),
                 term: None,
@@ -641,8 +644,8 @@ async fn the_status_checks_list_every_status() {
 }
 
 /// Weights (beyond 2^64), the job's core and each result's core survive the round trip; split
-/// children and audits keep their weight; `job_total` is the weighted sum, and one that
-/// overflows u128 is an error, never a wrapped number.
+/// children and audits keep their weight; `job_total` is the weighted sum, exact past 2^128
+/// (it was an error before weights and counts were `Count`).
 #[tokio::test]
 async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
     let (_dir, pool) = temp_db().await;
@@ -652,7 +655,7 @@ async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
     let big = 10u128.pow(20);
     let mut new = new_job(3, None);
     for (u, w) in new.units.iter_mut().zip([big, 3, 1]) {
-        u.weight = w;
+        u.weight = Count::from(w);
     }
     let core = CoreSpec::SudokuBands {
         box_rows: 3,
@@ -681,13 +684,13 @@ async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
     flush(&mut s, &pool).await;
     // The children and the audits of units 0 and 2, by worker b.
     let g = s.lease(14, w2, 10).unwrap().units;
-    let mut weights: Vec<(Vec<u32>, bool, u128)> = g
+    let mut weights: Vec<(Vec<u32>, bool, Count)> = g
         .iter()
         .map(|g| {
             (
                 g.unit.prefix.clone(),
                 g.unit.audit_of.is_some(),
-                g.unit.weight,
+                g.unit.weight.clone(),
             )
         })
         .collect();
@@ -695,10 +698,10 @@ async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
     assert_eq!(
         weights,
         vec![
-            (vec![0], true, big),
-            (vec![1, 4], false, 3),
-            (vec![1, 5], false, 3),
-            (vec![2], true, 1),
+            (vec![0], true, Count::from(big)),
+            (vec![1, 4], false, Count::from(3u8)),
+            (vec![1, 5], false, Count::from(3u8)),
+            (vec![2], true, Count::one()),
         ]
     );
     flush(&mut s, &pool).await;
@@ -710,12 +713,12 @@ async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
         cores,
         vec![CountCore::SudokuBands, CountCore::Dlx, CountCore::Dlx]
     );
-    let want = big * 5 + 3 * 7 + 2;
+    let want = Count::from(big * 5 + 3 * 7 + 2);
     assert_eq!(job_total(&pool, job).await.unwrap(), want);
     let restored = Scheduler::restore(config(), snap, tokens());
     let st = restored.status(job).unwrap();
-    assert_eq!(st.weighted_solutions, Some(want));
-    assert_eq!(st.solutions, Some(5 + 7 + 2));
+    assert_eq!(st.weighted_solutions, want);
+    assert_eq!(st.solutions, Count::from(5u8 + 7 + 2));
     assert!(st.weighted);
     let stored: Vec<(String, String)> =
         sqlx::query_as("SELECT u.weight, r.core FROM units u JOIN unit_results r ON r.unit_id = u.id ORDER BY u.id")
@@ -730,17 +733,58 @@ async fn weights_and_cores_round_trip_and_the_total_is_weighted() {
         .unwrap();
     assert_eq!(job_core, "sudoku-bands 3x3");
 
-    // A total beyond u128.
+    // A total beyond u128 (it was `StoreError::Range`): a weight and a count past 2^128,
+    // the factor too, written as decimal TEXT and read back exact.
     let mut new = new_job(2, None);
-    new.units[0].weight = u128::MAX / 2;
+    let weight = Count::from(u128::MAX) * Count::from(3u8);
+    new.units[0].weight = weight.clone();
+    new.symmetry_factor = Count::from(u128::MAX);
     let job = s.add_job(20, new);
+    let huge: Count = "38296278920738107863746324732012492486187417600000"
+        .parse()
+        .unwrap();
     for g in s.lease(21, w1, 10).unwrap().units {
-        s.report(22, w1, &g.lease.token, g.unit.id, result(3, vec![]));
+        let r = UnitResult {
+            solutions: huge.clone(),
+            ..result(0, vec![])
+        };
+        s.report(22, w1, &g.lease.token, g.unit.id, r);
     }
     flush(&mut s, &pool).await;
-    let e = job_total(&pool, job).await.unwrap_err();
-    assert!(matches!(e, StoreError::Range(_)), "{e}");
-    assert_eq!(s.status(job).unwrap().weighted_solutions, None);
+    let huge_b = huge.as_biguint().clone();
+    let want = huge_b.clone() * num_bigint::BigUint::from(u128::MAX) * 3u32 + huge_b.clone();
+    assert_eq!(job_total(&pool, job).await.unwrap().as_biguint(), &want);
+    assert_eq!(
+        s.status(job).unwrap().weighted_solutions.as_biguint(),
+        &want
+    );
+    let stored: Vec<(String, String)> = sqlx::query_as(
+        "SELECT u.weight, r.solutions FROM units u JOIN unit_results r ON r.unit_id = u.id
+         WHERE u.job_id = ? ORDER BY u.id",
+    )
+    .bind(job as i64)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(stored[0], (weight.to_string(), huge.to_string()));
+    let factor: String = sqlx::query_scalar("SELECT symmetry_factor FROM jobs WHERE id = ?")
+        .bind(job as i64)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(factor, u128::MAX.to_string());
+    let snap = load(&pool).await.unwrap();
+    assert_eq!(snap, s.snapshot());
+    let restored = Scheduler::restore(config(), snap, tokens())
+        .status(job)
+        .unwrap();
+    assert_eq!(restored.weighted_solutions.as_biguint(), &want);
+    assert_eq!(restored.job.symmetry_factor, Count::from(u128::MAX));
+    let l = ledger(&pool, job).await.unwrap().unwrap();
+    assert_eq!(
+        l.total().as_biguint(),
+        &(want * num_bigint::BigUint::from(u128::MAX))
+    );
 }
 
 #[tokio::test]
@@ -764,7 +808,10 @@ async fn a_batch_of_change_sets_touching_the_same_rows_is_written_in_order() {
     }
     apply_all(&pool, &sets).await.unwrap();
     assert_eq!(load(&pool).await.unwrap(), s.snapshot());
-    assert_eq!(job_total(&pool, job).await.unwrap(), 2 * 3 * 64);
+    assert_eq!(
+        job_total(&pool, job).await.unwrap(),
+        Count::from(2u32 * 3 * 64)
+    );
 }
 
 /// The migration files in order, split before the one whose name starts with `at`.
@@ -915,7 +962,7 @@ async fn a_sudoku_run_is_stored_per_unit_and_per_puzzle() {
         }],
         units: vec![NewUnit {
             prefix: vec![],
-            weight: 1,
+            weight: Count::one(),
             estimate: None,
             task: Some(task),
             term: None,
@@ -1015,7 +1062,7 @@ async fn imported_split_units_keep_their_state_and_children_across_a_restart() {
     let unit =
         |prefix: Vec<u32>, counted: Option<u128>, split: bool, parent: Option<usize>| NewUnit {
             prefix,
-            weight: 3,
+            weight: Count::from(3u8),
             estimate: None,
             task: None,
             term: None,
@@ -1052,7 +1099,7 @@ async fn imported_split_units_keep_their_state_and_children_across_a_restart() {
     );
     let st = s.status(job).unwrap();
     assert_eq!((st.units_done, st.units_queued), (2, 1));
-    assert_eq!(st.weighted_solutions, Some(3 * (5 + 7)));
+    assert_eq!(st.weighted_solutions, Count::from(3u8 * (5 + 7)));
     let l = ledger(&pool, job).await.unwrap().unwrap();
     assert_eq!(l.rows[0].state, UnitState::Split);
     assert_eq!(l.rows[1].parent, Some(first));
@@ -1156,7 +1203,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     };
     let identity = Seed {
         imported: Some(Imported {
-            solutions: 12,
+            solutions: Count::from(12u8),
             nodes: 0,
             core: CountCore::Dlx,
             split: false,
@@ -1164,11 +1211,11 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
             source: "imported: ledger.csv, 288 / 4!".into(),
         }),
         term: Some(term(1, 1, "r0 1 2 3 c0 1 2 3")),
-        ..Seed::new(vec![], 1)
+        ..Seed::new(vec![], Count::from(1u8))
     };
     let transpose = Seed {
         term: Some(term(2, 3, "t r0 1 2 3 c0 1 2 3")),
-        ..Seed::new(vec![], 3)
+        ..Seed::new(vec![], Count::from(3u8))
     };
     let settings = PartitionSettings {
         unit_node_budget: 1,
@@ -1188,7 +1235,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let twice = vec![identity.clone(), identity.clone()];
     let e = partition_problem(&built.problem, &[], &twice, core, &settings).unwrap_err();
     assert!(e.to_string().contains("units 0 and 1"), "{e}");
-    let mixed = vec![identity.clone(), Seed::new(vec![0], 1)];
+    let mixed = vec![identity.clone(), Seed::new(vec![0], Count::from(1u8))];
     let e = partition_problem(&built.problem, &[], &mixed, core, &settings).unwrap_err();
     assert!(e.to_string().starts_with("unit 1: "), "{e}");
     let band = cores::grids::two_band::TwoBandClass::all(2)
@@ -1198,7 +1245,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
         identity.clone(),
         Seed {
             term: Some(crate::job::UnitTerm::TwoBand(band)),
-            ..Seed::new(vec![], 1)
+            ..Seed::new(vec![], Count::from(1u8))
         },
     ];
     let e = partition_problem(&built.problem, &[], &other_kind, core, &settings).unwrap_err();
@@ -1209,7 +1256,7 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
     let mut s = Scheduler::new(config(), tokens());
     let w = s.register(1, "a", "h", 1, "v");
     let mut new = new_job(0, None);
-    new.symmetry_factor = 1;
+    new.symmetry_factor = Count::one();
     new.settings.audit_share = 1.0;
     new.units = units;
     let job = s.add_job(2, new);
@@ -1260,17 +1307,24 @@ async fn orbit_terms_round_trip_and_the_ledger_re_adds_to_the_orbits() {
 
     let l = ledger(&pool, job).await.unwrap().unwrap();
     assert!(l.complete(), "{}", l.progress());
-    let terms: Vec<(usize, u128, u128)> = l
+    let terms: Vec<(usize, String, String)> = l
         .rows
         .iter()
-        .map(|r| (r.term.as_ref().unwrap().class(), r.weight, r.solutions))
+        .map(|r| {
+            let class = r.term.as_ref().unwrap().class();
+            (class, r.weight.to_string(), r.solutions.to_string())
+        })
         .collect();
-    assert_eq!(terms, vec![(1, 1, 12), (2, 3, 4)]);
+    let want = |c: usize, w: &str, n: &str| (c, w.to_string(), n.to_string());
+    assert_eq!(terms, vec![want(1, "1", "12"), want(2, "3", "4")]);
     assert!(l.rows[0].host.starts_with("imported: ledger.csv"));
-    assert_eq!(l.group_order(), Some(4));
-    let terms = l.rows.iter().map(|r| (r.weight, r.solutions));
-    let orbits = cores::grids::orbits::orbits_from_terms(l.group_order().unwrap(), terms);
-    assert_eq!(orbits, Ok(6), "(1 x 12 + 3 x 4) / 4");
+    assert_eq!(l.group_order(), Some(Count::from(4u8)));
+    let terms = l
+        .rows
+        .iter()
+        .map(|r| (r.weight.clone(), r.solutions.clone()));
+    let orbits = cores::orbit_term::burnside_quotient(&l.group_order().unwrap(), terms);
+    assert_eq!(orbits, Ok(Count::from(6u8)), "(1 x 12 + 3 x 4) / 4");
     // A job of plain units has no group order.
     let plain = s.add_job(7, new_job(1, Some(3)));
     flush(&mut s, &pool).await;

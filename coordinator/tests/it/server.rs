@@ -422,7 +422,7 @@ async fn a_job_is_counted_exactly_by_workers_with_resplits_and_duplicates() {
     let pool = coordinator::store::open(&db).await.unwrap();
     assert_eq!(
         coordinator::store::job_total(&pool, job).await.unwrap(),
-        724
+        cores::count::Count::from(724u32)
     );
     let (results, units): (i64, i64) = sqlx::query_as(
         "SELECT COUNT(*), COUNT(DISTINCT unit_id) FROM unit_results WHERE job_id = ?",
