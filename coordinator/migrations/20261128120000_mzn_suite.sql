@@ -3,7 +3,8 @@
 -- 'unsatisfiable', cores::bench::Status::Unsatisfiable). SQLite cannot change a CHECK in
 -- place: bench_runs is rebuilt with the lists of Family::ALL and Status::ALL (a store test
 -- compares them), and bench_puzzles, which references it, with it; the views over them are
--- made again as they were. `objective` holds any family's objective
+-- made again as they were (`v_jobs` as in 20261128000000_v_jobs_exact.sql: no count is
+-- summed in SQL). `objective` holds any family's objective
 -- (RunRecord::objective_value: a MiniZinc suite's may be negative).
 
 DROP VIEW v_bench_runs;
@@ -115,10 +116,6 @@ CREATE VIEW v_jobs AS
                AS units,
            (SELECT COUNT(*) FROM unit_results r JOIN units u ON u.id = r.unit_id
             WHERE r.job_id = j.id AND u.audit_of IS NULL) AS units_counted,
-           (SELECT TOTAL(CAST(r.solutions AS REAL)) FROM unit_results r
-                   JOIN units u ON u.id = r.unit_id
-            WHERE r.job_id = j.id AND u.audit_of IS NULL AND u.task IS NULL)
-               AS counted_unweighted,
            (SELECT COUNT(*) FROM bench_current b WHERE b.job_id = j.id) AS current_runs,
            (SELECT COUNT(*) FROM alarms a WHERE a.job_id = j.id) AS alarms
     FROM jobs j;
