@@ -9,14 +9,15 @@
 //! "Mathematics of Sudoku I", 2006; OEIS A107739); 1680^3 band configurations (1680 = 9! /
 //! 3!^3 ordered partitions of the digits into a stack's three columns).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 const GRIDS: u128 = 6_670_903_752_021_072_936_960;
 
 fn dancehall(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dancehall"))
+    common::dancehall()
         .args(args)
         .output()
         .expect("run dancehall")
@@ -147,24 +148,14 @@ fn bad_three_band_input_is_refused_with_exit_2() {
         assert!(err.contains(want), "{config}: {err}");
     }
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("six.toml");
-    std::fs::write(
-        &spec,
+    let spec = common::write_spec(
+        dir.path(),
+        "six.toml",
         "name = \"six\"\n\n[problem]\nfamily = \"sudoku\"\nbox_rows = 2\nbox_cols = 3\n\n\
          [units]\ngenerator = \"three-band\"\n",
-    )
-    .unwrap();
-    let db = dir.path().join("six.db");
-    let o = dancehall(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--workers",
-        "1",
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    );
+    let o = common::run_spec(&spec, &dir.path().join("six.db"), &["--workers", "1"], 2);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("six.toml") && err.contains("plain 9x9"),
         "{err}"

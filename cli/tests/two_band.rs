@@ -10,13 +10,14 @@
 //! of top-band column configurations (K. F. Pettersen, enjoysudoku forum, "Su-Doku's
 //! maths", 2005; OEIS A291187); C(10,5)^5 = 252^5 configurations in all.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 const LEDGER_10X10: &str = "../results/reference/sudoku-10x10/ledger.csv";
 
 fn dancehall(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_dancehall"))
+    common::dancehall()
         .args(args)
         .output()
         .expect("run dancehall")
@@ -194,24 +195,14 @@ fn bad_two_band_input_is_refused_with_exit_2() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("nine.toml");
-    std::fs::write(
-        &spec,
+    let spec = common::write_spec(
+        dir.path(),
+        "nine.toml",
         "name = \"nine\"\n\n[problem]\nfamily = \"sudoku\"\nbox_rows = 3\nbox_cols = 3\n\n\
          [units]\ngenerator = \"two-band\"\n",
-    )
-    .unwrap();
-    let db = dir.path().join("nine.db");
-    let o = dancehall(&[
-        "run",
-        spec.to_str().unwrap(),
-        "--workers",
-        "1",
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    );
+    let o = common::run_spec(&spec, &dir.path().join("nine.db"), &["--workers", "1"], 2);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("nine.toml") && err.contains("boxes of 2 by R"),
         "{err}"

@@ -131,11 +131,9 @@ pub fn run_term_unit(
         (CoreSpec::TwoBand { box_rows, box_cols }, UnitTerm::TwoBand(t))
             if cores::grids::two_band::band_rows(box_rows, box_cols) == Ok(t.r) =>
         {
-            // B(C) is bounded (a band's fillings fit u128); its square may not: B(C)^2 at
-            // 12x12 can exceed 2^128, so the square is taken as a Count.
-            t.fillings(stop)
+            t.count(stop)
                 .map_err(|e| e.to_string())?
-                .map(|b| Count::from(b).square())
+                .map(|(_, square)| square)
         }
         (CoreSpec::ThreeBand { .. }, UnitTerm::ThreeBand(t)) => {
             // The grids with one top-band configuration: at most the 9x9 count, bounded.

@@ -27,6 +27,8 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
+use crate::count::Count;
+
 pub use classes::{Classes, ConfigClass};
 pub use fill::band_fillings;
 
@@ -225,14 +227,10 @@ impl TwoBandClass {
     }
 
     /// The unit's count, `B(C)^2` (`B(C)` with it); `Ok(None)` when `stop` ended the count.
-    pub fn count(&self, stop: &AtomicBool) -> Result<Option<(u128, u128)>, TwoBandError> {
-        let Some(b) = self.fillings(stop)? else {
-            return Ok(None);
-        };
-        let sq = b.checked_mul(b).ok_or_else(|| {
-            TwoBandError(format!("class {}: B(C)^2 = {b}^2 exceeds u128", self.class))
-        })?;
-        Ok(Some((b, sq)))
+    /// B(C) fits `u128` (a band's fillings); its square may not (at 12x12 it can exceed
+    /// 2^128), so the square is a [`Count`].
+    pub fn count(&self, stop: &AtomicBool) -> Result<Option<(u128, Count)>, TwoBandError> {
+        Ok(self.fillings(stop)?.map(|b| (b, Count::from(b).square())))
     }
 
     /// The JSON the wire and the store carry.
@@ -253,18 +251,6 @@ impl TwoBandClass {
         t.parsed()?;
         Ok(t)
     }
-}
-
-/// The exact integer square root of `n`, when `n` is a square (a unit's count is `B(C)^2`).
-pub fn exact_sqrt(n: u128) -> Option<u128> {
-    let mut x = (n as f64).sqrt() as u128;
-    while x.checked_mul(x).is_none_or(|sq| sq > n) {
-        x -= 1;
-    }
-    while (x + 1).checked_mul(x + 1).is_some_and(|sq| sq <= n) {
-        x += 1;
-    }
-    (x * x == n).then_some(x)
 }
 
 #[cfg(test)]
