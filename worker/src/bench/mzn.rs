@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use cores::bench::{Measure, Termination};
 
@@ -21,33 +20,6 @@ use super::output::{error_message, read_statistics};
 use super::process::{run_process, LineSink, ProcessLimits};
 
 pub use cores::bench::Sense;
-
-/// The sense of `files` (model files, then data files), from MiniZinc's model interface.
-pub fn sense(minizinc: &Path, files: &[&Path]) -> Result<Sense, String> {
-    let out = Command::new(minizinc)
-        .arg("--model-interface-only")
-        .args(files)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", minizinc.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let value: serde_json::Value = text
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| {
-            format!(
-                "minizinc --model-interface-only said no interface: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )
-        })?;
-    match value.get("method").and_then(|m| m.as_str()) {
-        Some("sat") => Ok(Sense::Satisfy),
-        Some("min") => Ok(Sense::Minimize),
-        Some("max") => Ok(Sense::Maximize),
-        other => Err(format!("the model interface names no method: {other:?}")),
-    }
-}
 
 /// One solution as MiniZinc printed it.
 #[derive(Debug, Clone, PartialEq)]
@@ -278,29 +250,23 @@ mod tests {
         }
     }
 
+    /// The sense of a model's files as the suite reads it (`cores::bench::mzn_suite::sense_of`
+    /// on the file that holds the solve item).
+    fn sense(file: &Path) -> Option<Sense> {
+        let text = std::fs::read_to_string(file).unwrap();
+        cores::bench::mzn_suite::sense_of(&text)
+            .unwrap()
+            .map(|(s, _)| s)
+    }
+
     #[test]
     fn the_sense_comes_from_the_model() {
-        let Some(mzn) = minizinc() else { return };
-        let s = sense(&mzn, &[&knapsack("knapsack.mzn"), &knapsack("k04.dzn")]);
-        assert_eq!(s, Ok(Sense::Maximize));
+        assert_eq!(sense(&knapsack("knapsack.mzn")), Some(Sense::Maximize));
         let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/domino/models");
-        let s = sense(
-            &mzn,
-            &[
-                &models.join("domino.mzn"),
-                &models.join("domino-solve-basic.mzn"),
-            ],
+        assert_eq!(
+            sense(&models.join("domino-solve-basic.mzn")),
+            Some(Sense::Maximize)
         );
-        assert_eq!(s, Ok(Sense::Maximize));
-        let dir = tempfile::tempdir().unwrap();
-        let sat = dir.path().join("sat.mzn");
-        std::fs::write(&sat, "var 1..3: x; constraint x > 1; solve satisfy;\n").unwrap();
-        assert_eq!(sense(&mzn, &[&sat]), Ok(Sense::Satisfy));
-        let min = dir.path().join("min.mzn");
-        std::fs::write(&min, "var 1..3: x; solve minimize x;\n").unwrap();
-        assert_eq!(sense(&mzn, &[&min]), Ok(Sense::Minimize));
-        std::fs::write(&min, "var 1..3: x; solve minimize y;\n").unwrap();
-        assert!(sense(&mzn, &[&min]).is_err());
     }
 
     #[test]
@@ -387,7 +353,7 @@ mod tests {
                 data,
             ];
             let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-            assert_eq!(sense(&mzn, &files), Ok(Sense::Maximize));
+            assert_eq!(sense(files[1]), Some(Sense::Maximize));
             let run = run_model(
                 &mzn,
                 "org.gecode.gecode",
