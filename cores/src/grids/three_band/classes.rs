@@ -69,10 +69,6 @@ fn cube_maps() -> Vec<[u8; 27]> {
 
 /// A configuration's types, sorted: digit `d`'s type is its column in each stack
 /// (`x0 + 3 x1 + 9 x2`).
-fn types_of(config: &BandConfig) -> [u8; 9] {
-    sorted_types(config.cols())
-}
-
 fn sorted_types(cols: &[u16; 9]) -> [u8; 9] {
     let mut types = [0u8; 9];
     for (c, &m) in cols.iter().enumerate() {
@@ -97,7 +93,7 @@ pub(crate) fn types_key(cols: &[u16; 9]) -> u64 {
 
 /// The least type multiset of `config`'s class: the `types` of the [`BandClass`] it belongs to.
 pub fn canonical_types(config: &BandConfig) -> [u8; 9] {
-    let types = types_of(config);
+    let types = sorted_types(config.cols());
     cube_maps()
         .iter()
         .map(|map| {
