@@ -6,6 +6,7 @@
 //! Invariant: this is the only place in the CLI that builds a Jobs request from a spec; the
 //! spec readers return domain types and know nothing of the wire.
 
+use cores::label::Label;
 use std::path::PathBuf;
 
 use coordinator::server::{bench_task_pb, frozen_file_pb};

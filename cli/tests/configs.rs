@@ -85,10 +85,7 @@ fn declared_configurations_run_beside_the_built_ins() {
         "SELECT sha256 FROM bench_files WHERE kind = 'model' AND name = 'gecode-insert-max/domino.mzn'",
     );
     let seed_model = std::fs::read_to_string(specs().join("domino/models/domino.mzn")).unwrap();
-    assert_eq!(
-        model,
-        vec![vec![coordinator::store::sha256_hex(&seed_model)]]
-    );
+    assert_eq!(model, vec![vec![cores::bench::sha256_hex(&seed_model)]]);
     for r in runs.iter().filter(|r| r[1] == "gecode-insert-max") {
         let rec: Value = serde_json::from_str(&r[4]).unwrap();
         let command: Vec<&str> = rec["command"]

@@ -580,7 +580,7 @@ fn run_holds_a_unit_that_kills_its_workers_and_says_which_signal_first() {
     let mut run = spawn(run_command(&spec, 1, &db).env(worker::fault::ABORT_UNIT_ENV, "1"));
     let (status, out, err) = run_output(&mut run);
     assert_eq!(status.code(), Some(1), "stdout: {out}\nstderr: {err}");
-    let limit = coordinator::config::DEFAULT_DEATHS_LIMIT;
+    let limit = coordinator::scheduler::DEFAULT_DEATHS_LIMIT;
     let abort = "was killed by signal 6 (SIGABRT)";
     let lines: Vec<&str> = err.lines().collect();
     // Each death said as it happened, then the held unit first among the problems.
@@ -938,7 +938,7 @@ fn the_quick_domino_benchmark_runs_as_work_units() {
     );
     for f in files.iter().filter(|f| f[0] == "batch") {
         let text = std::fs::read_to_string(batches.join(&f[1])).unwrap();
-        assert_eq!(f[2], coordinator::store::sha256_hex(&text), "{}", f[1]);
+        assert_eq!(f[2], cores::bench::sha256_hex(&text), "{}", f[1]);
     }
     assert_eq!(files.iter().filter(|f| f[0] == "batch").count(), 10);
     assert_eq!(

@@ -124,7 +124,7 @@ fn the_knapsack_example_ends_checked() {
     for f in &files {
         let short = f[1].rsplit('/').next().unwrap();
         let text = std::fs::read_to_string(knapsack().join(short)).unwrap();
-        assert_eq!(f[2], coordinator::store::sha256_hex(&text), "{}", f[1]);
+        assert_eq!(f[2], cores::bench::sha256_hex(&text), "{}", f[1]);
     }
     // The page: PAR2 table, cactus and scatter charts, the declared configurations' statistics.
     let job = db_rows(&db, "SELECT id FROM jobs")[0][0].clone();

@@ -8,6 +8,7 @@
 //! Golden files live in `tests/data/report/`; `UPDATE_GOLDEN=1 cargo test -p cli --test
 //! report` rewrites them.
 
+use cores::label::Label;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -132,7 +133,7 @@ fn fixture(dir: &Path, bad: bool) -> PathBuf {
         }
         exec(format!(
             "INSERT INTO bench_files VALUES (2, 'batch', 'batch01.txt', '{}', '{}')",
-            coordinator::store::sha256_hex(BATCH),
+            cores::bench::sha256_hex(BATCH),
             BATCH.replace('\'', "''")
         ))
         .await;
@@ -159,7 +160,7 @@ fn fixture(dir: &Path, bad: bool) -> PathBuf {
             let line = BATCH.lines().find(|l| l.contains(&r.instance)).unwrap();
             let task = serde_json::json!({
                 "instance_id": r.instance, "instance_json": line,
-                "instance_sha256": coordinator::store::sha256_hex(line), "batch": "batch01.txt",
+                "instance_sha256": cores::bench::sha256_hex(line), "batch": "batch01.txt",
                 "config": r.config, "time_limit_seconds": 5.0, "memory_limit_bytes": null,
             });
             exec(format!(
@@ -187,7 +188,7 @@ fn fixture(dir: &Path, bad: bool) -> PathBuf {
                      '{}', '{}', {}, {}, {}, {}, NULL, 5.0, '{}', '{}', 'box', 'Test CPU', 2,
                      1073741824, '6.1', '0.1.0', '{}', {})",
                 r.instance,
-                coordinator::store::sha256_hex(line),
+                cores::bench::sha256_hex(line),
                 r.config,
                 r.status,
                 r.termination,
@@ -639,7 +640,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
                     family: cores::bench::Family::Domino,
                     instance_id: inst.id.clone(),
                     instance_json: line.into(),
-                    instance_sha256: coordinator::store::sha256_hex(line),
+                    instance_sha256: cores::bench::sha256_hex(line),
                     batch: "gap.txt".into(),
                     config: config.into(),
                     time_limit_seconds: 5.0,
@@ -660,7 +661,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
         files: vec![FrozenFile {
             kind: FileKind::Batch,
             name: "gap.txt".into(),
-            sha256: coordinator::store::sha256_hex(GAP_BATCH),
+            sha256: cores::bench::sha256_hex(GAP_BATCH),
             text: GAP_BATCH.into(),
         }],
         prefix: vec![],

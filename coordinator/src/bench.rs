@@ -10,13 +10,14 @@
 //! complaint, never as solved; a record for another instance or configuration, or one that is
 //! not a record at all, is refused (the unit runs again).
 
+use cores::label::Label;
 use std::collections::{BTreeMap, BTreeSet};
 
 use cores::bench::{judge, Family, Instance, RunRecord, Status};
 use sha2::{Digest, Sha256};
 
 use crate::job::{BenchRecord, BenchTask, FileKind, FrozenFile};
-use crate::store::sha256_hex;
+use cores::bench::sha256_hex;
 
 /// Who speaks in the message of a record the coordinator relabels `wrong`.
 pub const JUDGE: &str = "rejected by the coordinator";

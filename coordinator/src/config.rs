@@ -12,18 +12,30 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rand::RngCore;
 
 use crate::job::Millis;
+use crate::scheduler::{DEFAULT_DEATHS_LIMIT, DEFAULT_FAILURES_LIMIT};
 use crate::Error;
 
 /// The address `dancehall coordinator` listens on when not told otherwise: loopback only.
 pub const DEFAULT_LISTEN_ADDR: &str = "127.0.0.1:7321";
-/// A unit whose runs failed on workers this many times is held (never leased again).
-pub const DEFAULT_FAILURES_LIMIT: u32 = 3;
-/// A unit whose leases ended with their worker's death this many times is held. Higher than
-/// the failures limit: workers also die for reasons of their own (preemption, a kill).
-pub const DEFAULT_DEATHS_LIMIT: u32 = 10;
 
 /// The environment variable [`load_token`] reads when no token file is given.
 pub const TOKEN_ENV: &str = "DANCEHALL_TOKEN";
+
+/// Bounds on the connections a coordinator keeps (`server::conn` applies them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnLimits {
+    pub max_connections: usize,
+    pub first_byte_timeout: Duration,
+}
+
+impl Default for ConnLimits {
+    fn default() -> Self {
+        ConnLimits {
+            max_connections: 4096,
+            first_byte_timeout: Duration::from_secs(10),
+        }
+    }
+}
 
 /// PEM files for TLS (tonic's rustls).
 #[derive(Clone, Debug)]
@@ -109,7 +121,7 @@ pub struct Config {
     pub partition: PartitionDefaults,
     pub clock: Clock,
     /// Bounds on the connections kept open (clients that connect and say nothing).
-    pub connections: crate::server::ConnLimits,
+    pub connections: ConnLimits,
 }
 
 impl Config {
@@ -129,7 +141,7 @@ impl Config {
             retry_after: Duration::from_millis(500),
             partition: PartitionDefaults::default(),
             clock: Clock::System,
-            connections: crate::server::ConnLimits::default(),
+            connections: ConnLimits::default(),
         }
     }
 }

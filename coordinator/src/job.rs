@@ -16,6 +16,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 pub use cores::bench::{Family, FileKind, RunRecord, Status as RunStatus};
 pub use cores::count::Count;
@@ -45,33 +46,16 @@ impl fmt::Debug for LeaseToken {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum JobState {
     Running,
     Done,
     Cancelled,
 }
 
-impl JobState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobState::Running => "running",
-            JobState::Done => "done",
-            JobState::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<JobState> {
-        Some(match s {
-            "running" => JobState::Running,
-            "done" => JobState::Done,
-            "cancelled" => JobState::Cancelled,
-            _ => return None,
-        })
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum UnitState {
     Queued,
     Leased,
@@ -83,36 +67,16 @@ pub enum UnitState {
 }
 
 impl UnitState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UnitState::Queued => "queued",
-            UnitState::Leased => "leased",
-            UnitState::Done => "done",
-            UnitState::Split => "split",
-            UnitState::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<UnitState> {
-        Some(match s {
-            "queued" => UnitState::Queued,
-            "leased" => UnitState::Leased,
-            "done" => UnitState::Done,
-            "split" => UnitState::Split,
-            "cancelled" => UnitState::Cancelled,
-            _ => return None,
-        })
-    }
-
     /// Whether the unit has an accepted result.
     pub fn has_result(self) -> bool {
         matches!(self, UnitState::Done | UnitState::Split)
     }
 }
 
-/// Why an alarm was raised on a job (`alarms.kind`, `pb::Alarm.kind`: the text of
-/// [`AlarmKind::as_str`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Why an alarm was raised on a job (`alarms.kind`, `pb::Alarm.kind`: its name,
+/// `Label::as_str`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum AlarmKind {
     /// A late report of an accepted unit counts other solutions than the accepted result.
     Mismatch,
@@ -132,42 +96,6 @@ pub enum AlarmKind {
 }
 
 impl AlarmKind {
-    /// Every kind (for tests).
-    pub const ALL: [AlarmKind; 7] = [
-        AlarmKind::Mismatch,
-        AlarmKind::AuditMismatch,
-        AlarmKind::Rejected,
-        AlarmKind::Attempts,
-        AlarmKind::WrongAnswer,
-        AlarmKind::Failed,
-        AlarmKind::Died,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AlarmKind::Mismatch => "mismatch",
-            AlarmKind::AuditMismatch => "audit-mismatch",
-            AlarmKind::Rejected => "rejected",
-            AlarmKind::Attempts => "attempts",
-            AlarmKind::WrongAnswer => "wrong-answer",
-            AlarmKind::Failed => "failed",
-            AlarmKind::Died => "died",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<AlarmKind> {
-        Some(match s {
-            "mismatch" => AlarmKind::Mismatch,
-            "audit-mismatch" => AlarmKind::AuditMismatch,
-            "rejected" => AlarmKind::Rejected,
-            "attempts" => AlarmKind::Attempts,
-            "wrong-answer" => AlarmKind::WrongAnswer,
-            "failed" => AlarmKind::Failed,
-            "died" => AlarmKind::Died,
-            _ => return None,
-        })
-    }
-
     /// Whether an alarm of this kind says that its unit is held (never leased again): each
     /// held unit has one, raised once, when it becomes held.
     pub fn holds(self) -> bool {
@@ -175,8 +103,21 @@ impl AlarmKind {
     }
 }
 
-/// How a lease ended (`leases.end_reason`: the text of [`LeaseEnd::as_str`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// How a lease ended (`leases.end_reason`: its name, `Label::as_str`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    IntoStaticStr,
+    EnumString,
+    VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum LeaseEnd {
     /// Its deadline passed without a heartbeat; the unit was queued again.
     Expired,
@@ -195,68 +136,14 @@ pub enum LeaseEnd {
     Died,
 }
 
-impl LeaseEnd {
-    /// Every end (for tests).
-    pub const ALL: [LeaseEnd; 7] = [
-        LeaseEnd::Expired,
-        LeaseEnd::Released,
-        LeaseEnd::Failed,
-        LeaseEnd::Reported,
-        LeaseEnd::Rejected,
-        LeaseEnd::Cancelled,
-        LeaseEnd::Died,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LeaseEnd::Expired => "expired",
-            LeaseEnd::Released => "released",
-            LeaseEnd::Failed => "failed",
-            LeaseEnd::Reported => "reported",
-            LeaseEnd::Rejected => "rejected",
-            LeaseEnd::Cancelled => "cancelled",
-            LeaseEnd::Died => "died",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<LeaseEnd> {
-        Some(match s {
-            "expired" => LeaseEnd::Expired,
-            "released" => LeaseEnd::Released,
-            "failed" => LeaseEnd::Failed,
-            "reported" => LeaseEnd::Reported,
-            "rejected" => LeaseEnd::Rejected,
-            "cancelled" => LeaseEnd::Cancelled,
-            "died" => LeaseEnd::Died,
-            _ => return None,
-        })
-    }
-}
-
 /// What a job's units are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum JobKind {
     /// Subtrees of a DLX problem; results are counts.
     Count,
     /// Benchmark runs; results are verified run records.
     Benchmark,
-}
-
-impl JobKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Count => "count",
-            JobKind::Benchmark => "benchmark",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<JobKind> {
-        Some(match s {
-            "count" => JobKind::Count,
-            "benchmark" => JobKind::Benchmark,
-            _ => return None,
-        })
-    }
 }
 
 /// One run of a benchmark job: an instance (as frozen) under a configuration.
@@ -546,6 +433,7 @@ pub fn parse_prefixes(text: &str) -> Option<Vec<Prefix>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cores::label::Label;
 
     #[test]
     fn prefix_text_round_trips() {
@@ -563,7 +451,7 @@ mod tests {
 
     #[test]
     fn alarm_kinds_round_trip() {
-        for k in AlarmKind::ALL {
+        for &k in AlarmKind::ALL {
             assert_eq!(AlarmKind::parse(k.as_str()), Some(k));
         }
         assert_eq!(AlarmKind::parse("exploded"), None);
@@ -572,7 +460,7 @@ mod tests {
 
     #[test]
     fn lease_ends_round_trip() {
-        for e in LeaseEnd::ALL {
+        for &e in LeaseEnd::ALL {
             assert_eq!(LeaseEnd::parse(e.as_str()), Some(e));
         }
         assert_eq!(LeaseEnd::parse("vanished"), None);

@@ -16,12 +16,13 @@
 //! `20250301000000_weights.sql` (`units.weight`, `jobs.core`, `unit_results.core`), and the
 //! later ones listed in ARCHITECTURE.md.
 
+use cores::label::Label;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+use cores::bench::sha256_hex;
 use futures::TryStreamExt;
-use sha2::{Digest, Sha256};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
@@ -221,11 +222,6 @@ fn opt_int(v: Option<u64>, what: &str) -> Result<Option<i64>> {
 fn parse<T: FromStr>(s: &str, what: &str) -> Result<T> {
     s.parse()
         .map_err(|_| StoreError::Corrupt(format!("{what} = {s:?}")))
-}
-
-/// Lowercase hex SHA-256 of a text (the `dlx_sha256` column).
-pub fn sha256_hex(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// Writes one change set in one transaction.

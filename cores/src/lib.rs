@@ -5,6 +5,7 @@ pub mod bench;
 pub mod count;
 pub mod domino;
 pub mod grids;
+pub mod label;
 pub mod orbit_term;
 pub mod permanent;
 pub mod problems;

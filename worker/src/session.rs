@@ -32,6 +32,7 @@
 //!   error or a panic) is released as failed, with why (the coordinator holds a unit that
 //!   fails too often); a benchmark run that panics is an `error` record, reported like any.
 
+use cores::label::Label;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -230,7 +231,11 @@ fn frozen_models(files: Vec<pb::FrozenFile>) -> Result<crate::bench::Frozen, Str
                     "frozen file {}: unknown kind {:?} (known: {})",
                     f.name,
                     f.kind,
-                    FileKind::ALL.map(FileKind::as_str).join(", ")
+                    FileKind::ALL
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             }
         }

@@ -1,7 +1,7 @@
 //! `dancehall bench speedup SPEC... [--workers N] [--reps R]`: what a user gains from `dancehall
 //! run` over counting in one process. For each counting job of each spec, in turn and `R`
-//! times: the job counted by the engine in this process (one core; the problem and its prefix,
-//! or each weighted unit, as `dancehall count` would), then `dancehall run SPEC --workers N` as
+//! times: the job counted in this process by the core its units are counted with (one CPU
+//! core; the problem and its prefix, or each weighted unit, as `dancehall count` would), then `dancehall run SPEC --workers N` as
 //! a child process on a fresh database (the whole command: start-up, partition, workers,
 //! result). Prints both wall times (median of the repetitions), the speed-up, the units and
 //! the sizing warnings, and fails when the two counts differ.
@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use cores::count::Count;
+use cores::grids::CoreError;
 use cores::xcc::Dlx;
 
 use crate::exit::user_error;
@@ -30,18 +31,31 @@ pub struct SpeedupArgs {
     pub reps: usize,
 }
 
-/// The job counted in this process: its total (weighted, times the symmetry factor).
+/// The job counted in this process by the job's core (the engine when the core counts no
+/// whole prefix): its total (weighted, times the symmetry factor).
 fn count_here(job: &JobSpec) -> anyhow::Result<Count> {
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let units: Vec<(Vec<u32>, Count)> = match &job.units {
         Some(u) => u.units.clone(),
         None => vec![(job.prefix.clone(), Count::one())],
     };
     let mut sum = Count::zero();
     for (prefix, weight) in units {
-        let mut dlx = Dlx::new(&job.problem);
-        dlx.apply_prefix(&prefix)
-            .map_err(|e| user_error(format!("{}: {e}", job.name)))?;
-        sum += weight * Count::from(dlx.count());
+        let by_core = match job.core.count_prefix(&job.problem, &prefix, &stop) {
+            Ok(Some(c)) => Some(c.solutions),
+            Ok(None) | Err(CoreError::NotSpecialised) => None,
+            Err(e) => return Err(user_error(format!("{}: {e}", job.name))),
+        };
+        let count = match by_core {
+            Some(c) => c,
+            None => {
+                let mut dlx = Dlx::new(&job.problem);
+                dlx.apply_prefix(&prefix)
+                    .map_err(|e| user_error(format!("{}: {e}", job.name)))?;
+                dlx.count()
+            }
+        };
+        sum += weight * Count::from(count);
     }
     Ok(sum * &job.symmetry_factor)
 }

@@ -35,19 +35,19 @@ pub struct CoordinatorArgs {
     pub lease_seconds: f64,
     /// Connections kept open at most (workers and users); past it new ones wait in the
     /// kernel's backlog until one closes.
-    #[arg(long, value_name = "N", default_value_t = coordinator::server::ConnLimits::default().max_connections)]
+    #[arg(long, value_name = "N", default_value_t = coordinator::config::ConnLimits::default().max_connections)]
     pub max_connections: usize,
     /// Hold a unit, never leasing it again, once its runs failed on workers this many times
     /// (an alarm `failed` names it; 0: never hold). A held unit stays queued: restarted with a
     /// higher limit, the coordinator leases it again.
-    #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_FAILURES_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = coordinator::scheduler::DEFAULT_FAILURES_LIMIT)]
     pub failures_limit: u32,
     /// Hold a unit, never leasing it again, once its leases ended with their worker's death
     /// this many times: expired (a worker killed, out of memory, preempted, cut off) or, for
     /// `run`'s local workers, ended with the worker process (an alarm `died` names it; 0: never
     /// hold). A unit with a death is leased alone, so that a death is its own. Higher than
     /// --failures-limit: workers also die for reasons of their own.
-    #[arg(long, value_name = "N", default_value_t = coordinator::config::DEFAULT_DEATHS_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = coordinator::scheduler::DEFAULT_DEATHS_LIMIT)]
     pub deaths_limit: u32,
 }
 

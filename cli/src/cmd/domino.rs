@@ -3,6 +3,7 @@
 //! line); solving goes through `worker::bench`, so every answer printed here passed the
 //! verifier and carries the same record a distributed run stores.
 
+use cores::label::Label;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -25,6 +25,7 @@
 //! The database is opened read-only: exporting a ledger never migrates or locks a database
 //! that a coordinator (of this release or an older one) may be serving.
 
+use cores::label::Label;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -56,7 +56,7 @@ pub fn count(a: &CountArgs, built: &Built) -> anyhow::Result<()> {
         Some(path) => {
             let t = ledger_total(path, side * side).map_err(user_error)?;
             if let Some((want, from)) = &t.problem {
-                let got = coordinator::store::sha256_hex(&cores::xcc::write_dlx(&built.problem));
+                let got = cores::bench::sha256_hex(&cores::xcc::write_dlx(&built.problem));
                 if &got != want {
                     return Err(user_error(format!(
                         "--total-ledger: {from} names problem {want}, this problem is {got}"

@@ -3,6 +3,7 @@
 //! it, submits the job(s), shows progress, restarts a local worker that dies while work is
 //! left, prints the result and leaves everything in the SQLite file.
 
+use cores::label::Label;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -95,6 +96,7 @@ impl PartitionArgs {
             max_units: self.max_units,
             estimate_samples: self.estimate_samples,
             seed: self.seed,
+            core: None,
         };
         p.check()
             .map_err(|m| user_error(format!("partition flags: {m}")))?;
@@ -113,7 +115,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             (Some(_), false) if args.core.is_some() => {
                 return Err(user_error(
                     "--core applies to a problem given on the command line; a spec names its core \
-                     in [units]",
+                     in [units] or [partition]",
                 ))
             }
             (Some(path), false) => {

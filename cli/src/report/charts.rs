@@ -12,6 +12,7 @@
 //! Times are wall seconds of current runs; runs of unavailable configurations are left out.
 //! Log axes start at 1 ms: faster runs are drawn at 1 ms.
 
+use cores::label::Label;
 use std::collections::BTreeMap;
 
 use plotters::chart::SeriesLabelStyle;
@@ -368,7 +369,7 @@ fn by_difficulty(data: &[(String, Vec<&Run>)]) -> Chart {
 /// The hardest difficulty any of `data`'s runs has: the last of `Difficulty::ALL` (which
 /// lists them easiest first) present, so `tight` when a job has tight instances, else `hard`.
 fn hardest(data: &[Series]) -> Option<Difficulty> {
-    Difficulty::ALL.into_iter().rev().find(|&d| {
+    Difficulty::ALL.iter().copied().rev().find(|&d| {
         data.iter()
             .any(|(_, rs)| rs.iter().any(|r| r.difficulty == Some(d)))
     })

@@ -27,6 +27,7 @@
 //! Invariant: a configuration's `summed_gap` is the sum of the `counted_gap` of its runs that
 //! ran; every instance is exactly one of closed, unclosed (listed in `unclosed`) or contradicted.
 
+use cores::label::Label;
 use std::collections::BTreeMap;
 
 use cores::bench::Status;

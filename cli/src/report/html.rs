@@ -3,6 +3,7 @@
 //! best verified placement (`cores::domino::to_svg`). No script, no external style, font or
 //! image: it reads the same without a network.
 
+use cores::label::Label;
 use std::fmt::Write as _;
 
 use super::charts::{bench_charts, count_charts, puzzle_charts, Chart};

@@ -10,6 +10,7 @@
 //! given, so a total is the time a configuration needed for the whole suite. PAR2 counts an
 //! unproven run as twice its time limit (SAT competitions' penalised average).
 
+use cores::label::Label;
 use std::collections::{BTreeMap, BTreeSet};
 
 use coordinator::job::FrozenFile;
@@ -971,7 +972,7 @@ pub fn table(runs: &[Run]) -> Vec<Row> {
     let mut rows = Vec::new();
     for c in configs(runs) {
         let mine: Vec<&Run> = runs.iter().filter(|r| r.record.config == c).collect();
-        for d in Difficulty::ALL {
+        for &d in Difficulty::ALL {
             let part: Vec<&Run> = mine
                 .iter()
                 .copied()

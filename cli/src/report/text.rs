@@ -2,6 +2,7 @@
 //! behind it, one per current benchmark run or per counting unit). Both open with the
 //! verdict line: what does not check, or that everything does.
 
+use cores::label::Label;
 use std::fmt::Write as _;
 
 use cores::bench::Family;

@@ -10,6 +10,7 @@
 //! every model file frozen with its SHA-256, and one task per (instance, configuration) pair,
 //! a Sudoku instance being a slice of consecutive puzzles of one file.
 
+use cores::label::Label;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -176,7 +177,11 @@ pub fn parse(path: &Path, text: &str) -> anyhow::Result<BenchSpec> {
         Some(f) => Family::parse(f).ok_or_else(|| {
             fail(format!(
                 "unknown family `{f}` (known: {})",
-                Family::ALL.map(Family::as_str).join(", ")
+                Family::ALL
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })?,
     };
@@ -505,7 +510,7 @@ fn frozen(kind: FileKind, name: &str, text: &str) -> FrozenFile {
     FrozenFile {
         kind,
         name: name.into(),
-        sha256: coordinator::store::sha256_hex(text),
+        sha256: cores::bench::sha256_hex(text),
         text: text.into(),
     }
 }
@@ -520,7 +525,7 @@ impl BenchSpec {
             |family: Family, id: String, json: String, batch: &str, config: &str| BenchTask {
                 family,
                 instance_id: id,
-                instance_sha256: coordinator::store::sha256_hex(&json),
+                instance_sha256: cores::bench::sha256_hex(&json),
                 instance_json: json,
                 batch: batch.to_string(),
                 config: config.to_string(),
@@ -710,7 +715,7 @@ mod tests {
         assert_eq!(t[0].memory_limit_bytes, Some(512 << 20));
         assert_eq!(
             t[0].instance_sha256,
-            coordinator::store::sha256_hex(&t[0].instance_json)
+            cores::bench::sha256_hex(&t[0].instance_json)
         );
         let files = s.files();
         assert_eq!(

@@ -9,6 +9,7 @@
 //! file is frozen as `<config>/<file name>`, so it never takes the place of a built-in model
 //! or of another configuration's file of the same name.
 
+use cores::label::Label;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -271,7 +272,11 @@ fn one(r: &RawConfig, family: Family, dir: &Path) -> anyhow::Result<Declared> {
             let output = r.output.ok_or_else(|| {
                 anyhow::anyhow!(
                     "no `output` (what the command prints: {})",
-                    OutputFormat::ALL.map(OutputFormat::as_str).join(", ")
+                    OutputFormat::ALL
+                        .iter()
+                        .map(|f| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             })?;
             // Every placeholder must be known, and every {file:NAME} a file of its own.

@@ -47,6 +47,9 @@ pub struct JobSpec {
     pub expected_orbits: Option<Count>,
 }
 
+/// The cores a job cut by the coordinator (no `[units]`) can be counted by.
+const CORE_NAMES: [&str; 4] = ["dlx", "queens", "sudoku-bands", "sudoku-groups"];
+
 /// How a job is cut into units; `None` leaves the coordinator's default.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +73,10 @@ pub struct Partition {
     pub estimate_samples: Option<u32>,
     /// Seed of the estimates.
     pub seed: Option<u64>,
+    /// The core that counts the units (a job without `[units]`): `dlx`, `queens`,
+    /// `sudoku-bands` or `sudoku-groups`; default the family's, as `run` with the problem's
+    /// arguments chooses (the bitboard queens core for `queens`, else the engine).
+    pub core: Option<String>,
 }
 
 impl Partition {
@@ -86,10 +93,19 @@ impl Partition {
             max_units: self.max_units.or(default.max_units),
             estimate_samples: self.estimate_samples.or(default.estimate_samples),
             seed: self.seed.or(default.seed),
+            core: self.core.clone().or_else(|| default.core.clone()),
         }
     }
 
     pub fn check(&self) -> Result<(), String> {
+        if let Some(core) = &self.core {
+            if !CORE_NAMES.contains(&core.as_str()) {
+                return Err(format!(
+                    "core = \"{core}\" is not a core (expected one of {})",
+                    CORE_NAMES.join(", ")
+                ));
+            }
+        }
         if let Some(t) = self.unit_seconds {
             if !(t > 0.0 && t.is_finite() && t < 1e9) {
                 return Err(format!(
@@ -380,6 +396,10 @@ fn job(
     }
     let problem_at = problem.span().start;
     let entry = problem.into_inner();
+    let family_spec = match &entry {
+        ProblemEntry::Family(spec) => Some(spec.clone()),
+        ProblemEntry::Dlx(_) => None,
+    };
     let units = match units {
         None => None,
         Some(u) => {
@@ -415,7 +435,7 @@ fn job(
             .and_then(|o| o.identity.as_ref())
             .and_then(|(_, t)| t.problem.as_ref());
         if let Some((want, from)) = resumed.or(total) {
-            let got = coordinator::store::sha256_hex(&cores::xcc::write_dlx(&built.problem));
+            let got = cores::bench::sha256_hex(&cores::xcc::write_dlx(&built.problem));
             if &got != want {
                 let what = if resumed.is_some() {
                     "resumes a ledger"
@@ -474,6 +494,20 @@ fn job(
             }
         },
     };
+    // The core: [units]' own, else [partition]'s `core`, else the family's default.
+    let core =
+        match (&units, &partition.core) {
+            (Some((_, offset)), Some(_)) => return Err(at(
+                *offset,
+                "[partition] core applies to a job the coordinator cuts; with [units] name the \
+                 core in [units]"
+                    .into(),
+            )),
+            (Some((u, _)), None) => u.core,
+            (None, Some(name)) => super::units::named_core(name, family_spec.as_ref())
+                .map_err(|m| at(problem_at, format!("[partition] {m}")))?,
+            (None, None) => super::units::default_core(family_spec.as_ref(), &built.problem),
+        };
     let label = match &units {
         Some((u, _)) => u.label.clone(),
         None => built.label,
@@ -485,7 +519,7 @@ fn job(
         symmetry_factor,
         label,
         partition,
-        core: units.as_ref().map_or(CoreSpec::Dlx, |(u, _)| u.core),
+        core,
         units: units.map(|(u, _)| u),
         expected_total: expected_total.map(|f| f.0),
         expected_orbits: expected_orbits.map(|f| f.into_inner().0),
@@ -649,5 +683,46 @@ mod tests {
             let e = format!("{:#}", parse(Path::new("t.toml"), &text).unwrap_err());
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    /// A job the coordinator cuts is counted by its family's core unless `[partition] core`
+    /// says otherwise: a queens spec by the bitboard queens core (as `run queens N`), a Sudoku
+    /// spec by the engine; a core that cannot count the problem, an unknown core, or a
+    /// `[partition] core` beside `[units]` is refused at its line.
+    #[test]
+    fn a_cut_job_takes_its_familys_core_unless_partition_names_one() {
+        let core = |text: &str| parse(Path::new("t.toml"), text).unwrap()[0].core;
+        let queens = "name = \"q\"\n[problem]\nfamily = \"queens\"\nn = 8\n";
+        assert_eq!(core(queens), CoreSpec::Queens { n: 8 });
+        assert_eq!(
+            core(&format!("{queens}[partition]\ncore = \"dlx\"\n")),
+            CoreSpec::Dlx
+        );
+        let sudoku = "name = \"s\"\n[problem]\nfamily = \"sudoku\"\nbox_rows = 2\nbox_cols = 2\n";
+        assert_eq!(core(sudoku), CoreSpec::Dlx);
+        assert_eq!(
+            core(&format!("{sudoku}[partition]\ncore = \"sudoku-bands\"\n")),
+            CoreSpec::SudokuBands {
+                box_rows: 2,
+                box_cols: 2
+            }
+        );
+        let e = err(&format!("{sudoku}[partition]\ncore = \"queens\"\n"));
+        assert!(
+            e.starts_with("t.toml:2:") && e.contains("[partition] core `queens`"),
+            "{e}"
+        );
+        let e = err(&format!("{queens}[partition]\ncore = \"fast\"\n"));
+        assert!(
+            e.starts_with("t.toml:5:") && e.contains("\"fast\" is not a core"),
+            "{e}"
+        );
+        let e = err(&format!(
+            "{queens}[units]\ngenerator = \"queens-first-row\"\n[partition]\ncore = \"dlx\"\n"
+        ));
+        assert!(
+            e.starts_with("t.toml:5:") && e.contains("name the core in [units]"),
+            "{e}"
+        );
     }
 }

@@ -16,6 +16,7 @@
 //! identity's term is counted like the others, which `class_term` does only up to 6x6
 //! ([`IDENTITY_ENUMERATED_UP_TO`]); a larger grid without `total_ledger` is refused.
 
+use cores::label::Label;
 use std::io::Read as _;
 use std::path::Path;
 

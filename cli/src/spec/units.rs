@@ -30,8 +30,10 @@
 //! rows not yet counted become the units to count. The new job's total is then the old
 //! job's, finished elsewhere.
 
+use cores::label::Label;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use coordinator::job::{CountCore, UnitState};
 use coordinator::partition::Imported;
@@ -66,29 +68,13 @@ pub struct UnitsEntry {
 }
 
 /// What the `ledger` column of a ledger says: whether the file is its job's count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum LedgerMark {
     /// The job finished: every unit is counted, the file is a count.
     Complete,
     /// The job had not finished: work to resume, never a count.
     Partial,
-}
-
-impl LedgerMark {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LedgerMark::Complete => "complete",
-            LedgerMark::Partial => "partial",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<LedgerMark> {
-        Some(match s {
-            "complete" => LedgerMark::Complete,
-            "partial" => LedgerMark::Partial,
-            _ => return None,
-        })
-    }
 }
 
 /// How a resumed job's units stand, one per unit of [`WeightedUnits::units`], in order.
@@ -255,50 +241,57 @@ impl UnitsEntry {
             (Some(_), Some(_)) => return Err("give either `generator` or `file`, not both".into()),
             (None, None) => return Err("[units] needs a `generator` or a `file`".into()),
         };
-        match self.core.as_deref() {
-            None => {}
-            Some("dlx") => units.core = CoreSpec::Dlx,
-            Some("queens") => match problem {
-                Some(ProblemSpec::Queens { n }) if *n <= cores::grids::queens::MAX_N => {
-                    units.core = CoreSpec::Queens { n: *n }
-                }
-                _ => {
-                    return Err(format!(
-                        "core `queens` counts the n queens problem (family = \"queens\", n up to \
-                         {}); use core = \"dlx\"",
-                        cores::grids::queens::MAX_N
-                    ))
-                }
-            },
-            Some("sudoku-groups") => match sudoku_shape(problem) {
-                Some((box_rows, box_cols)) => {
-                    units.core = CoreSpec::SudokuGroups { box_rows, box_cols }
-                }
-                None => return Err("core `sudoku-groups` counts Sudoku grids".into()),
-            },
-            Some("sudoku-bands") => {
-                match problem.and_then(plain_sudoku) {
-                    Some((box_rows, box_cols)) => {
-                        units.core = CoreSpec::SudokuBands { box_rows, box_cols }
-                    }
-                    None => return Err(
-                        "core `sudoku-bands` counts plain Sudoku grids only (no variants, extra \
-                         groups, givens or fixed row); use core = \"dlx\""
-                            .into(),
-                    ),
-                }
-            }
-            Some(other) => {
-                return Err(format!(
-                    "unknown core `{other}` (expected `sudoku-bands`, `sudoku-groups`, `queens` \
-                     or `dlx`)"
-                ))
-            }
+        if let Some(name) = &self.core {
+            units.core = named_core(name, problem)?;
         }
         if units.units.is_empty() {
             return Err("no units".into());
         }
         Ok(units)
+    }
+}
+
+/// The core of a job the coordinator cuts when its spec names none: the bitboard queens core
+/// for the n queens problem it can count (as `run queens N` chooses), else the engine.
+pub fn default_core(family: Option<&ProblemSpec>, problem: &cores::xcc::Problem) -> CoreSpec {
+    match family {
+        Some(ProblemSpec::Queens { n }) if (CoreSpec::Queens { n: *n }).can_count(problem) => {
+            CoreSpec::Queens { n: *n }
+        }
+        _ => CoreSpec::Dlx,
+    }
+}
+
+/// The core named by a spec's `core` key (`[units]` or `[partition]`) for `problem`: refused
+/// when that core cannot count the problem.
+pub fn named_core(name: &str, problem: Option<&ProblemSpec>) -> Result<CoreSpec, String> {
+    match name {
+        "dlx" => Ok(CoreSpec::Dlx),
+        "queens" => match problem {
+            Some(ProblemSpec::Queens { n }) if *n <= cores::grids::queens::MAX_N => {
+                Ok(CoreSpec::Queens { n: *n })
+            }
+            _ => Err(format!(
+                "core `queens` counts the n queens problem (family = \"queens\", n up to {}); \
+                 use core = \"dlx\"",
+                cores::grids::queens::MAX_N
+            )),
+        },
+        "sudoku-groups" => match sudoku_shape(problem) {
+            Some((box_rows, box_cols)) => Ok(CoreSpec::SudokuGroups { box_rows, box_cols }),
+            None => Err("core `sudoku-groups` counts Sudoku grids".into()),
+        },
+        "sudoku-bands" => match problem.and_then(plain_sudoku) {
+            Some((box_rows, box_cols)) => Ok(CoreSpec::SudokuBands { box_rows, box_cols }),
+            None => Err(
+                "core `sudoku-bands` counts plain Sudoku grids only (no variants, extra \
+                         groups, givens or fixed row); use core = \"dlx\""
+                    .into(),
+            ),
+        },
+        other => Err(format!(
+            "unknown core `{other}` (expected `sudoku-bands`, `sudoku-groups`, `queens` or `dlx`)"
+        )),
     }
 }
 

@@ -265,7 +265,8 @@ mod tests {
     use super::super::{NewUnit, SchedulerConfig};
     use super::*;
     use crate::job::{BenchTask, Capabilities, JobSettings, LeaseToken, WorkerId};
-    use crate::store::sha256_hex;
+    use cores::bench::sha256_hex;
+    use cores::label::Label;
     use std::collections::BTreeMap;
 
     const INSTANCE: &str =

@@ -39,6 +39,7 @@ mod lease;
 mod model_test;
 mod report;
 
+use cores::label::Label;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::job::{
@@ -70,13 +71,19 @@ pub struct SchedulerConfig {
     pub retry_after_ms: u64,
 }
 
+/// A unit whose runs failed on workers this many times is held (never leased again).
+pub const DEFAULT_FAILURES_LIMIT: u32 = 3;
+/// A unit whose leases ended with their worker's death this many times is held. Higher than
+/// the failures limit: workers also die for reasons of their own (preemption, a kill).
+pub const DEFAULT_DEATHS_LIMIT: u32 = 10;
+
 impl Default for SchedulerConfig {
     fn default() -> Self {
         SchedulerConfig {
             lease_duration_ms: 60_000,
             attempts_alarm: 5,
-            failures_limit: crate::config::DEFAULT_FAILURES_LIMIT,
-            deaths_limit: crate::config::DEFAULT_DEATHS_LIMIT,
+            failures_limit: DEFAULT_FAILURES_LIMIT,
+            deaths_limit: DEFAULT_DEATHS_LIMIT,
             max_units_per_lease: 64,
             retry_after_ms: 1_000,
         }

@@ -16,6 +16,7 @@ use crate::job::{
     prefixes_text, Accepted, AlarmKind, BenchRecord, CountCore, JobId, LeaseEnd, LeaseToken,
     Millis, Prefix, UnitId, UnitResult, UnitState, UnitTerm, Verdict, WorkerId,
 };
+use cores::label::Label;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReportOutcome {

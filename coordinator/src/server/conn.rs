@@ -24,21 +24,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
-/// Bounds on the connections a coordinator keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConnLimits {
-    pub max_connections: usize,
-    pub first_byte_timeout: Duration,
-}
-
-impl Default for ConnLimits {
-    fn default() -> Self {
-        ConnLimits {
-            max_connections: 4096,
-            first_byte_timeout: Duration::from_secs(10),
-        }
-    }
-}
+use crate::config::ConnLimits;
 
 /// The accepted connections of `listener`, within `limits`.
 pub fn incoming(listener: TcpListener, limits: ConnLimits) -> impl Stream<Item = io::Result<Conn>> {

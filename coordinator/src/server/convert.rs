@@ -5,6 +5,7 @@
 //! protocol version, decimal counts (`Count`: digits only, of any size), counters that fit the store
 //! (at most i64::MAX), prefixes and lease tokens.
 
+use cores::label::Label;
 use proto::core::{core_spec_pb, count_core, count_core_pb};
 use proto::v1 as pb;
 use tonic::Status;

@@ -4,6 +4,7 @@
 //! (`units`: each a full prefix and a decimal weight) and name the core its workers count with
 //! (`core`; the Sudoku core only for the plain Sudoku of its box shape).
 
+use cores::label::Label;
 use std::sync::Arc;
 
 use proto::v1 as pb;
@@ -37,7 +38,7 @@ fn count_manifest(
         h.update(s.as_bytes());
         h.update(b"\n");
     };
-    line(format!("dlx\t{}", crate::store::sha256_hex(&r.dlx)));
+    line(format!("dlx\t{}", cores::bench::sha256_hex(&r.dlx)));
     line(format!("prefix\t{}", prefix_text(&r.prefix)));
     line(format!("factor\t{}", r.symmetry_factor));
     line(format!("core\t{}", core.text()));

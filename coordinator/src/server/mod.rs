@@ -47,7 +47,6 @@ use crate::scheduler::{Scheduler, SchedulerConfig};
 use crate::{store, Config, Error};
 
 pub use auth::BearerAuth;
-pub use conn::ConnLimits;
 pub use control::{control, Control, ControlInbox};
 /// The one conversion of a benchmark task and a frozen file to the wire, for clients too.
 pub use convert::{bench_task_pb, frozen_file_pb};

@@ -7,6 +7,7 @@
 //! held or cancelled job also lists the units that have no accepted result yet
 //! ([`Ledger::pending`]), so that it can be written as work to resume, never as a total.
 
+use cores::label::Label;
 use sqlx::sqlite::SqlitePool;
 use sqlx::Row;
 

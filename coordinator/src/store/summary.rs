@@ -2,6 +2,7 @@
 //! their estimates and measurements and who ran them, a job's alarms. Read-only queries;
 //! [`open_read_only`] opens a database without creating, migrating or locking it.
 
+use cores::label::Label;
 use std::path::Path;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};

@@ -358,7 +358,8 @@ async fn every_file_kind_is_stored_and_read_back() {
     let (_dir, pool) = temp_db().await;
     let mut s = Scheduler::new(config(), tokens());
     let files: Vec<FrozenFile> = FileKind::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .map(|kind| FrozenFile {
             kind,
             name: format!("{}.txt", kind.as_str()),
@@ -377,7 +378,10 @@ async fn every_file_kind_is_stored_and_read_back() {
     assert_eq!(job_files(&pool, job).await.unwrap(), files);
     assert_eq!(
         check_list(&pool, "bench_files", "kind").await,
-        FileKind::ALL.map(|k| k.as_str().to_string())
+        FileKind::ALL
+            .iter()
+            .map(|k| k.as_str().to_string())
+            .collect::<Vec<_>>()
     );
 }
 
@@ -631,15 +635,24 @@ async fn the_status_checks_list_every_status() {
     let (_dir, pool) = temp_db().await;
     assert_eq!(
         check_list(&pool, "bench_runs", "status").await,
-        RunStatus::ALL.map(|s| s.as_str().to_string())
+        RunStatus::ALL
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect::<Vec<_>>()
     );
     assert_eq!(
         check_list(&pool, "bench_puzzles", "status").await,
-        PuzzleStatus::ALL.map(|s| s.as_str().to_string())
+        PuzzleStatus::ALL
+            .iter()
+            .map(|s| s.as_str().to_string())
+            .collect::<Vec<_>>()
     );
     assert_eq!(
         check_list(&pool, "bench_runs", "family").await,
-        cores::bench::Family::ALL.map(|f| f.as_str().to_string())
+        cores::bench::Family::ALL
+            .iter()
+            .map(|f| f.as_str().to_string())
+            .collect::<Vec<_>>()
     );
 }
 

@@ -3,8 +3,8 @@
 //! rejected and the unit runs again), retry and resume. The worker here is hand-driven, so it
 //! can lie.
 
-use coordinator::store::sha256_hex;
 use coordinator::Clock;
+use cores::bench::sha256_hex;
 use cores::bench::{HostInfo, RunRecord, Status};
 use proto::client::header;
 use proto::v1 as pb;

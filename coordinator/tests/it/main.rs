@@ -2,5 +2,6 @@
 //! generated clients. One module per surface.
 
 mod bench;
+mod layers;
 mod server;
 mod weights;

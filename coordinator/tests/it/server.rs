@@ -872,7 +872,7 @@ async fn silent_connections_are_closed_and_connections_are_bounded() {
     use tokio::io::AsyncReadExt;
     let (_dir, db) = temp_db();
     let c = Coord::start_with(&db, Clock::System, |cfg| {
-        cfg.connections = coordinator::server::ConnLimits {
+        cfg.connections = coordinator::config::ConnLimits {
             max_connections: 2,
             first_byte_timeout: Duration::from_millis(300),
         };

@@ -11,6 +11,7 @@
 //! files.
 
 use std::collections::BTreeMap;
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use serde::{Deserialize, Serialize};
 
@@ -109,6 +110,8 @@ impl DataFormat {
 /// What a command template prints on standard output: a machine format, never free text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum OutputFormat {
     /// MiniZinc's `--json-stream` objects, one a line.
     MinizincJson,
@@ -117,22 +120,6 @@ pub enum OutputFormat {
     /// The lines of `domino-cpsat.py`: `place T ROW COL H|V M`, `objective N`, `bound B`,
     /// `status S`.
     DancehallLines,
-}
-
-impl OutputFormat {
-    pub const ALL: [OutputFormat; 3] = [
-        OutputFormat::MinizincJson,
-        OutputFormat::ClingoJson,
-        OutputFormat::DancehallLines,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputFormat::MinizincJson => "minizinc-json",
-            OutputFormat::ClingoJson => "clingo-json",
-            OutputFormat::DancehallLines => "dancehall-lines",
-        }
-    }
 }
 
 /// A definition that cannot be read.

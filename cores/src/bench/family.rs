@@ -1,6 +1,8 @@
 //! The problem families a benchmark can run: the tag of every task, record and answer.
 
+use crate::label::Label;
 use std::fmt;
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +12,8 @@ use serde::{Deserialize, Serialize};
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Family {
     /// Seed 001's maximum placement of three-cell valued tiles.
     #[default]
@@ -20,23 +24,6 @@ pub enum Family {
     /// taken for a configuration (a Sudoku configuration is called `minizinc`).
     #[serde(rename = "mzn-suite")]
     MznSuite,
-}
-
-impl Family {
-    pub const ALL: [Family; 3] = [Family::Domino, Family::Sudoku, Family::MznSuite];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::Domino => "domino",
-            Family::Sudoku => "sudoku",
-            Family::MznSuite => "mzn-suite",
-        }
-    }
-
-    /// Parses what [`Family::as_str`] writes.
-    pub fn parse(text: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.as_str() == text)
-    }
 }
 
 impl fmt::Display for Family {
@@ -51,7 +38,7 @@ mod tests {
 
     #[test]
     fn families_round_trip_through_their_names() {
-        for f in Family::ALL {
+        for &f in Family::ALL {
             assert_eq!(Family::parse(f.as_str()), Some(f));
             assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{f}\""));
         }

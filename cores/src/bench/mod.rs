@@ -27,7 +27,7 @@ pub mod record;
 pub use config_def::{ConfigDef, DataFormat, EngineDef, OutputFormat};
 pub use conflict::Conflict;
 pub use family::Family;
-pub use file::FileKind;
+pub use file::{sha256_hex, FileKind};
 pub use judge::{cross_check, judge};
 pub use mzn_suite::{MznInstance, Sense};
 pub use record::{

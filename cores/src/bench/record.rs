@@ -21,7 +21,9 @@
 //! by the suite's checker when it has one, with a status that fits the model's sense);
 //! anything else that claims to be solved is `wrong`.
 
+use crate::label::Label;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use super::family::Family;
 use super::mzn_suite::Sense;
@@ -31,6 +33,8 @@ use crate::sudoku::bench::PuzzleRun;
 /// The outcome of a run, as a benchmark table counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Status {
     /// The solver proved its (verified) placement maximum.
     Optimal,
@@ -55,36 +59,6 @@ pub enum Status {
 }
 
 impl Status {
-    /// Every status, in the order tables show them.
-    pub const ALL: [Status; 8] = [
-        Status::Optimal,
-        Status::Feasible,
-        Status::Solved,
-        Status::Unsatisfiable,
-        Status::Timeout,
-        Status::Unavailable,
-        Status::Error,
-        Status::Wrong,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Optimal => "optimal",
-            Status::Feasible => "feasible",
-            Status::Solved => "solved",
-            Status::Unsatisfiable => "unsatisfiable",
-            Status::Timeout => "timeout",
-            Status::Unavailable => "unavailable",
-            Status::Error => "error",
-            Status::Wrong => "wrong",
-        }
-    }
-
-    /// Parses what [`Status::as_str`] writes.
-    pub fn parse(text: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-
     /// `optimal`, `feasible` or `solved`: the record claims a verified answer.
     pub fn is_solved(self) -> bool {
         matches!(self, Status::Optimal | Status::Feasible | Status::Solved)
@@ -101,7 +75,11 @@ impl Status {
 
     /// The names of every status, comma-separated (for messages).
     pub fn names() -> String {
-        Status::ALL.map(Status::as_str).join(", ")
+        Status::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -513,7 +491,7 @@ mod tests {
 
     #[test]
     fn statuses_round_trip_through_their_names() {
-        for s in Status::ALL {
+        for &s in Status::ALL {
             assert_eq!(Status::parse(s.as_str()), Some(s));
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
         }

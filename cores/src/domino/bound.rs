@@ -6,13 +6,17 @@
 //! most once and each cell at most once, three cells a tile. Every configuration has it, so
 //! the report measures the gap of a run that gives no bound against it.
 
+use crate::label::Label;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use super::Instance;
 
 /// The argument behind a proven upper bound on the number of tiles that fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum BoundBy {
     /// Counting alone: no more tiles than the instance has, nor than `n^2 / 3`.
     Count,
@@ -28,30 +32,6 @@ pub enum BoundBy {
 }
 
 impl BoundBy {
-    pub const ALL: [BoundBy; 5] = [
-        BoundBy::Count,
-        BoundBy::CellSearch,
-        BoundBy::TileSearch,
-        BoundBy::Sat,
-        BoundBy::Solver,
-    ];
-
-    /// The name reports and records use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BoundBy::Count => "count",
-            BoundBy::CellSearch => "cell-search",
-            BoundBy::TileSearch => "tile-search",
-            BoundBy::Sat => "sat",
-            BoundBy::Solver => "solver",
-        }
-    }
-
-    /// Parses what [`BoundBy::as_str`] writes.
-    pub fn parse(text: &str) -> Option<BoundBy> {
-        BoundBy::ALL.into_iter().find(|b| b.as_str() == text)
-    }
-
     /// The bound [`BoundBy::Count`] proves: `min(tiles, floor(n^2 / 3))`, and 0 on a board
     /// of side below 3, where no tile fits (the native optimiser starts from the same).
     pub fn count_bound(instance: &Instance) -> u32 {
@@ -74,10 +54,11 @@ impl std::fmt::Display for BoundBy {
 mod tests {
     use super::BoundBy;
     use crate::domino::{parse_line, solve, Instance, SolveLimits};
+    use crate::label::Label;
 
     #[test]
     fn names_round_trip_and_match_serde() {
-        for b in BoundBy::ALL {
+        for &b in BoundBy::ALL {
             assert_eq!(BoundBy::parse(b.as_str()), Some(b));
             assert_eq!(serde_json::to_string(&b).unwrap(), format!("\"{b}\""));
         }

@@ -16,6 +16,7 @@
 //! by a test), so the suites generated with it stay reproducible.
 
 use super::{Difficulty, Instance, MAX_N};
+use crate::label::Label;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::fmt;

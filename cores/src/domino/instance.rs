@@ -4,7 +4,9 @@
 //! vertically ("V"); `mirrored` means the first (top or left) cell carries the tile's third
 //! value. Rows and columns are 0-based; (row, col) is the tile's top-left cell.
 
+use crate::label::Label;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 /// How an instance was drawn: seed 001's three classes ("Description of Tests") and `Tight`,
 /// the "significantly more complex problem instances" of its "Further Considerations" (Figure
@@ -12,6 +14,8 @@ use serde::{Deserialize, Serialize};
 /// `crate::domino::generate` holds the ranges of each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Difficulty {
     Easy,
     Medium,
@@ -20,23 +24,6 @@ pub enum Difficulty {
 }
 
 impl Difficulty {
-    pub const ALL: [Difficulty; 4] = [
-        Difficulty::Easy,
-        Difficulty::Medium,
-        Difficulty::Hard,
-        Difficulty::Tight,
-    ];
-
-    /// The name the instance format uses (`easy`, `medium`, `hard`, `tight`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Difficulty::Easy => "easy",
-            Difficulty::Medium => "medium",
-            Difficulty::Hard => "hard",
-            Difficulty::Tight => "tight",
-        }
-    }
-
     /// The letter of generated ids (`b01-e1`, `b01-m1`, `b01-h1`, `b01-t1`).
     pub fn letter(self) -> char {
         match self {
@@ -45,11 +32,6 @@ impl Difficulty {
             Difficulty::Hard => 'h',
             Difficulty::Tight => 't',
         }
-    }
-
-    /// Parses what [`Difficulty::as_str`] writes.
-    pub fn parse(text: &str) -> Option<Difficulty> {
-        Difficulty::ALL.into_iter().find(|d| d.as_str() == text)
     }
 }
 
@@ -277,7 +259,7 @@ mod tests {
 
     #[test]
     fn difficulties_round_trip_through_their_names_and_have_distinct_letters() {
-        for d in Difficulty::ALL {
+        for &d in Difficulty::ALL {
             assert_eq!(Difficulty::parse(d.as_str()), Some(d));
             let line = LINE.replace("\"easy\"", &format!("{:?}", d.as_str()));
             assert_eq!(parse_line(&line).unwrap().difficulty, d);

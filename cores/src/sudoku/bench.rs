@@ -4,7 +4,9 @@
 //! the solver's own search statistics).
 //! Plain data: what runs claim is judged in `super::judge`.
 
+use crate::label::Label;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use super::puzzle::{LineError, Puzzle, PuzzleReader, Shape};
 use crate::problems::{BuildError, Variant};
@@ -123,6 +125,8 @@ impl Slice {
 /// What a run says of one puzzle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PuzzleStatus {
     /// Exactly one solution (uniqueness checked); the grid is verified.
     Unique,
@@ -132,6 +136,7 @@ pub enum PuzzleStatus {
     Multiple,
     /// No solution (a claim: refuted only by another run's verified grid).
     #[serde(rename = "none")]
+    #[strum(serialize = "none")]
     NoSolution,
     /// Not answered: the unit's time limit ended the run first.
     Timeout,
@@ -142,30 +147,6 @@ pub enum PuzzleStatus {
 }
 
 impl PuzzleStatus {
-    /// Every status; the CHECK list of `bench_puzzles.status` copies it (a store test
-    /// compares them).
-    pub const ALL: [PuzzleStatus; 7] = [
-        PuzzleStatus::Unique,
-        PuzzleStatus::Solved,
-        PuzzleStatus::Multiple,
-        PuzzleStatus::NoSolution,
-        PuzzleStatus::Timeout,
-        PuzzleStatus::Error,
-        PuzzleStatus::Wrong,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PuzzleStatus::Unique => "unique",
-            PuzzleStatus::Solved => "solved",
-            PuzzleStatus::Multiple => "multiple",
-            PuzzleStatus::NoSolution => "none",
-            PuzzleStatus::Timeout => "timeout",
-            PuzzleStatus::Error => "error",
-            PuzzleStatus::Wrong => "wrong",
-        }
-    }
-
     /// The solver answered the puzzle (`unique`, `solved`, `multiple` or `none`).
     pub fn is_answer(self) -> bool {
         matches!(

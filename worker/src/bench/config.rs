@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+pub use cores::bench::sha256_hex;
 use cores::bench::{ConfigDef, EngineDef, Family, ModelHash};
 use cores::sudoku::{Level, Solver};
-use sha2::{Digest, Sha256};
 
 use super::sudoku_external::{Consistency, External};
 
@@ -324,11 +324,6 @@ pub fn minizinc_solver_id(name: &str) -> String {
         "chuffed" => MznSolver::Chuffed.id().into(),
         other => other.into(),
     }
-}
-
-/// Lowercase hex SHA-256 of a text.
-pub fn sha256_hex(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 impl Config {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use coordinator::store::sha256_hex;
+use cores::bench::sha256_hex;
 use proto::client;
 use proto::v1 as pb;
 

@@ -21,6 +21,7 @@ pub mod sudoku;
 use super::conflict::Conflict;
 use super::record::RunRecord;
 use super::Instance;
+use crate::label::Label;
 
 /// Judges `record` on `instance` with its family's rules: a claim that does not hold makes it
 /// `wrong` ([`RunRecord::judged`], the reason prefixed by `who`, e.g. "the coordinator's
@@ -50,7 +51,7 @@ pub fn judge(instance: &Instance, record: &mut RunRecord, who: &str) -> Option<S
 pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<Conflict> {
     let records: Vec<&RunRecord> = records.into_iter().collect();
     let mut conflicts = Vec::new();
-    for family in super::Family::ALL {
+    for &family in super::Family::ALL {
         let of: Vec<&RunRecord> = records
             .iter()
             .copied()
