@@ -28,6 +28,7 @@ pub mod three_band;
 pub mod two_band;
 pub mod units;
 pub mod variant_band;
+pub mod x_band;
 
 pub use completion::{count_completions, givens_from_prefix, CompletionError, Completions};
 
