@@ -43,7 +43,7 @@
 //! engine's search (142x) and 0.8 s for the group core's join, which enumerates about 1.9
 //! million fillings of each open band (`cargo bench -p cores --bench variants -- diagonal
 //! 200 0 200 3x3 3`, on a machine shared with another benchmark); the whole count's 24,027
-//! units in about 36 s on one core. Counts equal the engine's
+//! units in 32 s on one core (`-- diagonal 0 0 0`). Counts equal the engine's
 //! and the committed reference ledger's (`results/reference/sudoku-9x9-diagonal/ledger.csv`;
 //! this module's tests).
 //!
