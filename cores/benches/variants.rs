@@ -1,14 +1,20 @@
 //! The variant counting core on the units of a 9x9 variant count
 //! (`cores::grids::variant_band::band_units`: row 1 fixed, one unit per class of first
-//! bands): the join of the last two bands against the direct route (bands cell by cell, the
-//! last from its column sets) and, optionally, the Dancing Links engine.
+//! bands): the core's own route (for the 9x9 X-Sudoku's middle bands `cores::grids::x_band`,
+//! else the join of the two open bands) against the join forced, the direct route (bands
+//! cell by cell, the last from its column sets) and the Dancing Links engine, on the same
+//! units in the same run.
 //!
-//! Usage: `cargo bench -p cores --bench variants -- [VARIANT [UNITS [DIRECT [DLX [BOX]]]]]`:
-//! VARIANT is `diagonal` (default), `hyper` or `disjoint`; BOX the box shape (default `3x3`,
-//! e.g. `2x4` for 8x8); the first UNITS units (default 20)
-//! by the join, the first DIRECT of them (default 2) by the direct route and the first DLX
-//! (default 0) by the engine. Every route must agree on every unit it counts. Prints the
-//! reduction's time and size, completions/s and seconds per unit per route, and the ratios.
+//! Usage: `cargo bench -p cores --bench variants -- [VARIANT [UNITS [DIRECT [DLX [BOX
+//! [JOIN]]]]]]`: VARIANT is `diagonal` (default), `hyper` or `disjoint`; BOX the box shape
+//! (default `3x3`, e.g. `2x4` for 8x8); UNITS units (default 20; 0: every unit) spread evenly
+//! over the reduction's list, counted by the core; the first DIRECT of them (default 2) also
+//! by the direct route, the first DLX (default 0) by the engine and the first JOIN (default
+//! 0) by the join forced (`GroupGrid::count_joined`; the same as the core's route where
+//! `x_band` does not apply). Every route must agree on every unit it counts. Prints the
+//! reduction's time and size, completions/s and seconds per unit per route, the ratios on
+//! the same units, and the whole job's unit time projected at the core's rate.
+//! `-- diagonal 200 0 200` times the X-Sudoku route against the engine on 200 units.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -62,30 +68,65 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
     let stop = AtomicBool::new(false);
-    let (mut join_s, mut direct_s, mut dlx_s) = (0.0, 0.0, 0.0);
-    let (mut join_on_direct, mut join_on_dlx) = (0.0, 0.0);
+    let join_units = num(5, 0);
+    let step = bu.units.len().checked_div(units).unwrap_or(1).max(1);
+    let sample: Vec<usize> = (0..bu.units.len())
+        .step_by(step)
+        .take(if units == 0 { bu.units.len() } else { units })
+        .collect();
+    let route = if sample
+        .first()
+        .is_some_and(|&i| grid.x_band_applies(&bu.units[i].givens))
+    {
+        "x-band"
+    } else {
+        "join"
+    };
+    let (mut core_s, mut direct_s, mut dlx_s, mut join_s) = (0.0, 0.0, 0.0, 0.0);
+    let (mut core_on_direct, mut core_on_dlx, mut core_on_join) = (0.0, 0.0, 0.0);
     let mut completions = 0u128;
-    println!("unit  weight  completions  join s  nodes       direct s  dlx s");
-    for (i, u) in bu.units.iter().take(units).enumerate() {
+    let verbose = sample.len() <= 400;
+    if verbose {
+        println!("unit  weight  completions  core s  nodes       direct s  dlx s  join s");
+    }
+    for (k, &i) in sample.iter().enumerate() {
+        let u = &bu.units[i];
         let t = Instant::now();
         let c = grid.count(&u.givens, &stop).unwrap().unwrap();
         let secs = t.elapsed().as_secs_f64();
-        join_s += secs;
+        core_s += secs;
         completions += c.solutions;
         let mut line = format!(
-            "{i:>4}  {:>6}  {:>11}  {secs:>6.3}  {:>10}",
+            "{i:>5}  {:>6}  {:>11}  {secs:>6.4}  {:>10}",
             u.weight, c.solutions, c.nodes
         );
-        if i < direct {
+        let column = |on: bool, line: &mut String, f: &dyn Fn() -> u128, what: &str| {
+            if !on {
+                *line += "         -";
+                return None;
+            }
             let t = Instant::now();
-            let d = grid.count_direct(&u.givens, &stop).unwrap().unwrap();
-            let ds = t.elapsed().as_secs_f64();
-            assert_eq!(d.solutions, c.solutions, "unit {i}: direct against join");
-            direct_s += ds;
-            join_on_direct += secs;
-            line += &format!("  {ds:>8.3}");
+            let n = f();
+            let s = t.elapsed().as_secs_f64();
+            assert_eq!(n, c.solutions, "unit {i}: {what} against the core");
+            *line += &format!("  {s:>8.4}");
+            Some(s)
+        };
+        if let Some(s) = column(
+            k < direct,
+            &mut line,
+            &|| {
+                grid.count_direct(&u.givens, &stop)
+                    .unwrap()
+                    .unwrap()
+                    .solutions
+            },
+            "direct",
+        ) {
+            direct_s += s;
+            core_on_direct += secs;
         }
-        if i < dlx_units {
+        let engine = || {
             let prefix: Vec<u32> = u
                 .givens
                 .iter()
@@ -93,43 +134,55 @@ fn main() {
                 .filter(|(_, &v)| v > 0)
                 .map(|(cell, &v)| sudoku.option_id(cell / side, cell % side, usize::from(v)))
                 .collect();
-            let t = Instant::now();
             let mut dlx = Dlx::new(&sudoku.problem);
             dlx.apply_prefix(&prefix).unwrap();
-            let n = dlx.count();
-            let ds = t.elapsed().as_secs_f64();
-            assert_eq!(n, c.solutions, "unit {i}: engine against join");
-            dlx_s += ds;
-            join_on_dlx += secs;
-            line += &format!("  {ds:>8.3}");
+            dlx.count()
+        };
+        if let Some(s) = column(k < dlx_units, &mut line, &engine, "engine") {
+            dlx_s += s;
+            core_on_dlx += secs;
         }
-        println!("{line}");
+        if let Some(s) = column(
+            k < join_units,
+            &mut line,
+            &|| {
+                grid.count_joined(&u.givens, &stop)
+                    .unwrap()
+                    .unwrap()
+                    .solutions
+            },
+            "join",
+        ) {
+            join_s += s;
+            core_on_join += secs;
+        }
+        if verbose {
+            println!("{line}");
+        }
     }
-    let counted = units.min(bu.units.len());
+    let counted = sample.len();
     println!(
-        "join: {counted} units, {:.4} s/unit, {:.3e} completions/s",
-        join_s / counted as f64,
-        completions as f64 / join_s
+        "core ({route}): {counted} units (every {step}th), {:.5} s/unit, {:.3e} completions/s",
+        core_s / counted as f64,
+        completions as f64 / core_s
     );
-    if direct > 0 && direct_s > 0.0 {
-        println!(
-            "direct: {} units, {:.3} s/unit; join {:.1}x faster on them",
-            direct.min(counted),
-            direct_s / direct.min(counted) as f64,
-            direct_s / join_on_direct
-        );
-    }
-    if dlx_units > 0 && dlx_s > 0.0 {
-        println!(
-            "dlx engine: {} units, {:.3} s/unit; join {:.1}x faster on them",
-            dlx_units.min(counted),
-            dlx_s / dlx_units.min(counted) as f64,
-            dlx_s / join_on_dlx
-        );
-    }
+    let versus = |what: &str, n: usize, s: f64, on: f64| {
+        if n > 0 && s > 0.0 {
+            let n = n.min(counted);
+            println!(
+                "{what}: {n} units, {:.5} s/unit against the core's {:.5}; the core {:.1}x faster on them",
+                s / n as f64,
+                on / n as f64,
+                s / on
+            );
+        }
+    };
+    versus("direct", direct, direct_s, core_on_direct);
+    versus("dlx engine", dlx_units, dlx_s, core_on_dlx);
+    versus("join", join_units, join_s, core_on_join);
     println!(
-        "all {} units at this rate: {:.0} s on one core",
+        "all {} units at the core's rate: {:.0} s on one core",
         bu.units.len(),
-        join_s / counted as f64 * bu.units.len() as f64
+        core_s / counted as f64 * bu.units.len() as f64
     );
 }

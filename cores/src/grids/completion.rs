@@ -60,6 +60,8 @@ pub enum CompletionError {
     Option { option: u32, side: usize },
     #[error("cell r{row}c{col} is given twice")]
     CellTwice { row: usize, col: usize },
+    #[error(transparent)]
+    XBand(#[from] super::x_band::XBandError),
 }
 
 /// Checks that `box_rows x box_cols` is a shape this core counts.

@@ -1,7 +1,7 @@
 //! A counting core for Sudoku grids with extra groups (any variant or `--group`): every
 //! group's digits as a bit mask, a cell's candidates `!(union of its groups' masks)`.
 //!
-//! Two routes, both exact for any groups and givens:
+//! Two routes, both exact for any groups and givens, and a third for one shape:
 //! - direct ([`GroupGrid::count_direct`]): every band but the last filled cell by cell in
 //!   row-major order, the last band counted from its column sets as [`super::completion`]
 //!   counts it, with the extra groups checked (`LastBand`: the rows above its last two chosen
@@ -18,7 +18,10 @@
 //!   boxes no longer constrain each other); a pair whose key would need more than 128 bits
 //!   is counted by the direct route. A 9x9
 //!   X-Sudoku unit with its middle band given (about 1.9 million fillings on each side)
-//!   takes about 0.55 s (`cargo bench -p cores --bench variants`).
+//!   takes about 0.55 s (`cargo bench -p cores --bench variants`);
+//! - such units, the 9x9 X-Sudoku with exactly its middle band given
+//!   ([`GroupGrid::x_band_applies`]), go first to [`super::x_band`], which counts them from
+//!   box configurations without filling a band (about 1.5 ms a unit).
 //!
 //! The plain grid has the faster [`super::completion`] core. Counts equal the Dancing Links
 //! engine's on the same givens (tested in `grids::tests` for every variant of 4x4 and 6x6 and
@@ -164,9 +167,19 @@ impl GroupGrid {
     /// The completions of `givens` (cells row by row, 0 empty); `Ok(None)` when `stop` was
     /// set. Givens that break a group are an error naming the cell.
     ///
-    /// Counts by the join of two bands when [`Self::join_applies`], else by
-    /// [`Self::count_direct`]'s route.
+    /// Counts by [`super::x_band`] when [`Self::x_band_applies`], else by the join of two
+    /// bands when [`Self::join_applies`], else by [`Self::count_direct`]'s route.
     pub fn count(
+        &self,
+        givens: &[u8],
+        stop: &AtomicBool,
+    ) -> Result<Option<Completions>, CompletionError> {
+        Ok(self.count_by(givens, stop, Route::XBand)?.0)
+    }
+
+    /// [`Self::count`] without the X-Sudoku middle-band route: the join where it applies,
+    /// else the direct route (for comparing the routes).
+    pub fn count_joined(
         &self,
         givens: &[u8],
         stop: &AtomicBool,
@@ -174,9 +187,29 @@ impl GroupGrid {
         Ok(self.count_by(givens, stop, Route::Join64)?.0)
     }
 
+    /// Whether [`Self::count`] counts `givens` by [`super::x_band`]: the grid is the 9x9
+    /// X-Sudoku (3x3 boxes, its extra groups exactly the two main diagonals) and `givens` are
+    /// its middle band in full, every other cell empty. Any other groups or givens go to
+    /// the join or the direct route.
+    pub fn x_band_applies(&self, givens: &[u8]) -> bool {
+        if (self.box_rows, self.box_cols) != (3, 3) || givens.len() != 81 {
+            return false;
+        }
+        let main: Vec<usize> = (0..9).map(|r| r * 9 + r).collect();
+        let anti: Vec<usize> = (0..9).map(|r| r * 9 + 8 - r).collect();
+        let mut extra: Vec<&Vec<usize>> = self.cells_of[27..].iter().collect();
+        extra.sort();
+        extra == [&main, &anti]
+            && givens
+                .iter()
+                .enumerate()
+                .all(|(cell, &v)| (v != 0) == (27..54).contains(&cell))
+    }
+
     /// [`Self::count`] by the first route, from `from` on in [`Route`]'s order, that can count
-    /// `givens`, and that route: `Route::Join64` is `count`'s choice; a later one forces
-    /// `u128` keys on a join whose keys fit a `u64`, or the direct route on a join.
+    /// `givens`, and that route: `Route::XBand` is `count`'s choice; a later one forces the
+    /// join on an X-Sudoku middle band, `u128` keys on a join whose keys fit a `u64`, or the
+    /// direct route on a join.
     fn count_by(
         &self,
         givens: &[u8],
@@ -184,6 +217,10 @@ impl GroupGrid {
         from: Route,
     ) -> Result<(Option<Completions>, Route), CompletionError> {
         let mut search = self.search(givens, stop)?;
+        if from <= Route::XBand && self.x_band_applies(givens) {
+            let counted = super::x_band::count_middle_band(&givens[27..54], stop)?;
+            return Ok((counted, Route::XBand));
+        }
         let plan = self.join_plan(givens);
         let joined = plan.as_ref().and_then(|plan| {
             if from <= Route::Join64 {
@@ -218,7 +255,8 @@ impl GroupGrid {
         Ok(search.finish(solutions))
     }
 
-    /// Whether [`Self::count`] counts `givens` by the join of two bands: at least three
+    /// Whether the join of two bands can count `givens` ([`Self::count`] takes it unless
+    /// [`Self::x_band_applies`], [`Self::count_joined`] always): at least three
     /// bands, all of them but two given in full, every extra group of `side` cells (each digit
     /// exactly once), and the key of the groups that cross the two bands at most 128 bits.
     pub fn join_applies(&self, givens: &[u8]) -> bool {
@@ -473,6 +511,9 @@ impl GroupGrid {
 /// How [`GroupGrid::count`] counted some givens, in the order it tries them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Route {
+    /// The 9x9 X-Sudoku with its middle band given ([`GroupGrid::x_band_applies`]): counted
+    /// from box configurations by [`super::x_band`], no band filled.
+    XBand,
     /// The join ([`JoinPlan`]), its keys in `u64` (at most 64 bits).
     Join64,
     /// The join, its keys in `u128` (65 to 128 bits: a 9x9 X-Sudoku with disjoint groups

@@ -4,7 +4,8 @@
 //! boxes for every band but the last, and the last band counted from its column sets.
 //!
 //! Beside them, [`group_core`]: Sudoku grids with extra groups (any variant, read back from the
-//! problem by [`groups`]); [`queens`]: a bitboard core for n queens.
+//! problem by [`groups`]), whose 9x9 X-Sudoku units (the middle band given) [`x_band`] counts
+//! from box configurations; [`queens`]: a bitboard core for n queens.
 //!
 //! [`CountCore`] names the core that counts a unit (the Dancing Links engine or a specialised
 //! one); [`CoreSpec`] is the core a counting job asks its workers to use, and
@@ -28,6 +29,7 @@ pub mod three_band;
 pub mod two_band;
 pub mod units;
 pub mod variant_band;
+pub mod x_band;
 
 pub use completion::{count_completions, givens_from_prefix, CompletionError, Completions};
 
