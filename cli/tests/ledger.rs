@@ -332,8 +332,8 @@ fn the_x_sudoku_ledger_sums_to_the_published_total_and_recounts() {
     let sum: u128 = rows.iter().map(|r| r.weight * r.count).sum();
     assert_eq!(362_880 * sum, 55_613_393_399_531_520);
     assert_eq!(sum, 153_255_603_504);
-    // Units recounted: the smallest by the engine and two more by the variant core (the join
-    // of bands 1 and 3), both through `dancehall count`.
+    // Units recounted: the smallest by the engine and two more by the variant core (its route
+    // for exactly a middle band, `cores::grids::x_band`), both through `dancehall count`.
     let mut by_count: Vec<&Row> = rows.iter().filter(|r| r.state == "done").collect();
     by_count.sort_by_key(|r| r.count);
     let smallest = by_count[0];

@@ -222,7 +222,7 @@ fn the_group_core_takes_this_route_on_middle_bands_alone_and_its_join_agrees() {
 /// Sudoku)"), and each count equals the ledger's. A minute or so in release:
 /// `cargo test --release -p cores --lib grids::x_band -- --ignored`.
 #[test]
-#[ignore = "every unit of the 9x9 X-Sudoku count: run in release"]
+#[ignore = "every unit of the 9x9 X-Sudoku count: run in release by scripts/test.sh"]
 fn every_ledger_unit_recounts_to_the_published_total() {
     let rows = ledger();
     let mut sum = 0u128;
