@@ -15,13 +15,17 @@
 //! reduction's time and size, completions/s and seconds per unit per route, the ratios on
 //! the same units, and the whole job's unit time projected at the core's rate.
 //! `-- diagonal 200 0 200` times the X-Sudoku route against the engine on 200 units.
+//!
+//! `-- generate [VARIANT...]` times the reduction itself (`band_units_on`) on 1 and 2 threads
+//! for the 9x9 variants (default all three), wall and CPU seconds, and checks that both give
+//! the same units.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use cores::grids::group_core::GroupGrid;
 use cores::grids::groups::read_groups;
-use cores::grids::variant_band::band_units;
+use cores::grids::variant_band::{band_units, band_units_on};
 use cores::problems::sudoku::{Sudoku, SudokuConfig, Variant};
 use cores::xcc::Dlx;
 
@@ -30,6 +34,10 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
+    if args.first().map(String::as_str) == Some("generate") {
+        generate(&args[1..]);
+        return;
+    }
     let variant = match args.first().map(String::as_str).unwrap_or("diagonal") {
         "diagonal" => Variant::Diagonal,
         "hyper" => Variant::Hyper,
@@ -185,4 +193,58 @@ fn main() {
         bu.units.len(),
         core_s / counted as f64 * bu.units.len() as f64
     );
+}
+
+/// The process's CPU seconds so far (user and system), from getrusage.
+fn cpu_seconds() -> f64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// The reduction of each 9x9 variant on 1 and 2 threads: wall and CPU seconds, the speed-up.
+fn generate(names: &[String]) {
+    let all = ["diagonal".to_string(), "hyper".into(), "disjoint".into()];
+    let names = if names.is_empty() { &all[..] } else { names };
+    println!("variant    threads  units   fillings   wall s    cpu s  speed-up");
+    for name in names {
+        let variant = match name.as_str() {
+            "diagonal" => Variant::Diagonal,
+            "hyper" => Variant::Hyper,
+            "disjoint" => Variant::Disjoint,
+            other => panic!("unknown variant {other}"),
+        };
+        let config = SudokuConfig {
+            variants: vec![variant],
+            ..SudokuConfig::new(3, 3)
+        };
+        let sudoku = Sudoku::build(&config).expect("variant");
+        let groups = read_groups(3, 3, &sudoku.problem).expect("groups");
+        let syms = cores::grids::symmetry::variant_symmetries(&groups)
+            .map(|s| s.perms)
+            .unwrap_or_default();
+        let band = cores::grids::variant_band::unit_band(&groups);
+        let mut first: Option<(f64, cores::grids::variant_band::BandUnits)> = None;
+        for threads in [1, 2] {
+            let (t, c) = (Instant::now(), cpu_seconds());
+            let bu = band_units_on(&groups, band, &syms, threads).expect("units");
+            let (wall, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+            let speedup = first.as_ref().map_or(1.0, |(w, _)| w / wall);
+            println!(
+                "{:<10} {threads:>7} {:>6} {:>10} {wall:>8.2} {cpu:>8.2} {speedup:>8.2}x",
+                variant.name(),
+                bu.units.len(),
+                bu.bands
+            );
+            match &first {
+                Some((_, one)) => assert_eq!(&bu, one, "{name}: 2 threads differ from 1"),
+                None => first = Some((wall, bu)),
+            }
+        }
+    }
 }

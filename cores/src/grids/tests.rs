@@ -416,6 +416,11 @@ fn every_variant_of_4x4_and_6x6_counts_the_same_three_ways() {
             let syms = super::symmetry::variant_symmetries(&g).unwrap().perms;
             let band = super::variant_band::unit_band(&g);
             let bu = super::variant_band::band_units(&g, band, &syms).unwrap();
+            // The classes keyed on several threads are the classes of one, in its order.
+            for threads in [1, 3] {
+                let on = super::variant_band::band_units_on(&g, band, &syms, threads).unwrap();
+                assert_eq!(on, bu, "{r}x{c} {name}: band classes on {threads} threads");
+            }
             let grid = super::group_core::GroupGrid::new(&g).unwrap();
             let stop = AtomicBool::new(false);
             let mut by_count = 0u128;
