@@ -47,9 +47,6 @@ pub struct JobSpec {
     pub expected_orbits: Option<Count>,
 }
 
-/// The cores a job cut by the coordinator (no `[units]`) can be counted by.
-const CORE_NAMES: [&str; 4] = ["dlx", "queens", "sudoku-bands", "sudoku-groups"];
-
 /// How a job is cut into units; `None` leaves the coordinator's default.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -99,10 +96,10 @@ impl Partition {
 
     pub fn check(&self) -> Result<(), String> {
         if let Some(core) = &self.core {
-            if !CORE_NAMES.contains(&core.as_str()) {
+            if !super::units::CORE_NAMES.contains(&core.as_str()) {
                 return Err(format!(
                     "core = \"{core}\" is not a core (expected one of {})",
-                    CORE_NAMES.join(", ")
+                    super::units::CORE_NAMES.join(", ")
                 ));
             }
         }

@@ -262,6 +262,9 @@ pub fn default_core(family: Option<&ProblemSpec>, problem: &cores::xcc::Problem)
     }
 }
 
+/// The cores a spec's `core` key can name ([`named_core`]).
+pub const CORE_NAMES: [&str; 4] = ["dlx", "queens", "sudoku-bands", "sudoku-groups"];
+
 /// The core named by a spec's `core` key (`[units]` or `[partition]`) for `problem`: refused
 /// when that core cannot count the problem.
 pub fn named_core(name: &str, problem: Option<&ProblemSpec>) -> Result<CoreSpec, String> {
@@ -290,7 +293,8 @@ pub fn named_core(name: &str, problem: Option<&ProblemSpec>) -> Result<CoreSpec,
             ),
         },
         other => Err(format!(
-            "unknown core `{other}` (expected `sudoku-bands`, `sudoku-groups`, `queens` or `dlx`)"
+            "unknown core `{other}` (expected one of {})",
+            CORE_NAMES.join(", ")
         )),
     }
 }
