@@ -168,13 +168,11 @@ pub fn band_units_on(
         *g = c as u8 + 1;
     }
     let cells: Vec<usize> = (first + side..band_cells.end).collect();
-    // The fillings in lexicographic order are those of each prefix (the first cells of the
-    // band's second row filled) in the prefixes' order: the prefixes are keyed on `threads`
-    // threads, each into its own classes, and merged in order, so that a class's
-    // representative is still the first filling met and the units come out as one thread
-    // makes them.
-    // As few prefixes as keep the threads busy: each prefix's classes are merged at the end,
-    // and a class met under many prefixes costs one merge each.
+    // The fillings in lexicographic order are those of each prefix (the band's first open
+    // cells filled) in the prefixes' order: the prefixes are keyed on `threads` threads, each
+    // into its own classes, and merged in order, so that a class's representative is still
+    // the first filling met and the units come out as one thread makes them. As few prefixes
+    // as keep the threads busy: a class met under many prefixes costs one merge each.
     let threads = threads.max(1);
     let mut split = 0;
     let mut prefixes: Vec<Vec<u8>> = vec![givens.clone()];
