@@ -1,10 +1,11 @@
 //! `dancehall bench speedup SPEC... [--workers N] [--reps R]`: what a user gains from `dancehall
 //! run` over counting in one process. For each counting job of each spec, in turn and `R`
 //! times: the job counted in this process by the core its units are counted with (one CPU
-//! core; the problem and its prefix, or each weighted unit, as `dancehall count` would), then `dancehall run SPEC --workers N` as
-//! a child process on a fresh database (the whole command: start-up, partition, workers,
-//! result). Prints both wall times (median of the repetitions), the speed-up, the units and
-//! the sizing warnings, and fails when the two counts differ.
+//! core; the problem and its prefix, or each weighted unit, as `dancehall count` would),
+//! then `dancehall run SPEC --workers N` as a child process on a fresh database (the whole
+//! command: start-up, partition, workers, result). Prints both wall times (median of the
+//! repetitions), the speed-up, the units and the sizing warnings, and fails when the two
+//! counts differ.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -41,19 +42,16 @@ fn count_here(job: &JobSpec) -> anyhow::Result<Count> {
     };
     let mut sum = Count::zero();
     for (prefix, weight) in units {
-        let by_core = match job.core.count_prefix(&job.problem, &prefix, &stop) {
-            Ok(Some(c)) => Some(c.solutions),
-            Ok(None) | Err(CoreError::NotSpecialised) => None,
-            Err(e) => return Err(user_error(format!("{}: {e}", job.name))),
-        };
-        let count = match by_core {
-            Some(c) => c,
-            None => {
+        let count = match job.core.count_prefix(&job.problem, &prefix, &stop) {
+            Ok(Some(c)) => c.solutions,
+            // The engine's job (`stop` is never set, so no count is cut short here).
+            Ok(None) | Err(CoreError::NotSpecialised) => {
                 let mut dlx = Dlx::new(&job.problem);
                 dlx.apply_prefix(&prefix)
                     .map_err(|e| user_error(format!("{}: {e}", job.name)))?;
                 dlx.count()
             }
+            Err(e) => return Err(user_error(format!("{}: {e}", job.name))),
         };
         sum += weight * Count::from(count);
     }
