@@ -54,14 +54,12 @@ pub fn choose(
         (Some(CoreArg::Queens), _) => {
             return Err(user_error("--core queens counts the n queens problem only"))
         }
-        (None, Some(Family::Queens { n })) => {
-            let q = CoreSpec::Queens { n: *n };
-            if dlx_only.is_some() || !q.can_count(problem) {
-                return Ok(CoreSpec::Dlx);
-            }
-            return Ok(q);
+        // The family's default, the one rule specs follow too.
+        (None, _) if dlx_only.is_some() => return Ok(CoreSpec::Dlx),
+        (None, _) => {
+            let spec = family.map(Family::spec);
+            return Ok(crate::spec::units::default_core(spec.as_ref(), problem));
         }
-        (None, _) => return Ok(CoreSpec::Dlx),
     };
     if !wanted.can_count(problem) {
         return Err(user_error(match wanted {

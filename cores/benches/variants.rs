@@ -38,12 +38,7 @@ fn main() {
         generate(&args[1..]);
         return;
     }
-    let variant = match args.first().map(String::as_str).unwrap_or("diagonal") {
-        "diagonal" => Variant::Diagonal,
-        "hyper" => Variant::Hyper,
-        "disjoint" => Variant::Disjoint,
-        other => panic!("unknown variant {other}"),
-    };
+    let variant = variant_named(args.first().map(String::as_str).unwrap_or("diagonal"));
     let num = |i: usize, d: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
     let (units, direct, dlx_units) = (num(1, 20), num(2, 2), num(3, 0));
     let (br, bc) = args
@@ -213,12 +208,7 @@ fn generate(names: &[String]) {
     let names = if names.is_empty() { &all[..] } else { names };
     println!("variant    threads  units   fillings   wall s    cpu s  speed-up");
     for name in names {
-        let variant = match name.as_str() {
-            "diagonal" => Variant::Diagonal,
-            "hyper" => Variant::Hyper,
-            "disjoint" => Variant::Disjoint,
-            other => panic!("unknown variant {other}"),
-        };
+        let variant = variant_named(name);
         let config = SudokuConfig {
             variants: vec![variant],
             ..SudokuConfig::new(3, 3)
@@ -246,5 +236,15 @@ fn generate(names: &[String]) {
                 None => first = Some((wall, bu)),
             }
         }
+    }
+}
+
+/// The variant a command line names.
+fn variant_named(name: &str) -> Variant {
+    match name {
+        "diagonal" => Variant::Diagonal,
+        "hyper" => Variant::Hyper,
+        "disjoint" => Variant::Disjoint,
+        other => panic!("unknown variant {other}"),
     }
 }
