@@ -598,3 +598,57 @@ fn the_variant_generator_gives_the_committed_windoku_ledgers_units() {
 fn the_variant_generator_gives_the_committed_sudokup_ledgers_units() {
     assert_generator_made_the_sudoku_ledger(LEDGER_9X9_DISJOINT, "sudoku-9x9-disjoint.toml", "3x3");
 }
+
+/// Generated units are kept on disk (`cli/src/spec/cache.rs`): a second `dancehall units` of
+/// the same spec reads them instead of generating them, prints the same units, and a
+/// damaged entry is noticed, generated again and rewritten.
+#[test]
+fn generated_units_are_read_back_from_the_cache_and_a_damaged_entry_is_redone() {
+    let cache = tempfile::tempdir().unwrap();
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-specs/sudoku-6x6-diagonal-grids.toml");
+    let units = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_dancehall"))
+            .arg("units")
+            .arg(&spec)
+            .env("DANCEHALL_CACHE", cache.path())
+            .env("DANCEHALL_LOG", "info")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (first, log) = units();
+    assert!(log.contains("generated in"), "{log}");
+    // A header and the 5 classes of the 16 fillings of band 2 (the spec's label).
+    assert_eq!(first.lines().count(), 1 + 5, "{first}");
+    let entries: Vec<_> = std::fs::read_dir(cache.path().join("units"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+
+    let (second, log) = units();
+    assert!(log.contains("read from the cache"), "{log}");
+    assert!(!log.contains("generated in"), "{log}");
+    assert_eq!(second, first);
+
+    // A weight changed in the entry (the first unit's, after its givens): refused by the
+    // digest, generated again, the same units printed, the entry rewritten.
+    let text = std::fs::read_to_string(&entries[0]).unwrap();
+    let damaged = text.replacen("\"weight\":", "\"weight\":9", 1);
+    assert_ne!(damaged, text);
+    std::fs::write(&entries[0], damaged).unwrap();
+    let (third, log) = units();
+    assert!(
+        log.contains("SHA-256") && log.contains("generated in"),
+        "{log}"
+    );
+    assert_eq!(third, first);
+    let (fourth, log) = units();
+    assert!(log.contains("read from the cache"), "{log}");
+    assert_eq!(fourth, first);
+}

@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::exit::user_error;
 
 pub mod bench;
+mod cache;
 pub mod configs;
 pub mod count;
 mod lines;

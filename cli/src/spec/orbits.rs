@@ -118,35 +118,41 @@ pub fn generate(
         }
         None => None,
     };
-    let orbit = orbit_group(&groups, choice).map_err(|e| e.to_string())?;
-    let classes = conjugacy_classes(&orbit);
-    let terms: Vec<OrbitTerm> = classes
-        .iter()
-        .map(|k| OrbitTerm {
-            class: k.index,
-            class_size: k.size,
-            rep: k.rep.to_text(),
-            group: choice,
-        })
-        .collect();
-    if !classes.first().is_some_and(|k| k.rep.is_identity()) {
-        return Err("the group's first class is not the identity's".into());
-    }
+    // The group and its classes are a function of the problem and the group chosen; the
+    // 9x9 grid's take about 29 s on one core, so they are cached.
+    let (order, terms): (u128, Vec<OrbitTerm>) =
+        super::cache::units("sudoku-orbits", &(spec, choice.as_str()), || {
+            let orbit = orbit_group(&groups, choice).map_err(|e| e.to_string())?;
+            let classes = conjugacy_classes(&orbit);
+            if !classes.first().is_some_and(|k| k.rep.is_identity()) {
+                return Err("the group's first class is not the identity's".to_string());
+            }
+            let terms = classes
+                .iter()
+                .map(|k| OrbitTerm {
+                    class: k.index,
+                    class_size: k.size,
+                    rep: k.rep.to_text(),
+                    group: choice,
+                })
+                .collect();
+            Ok((orbit.order(), terms))
+        })?;
     let label = format!(
         "{spec} essentially different grids under the {} group (order {}) and relabelling: \
          {} conjugacy classes{}",
         choice.as_str(),
-        orbit.order(),
-        classes.len(),
+        order,
+        terms.len(),
         match &identity {
             Some((_, t)) => format!(", the identity's term imported from {}", t.file),
             None => String::new(),
         }
     );
     Ok(WeightedUnits {
-        units: classes
+        units: terms
             .iter()
-            .map(|k| (built.prefix.clone(), Count::from(k.size)))
+            .map(|t| (built.prefix.clone(), Count::from(t.class_size)))
             .collect(),
         core: CoreSpec::SudokuOrbits {
             box_rows: r,
@@ -158,7 +164,7 @@ pub fn generate(
         orbits: Some(OrbitUnits {
             terms,
             group: choice,
-            group_order: Count::from(orbit.order()),
+            group_order: Count::from(order),
             identity,
         }),
         class_terms: None,

@@ -39,7 +39,9 @@ pub fn generate(problem: Option<&ProblemSpec>) -> Result<WeightedUnits, String> 
 pub fn classes(spec: &ProblemSpec) -> Result<WeightedUnits, String> {
     let (spec, box_rows, box_cols, r) = shape(Some(spec))?;
     let built = spec.build().map_err(|e| e.to_string())?;
-    let classes = TwoBandClass::all(r).map_err(|e| e.to_string())?;
+    let classes = super::cache::units("two-band", &r, || {
+        TwoBandClass::all(r).map_err(|e| e.to_string())
+    })?;
     let side = 2 * r;
     Ok(WeightedUnits {
         units: classes

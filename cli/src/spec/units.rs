@@ -307,7 +307,9 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                  variants, extra groups, givens or fixed row); variants are counted by plain \
                  splitting: remove [units]",
             )?;
-            let gu = cores::grids::units::grid_units(r, c).map_err(|e| e.to_string())?;
+            let gu = super::cache::units("sudoku-grids", &(r, c), || {
+                cores::grids::units::grid_units(r, c).map_err(|e| e.to_string())
+            })?;
             let n = r * c;
             let units = gu
                 .units
@@ -342,15 +344,19 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             let built = spec.build().map_err(|e| e.to_string())?;
             let groups = cores::grids::groups::read_groups(r, c, &built.problem)
                 .map_err(|e| e.to_string())?;
+            let band = cores::grids::variant_band::unit_band(&groups);
             // The variant's symmetries merge classes; a group too large to list merges none
             // (still exact: more classes, each counted), and the label says so.
-            let (symmetries, unmerged) = match cores::grids::symmetry::variant_symmetries(&groups) {
-                Ok(s) => (s.perms, None),
-                Err(e) => (Vec::new(), Some(e)),
-            };
-            let band = cores::grids::variant_band::unit_band(&groups);
-            let bu = cores::grids::variant_band::band_units(&groups, band, &symmetries)
-                .map_err(|e| e.to_string())?;
+            let (bu, unmerged) = super::cache::units("sudoku-variant-grids", spec, || {
+                let (symmetries, unmerged) =
+                    match cores::grids::symmetry::variant_symmetries(&groups) {
+                        Ok(s) => (s.perms, None),
+                        Err(e) => (Vec::new(), Some(e.to_string())),
+                    };
+                cores::grids::variant_band::band_units(&groups, band, &symmetries)
+                    .map(|bu| (bu, unmerged))
+                    .map_err(|e| e.to_string())
+            })?;
             let n = r * c;
             let units = bu
                 .units

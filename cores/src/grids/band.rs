@@ -254,71 +254,85 @@ impl Bands {
             .collect()
     }
 
-    /// The canonical form of a band's column sets under permutations of the columns within
-    /// each stack, permutations of the stacks and relabellings of the digits: the smallest
-    /// key over every choice of first stack order and every relabelling that makes the first
-    /// stack's sets `{0..r-1}, {r..2r-1}, ...`.
-    pub fn column_set_key(&self, sets: &[u32]) -> Vec<u32> {
-        let (r, c) = (self.box_rows, self.box_cols);
-        let stacks = self.boxes_per_band();
-        let stack = |s: usize| &sets[s * c..(s + 1) * c];
-        let mut best: Option<Vec<u32>> = None;
-        let mut relabel = vec![0u32; self.side];
-        for order in permutations(stacks) {
-            let first = stack(order[0]);
-            for col_order in permutations(c) {
-                // Every bijection of each first-stack column's digits onto its block.
-                let digits: Vec<Vec<u32>> = col_order
-                    .iter()
-                    .map(|&j| bits(first[j]).collect())
-                    .collect();
-                let per_col: Vec<Vec<usize>> = permutations(r);
-                let combos = per_col.len().pow(c as u32);
-                for mut k in 0..combos {
-                    for (blk, ds) in digits.iter().enumerate() {
-                        let p = &per_col[k % per_col.len()];
-                        k /= per_col.len();
-                        for (t, &d) in ds.iter().enumerate() {
-                            relabel[d as usize] = 1 << (blk * r + p[t]);
-                        }
-                    }
-                    let mut key = Vec::with_capacity((stacks - 1) * c);
-                    for &s in &order[1..] {
-                        let start = key.len();
-                        for &m in stack(s) {
-                            key.push(bits(m).fold(0, |acc, d| acc | relabel[d as usize]));
-                        }
-                        key[start..].sort_unstable();
-                    }
-                    if best.as_ref().is_none_or(|b| key < *b) {
-                        best = Some(key);
-                    }
+    /// The column sets of `band` up to relabelling: each digit's *type*, the column of each
+    /// stack that holds it (one per stack, as each box holds every digit once), coded as
+    /// `sum over stacks s of column_s x c^s`, sorted. Two bands have the same column sets up
+    /// to relabelling exactly when their types are the same multiset.
+    fn digit_types(&self, band: &[u8]) -> Vec<u32> {
+        let (n, c) = (self.side, self.box_cols as u32);
+        let sets = self.column_sets(band);
+        let mut types = vec![0u32; n];
+        let mut place = 1;
+        for stack in 0..self.boxes_per_band() {
+            for j in 0..self.box_cols {
+                for d in bits(sets[stack * self.box_cols + j]) {
+                    types[d as usize] += j as u32 * place;
                 }
             }
+            place *= c;
         }
-        best.unwrap_or_default()
+        types.sort_unstable();
+        types
     }
 
-    /// The reduced fillings grouped by [`Bands::column_set_key`], each class with its size;
-    /// in order of their first member.
+    /// Every image of the multiset `types` ([`Bands::digit_types`]) under the permutations of
+    /// the stacks and of the columns within each stack (`stacks! c!^stacks` of them; 1,296
+    /// for 9x9), each sorted.
+    fn type_images(&self, types: &[u32]) -> Vec<Vec<u32>> {
+        let (stacks, c) = (self.boxes_per_band(), self.box_cols);
+        let per_stack = permutations(c);
+        let combos = per_stack.len().pow(stacks as u32);
+        let digits: Vec<Vec<usize>> = types
+            .iter()
+            .map(|&t| {
+                (0..stacks)
+                    .map(|s| (t as usize / c.pow(s as u32)) % c)
+                    .collect()
+            })
+            .collect();
+        let mut images = Vec::with_capacity(combos * stacks);
+        for order in permutations(stacks) {
+            for combo in 0..combos {
+                // Stack `i` of the image is stack `order[i]` with its columns renamed by
+                // `perms[i]`.
+                let perms: Vec<&Vec<usize>> = (0..stacks)
+                    .map(|i| &per_stack[combo / per_stack.len().pow(i as u32) % per_stack.len()])
+                    .collect();
+                let mut image: Vec<u32> = digits
+                    .iter()
+                    .map(|t| {
+                        let code = order
+                            .iter()
+                            .zip(&perms)
+                            .rev()
+                            .fold(0, |code, (&from, p)| code * c + p[t[from]]);
+                        code as u32
+                    })
+                    .collect();
+                image.sort_unstable();
+                images.push(image);
+            }
+        }
+        images
+    }
+
+    /// The reduced fillings grouped by their column sets up to permutations of the columns
+    /// within each stack, permutations of the stacks and relabellings of the digits, each
+    /// class with its size; in order of their first member. A filling's class is found from
+    /// its digit types ([`Bands::digit_types`]); a new class enters every image of its types
+    /// ([`Bands::type_images`]), so each filling costs one lookup.
     pub fn column_set_classes(&self) -> Vec<BandClass> {
-        let mut by_raw: HashMap<Vec<u32>, Vec<u32>> = HashMap::new();
-        let mut class_of_key: HashMap<Vec<u32>, usize> = HashMap::new();
+        let mut class_of: HashMap<Vec<u32>, usize> = HashMap::new();
         let mut classes: Vec<BandClass> = Vec::new();
         for band in &self.reduced {
-            let raw = self.column_sets(band);
-            let key = match by_raw.get(&raw) {
-                Some(k) => k.clone(),
-                None => {
-                    let k = self.column_set_key(&raw);
-                    by_raw.insert(raw, k.clone());
-                    k
-                }
-            };
-            match class_of_key.get(&key) {
+            let types = self.digit_types(band);
+            match class_of.get(&types) {
                 Some(&i) => classes[i].size += 1,
                 None => {
-                    class_of_key.insert(key, classes.len());
+                    // Classes are disjoint orbits: none of these images has a class yet.
+                    for image in self.type_images(&types) {
+                        class_of.insert(image, classes.len());
+                    }
                     classes.push(BandClass {
                         band: band.clone(),
                         size: 1,

@@ -14,17 +14,19 @@
 //! class size; the job's symmetry factor is `side! c!^(r-1) (r-1)! r!^(c-1) (c-1)!` (for 9x9,
 //! `9! 72^2`), so the total is `factor x sum(weight x completions)`.
 
+use serde::{Deserialize, Serialize};
+
 use super::band::{BandError, Bands};
 
 /// One weighted unit: givens (cells row by row, 0 = empty) and the weight of its count.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WeightedGivens {
     pub givens: Vec<u8>,
     pub weight: u128,
 }
 
 /// The units of a whole-grid count and the factor their weighted sum is multiplied by.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GridUnits {
     pub box_rows: usize,
     pub box_cols: usize,
