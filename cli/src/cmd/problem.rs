@@ -452,7 +452,17 @@ pub fn estimate(a: EstimateArgs) -> anyhow::Result<()> {
     let seconds = started.elapsed().as_secs_f64();
     let mut out = std::io::stdout().lock();
     if a.json {
-        let ms = |m: xcc::MeanSe| serde_json::json!({"mean": m.mean, "std_err": m.std_err});
+        // JSON has no infinity: past f64's range `mean` and `std_err` are null and the
+        // logarithms say the size.
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let ms = |m: xcc::MeanSe| {
+            serde_json::json!({
+                "mean": finite(m.mean),
+                "std_err": finite(m.std_err),
+                "log10_mean": finite(m.log10_mean),
+                "log10_std_err": finite(m.log10_std_err),
+            })
+        };
         let v = serde_json::json!({
             "problem": built.label,
             "samples": e.samples,
@@ -475,7 +485,16 @@ pub fn estimate(a: EstimateArgs) -> anyhow::Result<()> {
             ("updates", e.updates),
             ("solutions", e.solutions),
         ] {
-            writeln!(out, "{name:>10}: {:.6e} ± {:.2e}", m.mean, m.std_err)?;
+            if m.mean.is_finite() {
+                writeln!(out, "{name:>10}: {:.6e} ± {:.2e}", m.mean, m.std_err)?;
+            } else {
+                // Past f64's range (10^308): the size as a power of ten.
+                writeln!(
+                    out,
+                    "{name:>10}: 10^{:.4} ± 10^{:.4}",
+                    m.log10_mean, m.log10_std_err
+                )?;
+            }
         }
         if built.symmetry_factor != 1 {
             writeln!(

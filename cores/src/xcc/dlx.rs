@@ -824,25 +824,35 @@ impl<'p> Dlx<'p> {
 
     /// One random root-to-leaf path from the prefix node (Knuth 1975): returns the unbiased
     /// estimates (nodes, updates, solutions) of the tree below the prefix node.
-    pub(crate) fn random_path(&mut self, rng: &mut ChaCha8Rng) -> (f64, f64, f64) {
+    pub(crate) fn random_path(&mut self, rng: &mut ChaCha8Rng) -> PathEstimate {
         let mut weight = 1.0f64;
         let mut nodes = 0.0;
         let mut updates = 0.0;
         let mut solutions = 0.0;
+        // The same in natural logarithms (`-inf` for 0), exact where the products pass
+        // f64's range (a 36x36 Sudoku's path multiplies degrees past 10^2000).
+        let mut ln_weight = 0.0f64;
+        let mut ln_nodes = f64::NEG_INFINITY;
+        let mut ln_updates = f64::NEG_INFINITY;
+        let mut ln_solutions = f64::NEG_INFINITY;
         let mut level = 0;
         // Updates since the last node (the coloured instance of the dance serves every problem).
         let mut made: u64 = 0;
         loop {
             nodes += weight;
+            ln_nodes = ln_add(ln_nodes, ln_weight);
             let i = self.choose_item();
             if i == 0 {
                 updates += weight * made as f64;
+                ln_updates = ln_add(ln_updates, ln_weight + (made as f64).ln());
                 solutions = weight;
+                ln_solutions = ln_weight;
                 break;
             }
             let degree = self.top(i) as u32;
             self.cover::<true, 0>(i, &mut made);
             updates += weight * made as f64;
+            ln_updates = ln_add(ln_updates, ln_weight + (made as f64).ln());
             made = 0;
             self.choice_item[level] = i;
             if degree == 0 {
@@ -857,6 +867,7 @@ impl<'p> Dlx<'p> {
             self.choice_node[level] = x;
             self.choose_rest::<true, 0>(x, &mut made);
             weight *= degree as f64;
+            ln_weight += f64::from(degree).ln();
             level += 1;
         }
         // Undo the path.
@@ -869,7 +880,10 @@ impl<'p> Dlx<'p> {
             }
             self.uncover::<true, 0>(i);
         }
-        (nodes, updates, solutions)
+        PathEstimate {
+            values: [nodes, updates, solutions],
+            ln: [ln_nodes, ln_updates, ln_solutions],
+        }
     }
 
     #[cfg(test)]
@@ -883,6 +897,23 @@ impl<'p> Dlx<'p> {
             self.active.contains(h_).hash(&mut h);
         }
         h.finish()
+    }
+}
+
+/// One random path's estimates of the nodes, updates and solutions below its root
+/// (`Dlx::random_path`), as numbers and as natural logarithms (`-inf` for 0).
+pub(crate) struct PathEstimate {
+    pub(crate) values: [f64; 3],
+    pub(crate) ln: [f64; 3],
+}
+
+/// `ln(e^a + e^b)` without leaving f64's range.
+pub(crate) fn ln_add(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY {
+        hi
+    } else {
+        hi + (lo - hi).exp().ln_1p()
     }
 }
 

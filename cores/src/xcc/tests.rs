@@ -416,5 +416,46 @@ fn estimator_is_unbiased_on_enumerable_problems() {
             estimate(p, &[], 100, 5).unwrap(),
             estimate(p, &[], 100, 5).unwrap()
         );
+        // The logarithms say what the numbers say where both fit f64.
+        for (name, m) in [("nodes", e.nodes), ("updates", e.updates)] {
+            let close = |log10: f64, x: f64| {
+                if x == 0.0 {
+                    log10 == f64::NEG_INFINITY
+                } else {
+                    (log10 - x.log10()).abs() <= 1e-9 * x.log10().abs().max(1.0)
+                }
+            };
+            assert!(close(m.log10_mean, m.mean), "problem {k} {name}: {m:?}");
+            assert!(
+                close(m.log10_std_err, m.std_err),
+                "problem {k} {name}: {m:?}"
+            );
+        }
     }
+}
+
+#[test]
+fn estimates_past_f64s_range_are_given_as_logarithms_not_nan() {
+    // A 36x36 Sudoku (6x6 boxes): each random path multiplies about 1,300 degrees, far past
+    // 10^308. The numbers are infinite, never NaN; the logarithms are finite and large.
+    let s =
+        crate::problems::sudoku::Sudoku::build(&crate::problems::sudoku::SudokuConfig::new(6, 6))
+            .unwrap();
+    let e = estimate(&s.problem, &[], 4, 1).unwrap();
+    for (name, m) in [("nodes", e.nodes), ("updates", e.updates)] {
+        assert_eq!(
+            (m.mean, m.std_err),
+            (f64::INFINITY, f64::INFINITY),
+            "{name}"
+        );
+        assert!(
+            m.log10_mean.is_finite() && m.log10_mean > 308.0,
+            "{name}: {m:?}"
+        );
+        assert!(
+            m.log10_std_err.is_finite() && m.log10_std_err <= m.log10_mean,
+            "{name}: {m:?}"
+        );
+    }
+    assert!(!e.solutions.mean.is_nan() && !e.solutions.std_err.is_nan());
 }
