@@ -1,4 +1,4 @@
-//! The lanes search of [`super::queens_lanes`] with 16-bit lanes, for boards of at most 16
+//! The lanes search of [`super::lanes`] with 16-bit lanes, for boards of at most 16
 //! columns: a board's masks fit in 16 bits, so one AVX-512 vector steps 32 subtrees instead
 //! of 16, two groups 64. The step is the same (see that module): pop a row or take a new
 //! board where a lane's row is exhausted, then try one square, adding the last two rows'
@@ -11,12 +11,12 @@
 //! or is made harmless outside the mask by a zeroed operand.
 //!
 //! Available where the CPU has AVX-512 F, BW and BITALG (checked at run time). Counts equal
-//! the scalar search's on every board (tested in `grids::queens`, beside the 32-bit lanes).
+//! the scalar search's on every board (tested in `queens`, beside the 32-bit lanes).
 
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::queens_lanes::{subtrees, Board};
+use super::lanes::{subtrees, Board};
 
 /// 16-bit words of a lane's stack of columns (four rows of 4 bits each).
 const STACK_WORDS: usize = 3;
@@ -40,7 +40,7 @@ pub(super) fn available() -> bool {
 }
 
 /// The placements over the per-row masks `allowed` (a board of [`ROWS`] rows, no square
-/// beyond column 15): `(solutions, nodes)` as [`super::queens`] counts them, `None` when
+/// beyond column 15): `(solutions, nodes)` as [`super`] counts them, `None` when
 /// `stop` was set.
 ///
 /// # Panics
@@ -151,7 +151,7 @@ impl Work<'_> {
     }
 }
 
-/// One step of every lane of `g` (see [`super::queens_lanes`]'s step, which this follows
+/// One step of every lane of `g` (see [`super::lanes`]'s step, which this follows
 /// line by line).
 #[target_feature(enable = "avx512f,avx512bw,avx512bitalg")]
 #[inline]

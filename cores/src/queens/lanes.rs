@@ -1,6 +1,6 @@
-//! The search of [`super::queens`] run on 32 subtrees at once in the lanes of AVX-512 vectors: the
+//! The search of [`super`] run on 32 subtrees at once in the lanes of AVX-512 vectors: the
 //! same bitboard backtrack (top-down rows, the last two rows summed by the formula of
-//! [`super::queens::last_two_rows`]), but each lane steps through a subtree of its own, with no
+//! [`super::last_two_rows`]), but each lane steps through a subtree of its own, with no
 //! branch that depends on one lane's board. A step tries one square: the lane goes down a row only
 //! if the queen leaves each of the next three rows an open square, and at depth n-2 it adds the
 //! formula's count and stays; so no step goes down to a row with no open square, and none climbs
@@ -18,8 +18,8 @@
 //! group's chain of dependent instructions overlaps the other's.
 //!
 //! Available where the CPU has AVX-512 F, CD and VPOPCNTDQ (checked at run time); counts equal the
-//! scalar search's on every board (tested in `grids::queens`). [`search`] hands boards of at
-//! most 16 rows to the 16-bit lanes of [`super::queens_lanes16`] where the CPU has those:
+//! scalar search's on every board (tested in `queens`). [`search`] hands boards of at
+//! most 16 rows to the 16-bit lanes of [`super::lanes16`] where the CPU has those:
 //! twice the lanes a vector, the same tree (`cargo bench -p cores --bench queens`, whole
 //! board of 16 queens: 8.3 times the scalar search in the run that measured them, where the
 //! 32-bit lanes had been 4.4 times it).
@@ -56,7 +56,7 @@ pub(super) fn available() -> bool {
 }
 
 /// The placements over the per-row masks `allowed` (a board of [`ROWS`] rows, no square
-/// beyond its n columns): `(solutions, nodes)` as [`super::queens`] counts them, `None` when
+/// beyond its n columns): `(solutions, nodes)` as [`super`] counts them, `None` when
 /// `stop` was set. Every placement counted is one of the n queens problem, so `solutions` is
 /// at most Q(24) = 227,514,171,973,736 < 2^48 (OEIS A000170): a `u64` holds it.
 ///
@@ -65,14 +65,14 @@ pub(super) fn available() -> bool {
 /// [`ROWS`], or a square beyond its n columns.
 pub(super) fn search(allowed: &[u32], stop: &AtomicBool) -> Option<(u64, u64)> {
     check_board(allowed);
-    if super::queens_lanes16::ROWS.contains(&allowed.len()) && super::queens_lanes16::available() {
-        return super::queens_lanes16::search(allowed, stop);
+    if super::lanes16::ROWS.contains(&allowed.len()) && super::lanes16::available() {
+        return super::lanes16::search(allowed, stop);
     }
     search_wide(allowed, stop)
 }
 
 /// [`search`] in 32-bit lanes whatever the board's size (the 16-bit lanes of
-/// [`super::queens_lanes16`] take the boards they fit where the CPU has them).
+/// [`super::lanes16`] take the boards they fit where the CPU has them).
 ///
 /// # Panics
 /// As [`search`].
