@@ -2,7 +2,7 @@
 //! (the job's workers). Without the flag a problem gets its family's specialised core where
 //! one counts it exactly (n queens: the bitboard core), else the Dancing Links engine.
 
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 use cores::xcc::Problem;
 
 use crate::cmd::problem::Family;
@@ -69,7 +69,7 @@ pub fn choose(
             ),
             CoreSpec::Queens { n } => format!(
                 "--core queens counts boards of 1 to {} squares a side, not {n} (use --core dlx)",
-                cores::grids::queens::MAX_N
+                cores::queens::MAX_N
             ),
             CoreSpec::SudokuGroups { box_rows, box_cols } => format!(
                 "--core sudoku-groups cannot count this problem: {}",

@@ -463,7 +463,7 @@ fn check_queens_ledger(path: &str, n: usize, total: u128, ranks: &[usize]) {
     let stop = std::sync::atomic::AtomicBool::new(false);
     for &rank in ranks {
         let r = &rows[rank];
-        let core = cores::grids::queens::count_queens(n, &r.0, &stop)
+        let core = cores::queens::count_queens(n, &r.0, &stop)
             .unwrap()
             .unwrap();
         assert_eq!(core.solutions, r.2, "queens core on {:?}", r.0);
@@ -505,7 +505,7 @@ const SCALAR_SAMPLE: usize = 8;
 #[test]
 fn sampled_queens_ledger_units_recount_on_the_scalar_path() {
     // The ledgers were counted by the queens core on a CPU with AVX-512 (their README.md),
-    // where units of 18 to 21 queens go to its lanes (`cores::grids::queens`); the scalar
+    // where units of 18 to 21 queens go to its lanes (`cores::queens`); the scalar
     // search, the one CPUs without AVX-512 run, must give each sampled unit's recorded count
     // too. Units drawn uniformly without replacement by ChaCha8 with the fixed seed 20: the
     // same draw on every run and machine.
@@ -516,7 +516,7 @@ fn sampled_queens_ledger_units_recount_on_the_scalar_path() {
         let rows = queens_ledger(path);
         for i in rand::seq::index::sample(&mut rng, rows.len(), SCALAR_SAMPLE) {
             let (prefix, _, count, _) = &rows[i];
-            let got = cores::grids::queens::count_queens_scalar(n, prefix, &stop)
+            let got = cores::queens::count_queens_scalar(n, prefix, &stop)
                 .unwrap()
                 .unwrap();
             assert_eq!(got.solutions, *count, "{path}: unit {prefix:?}");

@@ -20,9 +20,9 @@ use strum::{EnumString, IntoStaticStr, VariantArray};
 
 pub use cores::bench::{Family, FileKind, RunRecord, Status as RunStatus};
 pub use cores::count::Count;
+pub use cores::count_core::{CoreSpec, CountCore};
 pub use cores::domino::Difficulty;
 pub use cores::grids::two_band::TwoBandClass;
-pub use cores::grids::{CoreSpec, CountCore};
 pub use cores::orbit_term::{GroupChoice, OrbitTerm};
 pub use cores::unit_term::UnitTerm;
 

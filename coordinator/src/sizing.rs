@@ -28,7 +28,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 use cores::xcc::{estimate_from, Branching, Dlx, Limits, Outcome, PrefixError, Problem};
 
 /// Longest engine run at submission to measure the rate.

@@ -1,8 +1,8 @@
-//! The bitboard queens core (`cores::grids::queens`) against the Dancing Links engine on
+//! The bitboard queens core (`cores::queens`) against the Dancing Links engine on
 //! the same boards, in one run: the core's search one square at a time ("scalar") and on 32
 //! or 64 subtrees at once in AVX-512 lanes ("lanes", what `count_queens` runs where the CPU has
 //! them), solutions/s of each and the ratios of their times; then both on the border units
-//! of the same board (`cores::grids::queens_units`, the `queens-border` generator's units,
+//! of the same board (`cores::queens::units`, the `queens-border` generator's units,
 //! one per symmetry class of the queens on the border). Between them, the lanes on the
 //! first-row units (the left-right reflection: a queen on square c of the first row, weight 2
 //! on the left half, 1 on an odd board's middle square). Each "vs dlx" column is the engine's
@@ -24,11 +24,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use cores::grids::queens::QueensError;
-use cores::grids::queens::{count_queens, count_queens_scalar};
-use cores::grids::queens_units::border_units;
-use cores::grids::Completions;
+use cores::count_core::Completions;
 use cores::problems::queens::Queens;
+use cores::queens::units::border_units;
+use cores::queens::QueensError;
+use cores::queens::{count_queens, count_queens_scalar};
 use cores::xcc::Dlx;
 use cores::xcc::OptionId;
 

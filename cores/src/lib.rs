@@ -3,12 +3,14 @@
 
 pub mod bench;
 pub mod count;
+pub mod count_core;
 pub mod domino;
 pub mod grids;
 pub mod label;
 pub mod orbit_term;
 pub mod permanent;
 pub mod problems;
+pub mod queens;
 pub mod sudoku;
 pub mod unit_term;
 pub mod xcc;

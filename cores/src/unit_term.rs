@@ -12,9 +12,9 @@
 //! term has a `group`, a two-band class a `config` and its band rows `r`, a three-band class
 //! a `config` alone) and reads each with its own reader.
 
+use crate::count_core::CountCore;
 use crate::grids::three_band::ThreeBandClass;
 use crate::grids::two_band::TwoBandClass;
-use crate::grids::CountCore;
 use crate::orbit_term::OrbitTerm;
 
 /// A unit's class: its kind's record.

@@ -47,11 +47,11 @@ pub mod limits {
     }
 }
 
-/// The wire form of the counting cores (`cores::grids::CountCore`, `CoreSpec`), both ways, for
+/// The wire form of the counting cores (`cores::count_core::CountCore`, `CoreSpec`), both ways, for
 /// every crate that sends or reads them.
 pub mod core {
     use crate::v1 as pb;
-    use cores::grids::{CoreSpec, CountCore};
+    use cores::count_core::{CoreSpec, CountCore};
 
     /// Unspecified reads as DLX (what a worker without the field counts with).
     pub fn count_core(c: pb::CountCore) -> CountCore {

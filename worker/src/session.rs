@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use cores::bench::FileKind;
 use cores::count::Count;
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 use cores::xcc::{parse_dlx, Problem};
 use proto::v1::{self as pb, ReportVerdict};
 use tokio::task::JoinSet;

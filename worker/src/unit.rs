@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cores::count::Count;
-use cores::grids::{CoreError, CoreSpec, CountCore};
+use cores::count_core::{CoreError, CoreSpec, CountCore};
 use cores::unit_term::UnitTerm;
 use cores::xcc::{Dlx, Limits, OptionId, Outcome, PrefixError, Problem};
 

@@ -183,7 +183,7 @@ fn submit_request(units: &[Vec<u32>], dlx: &str) -> pb::SubmitJobRequest {
             })
             .collect(),
         core: Some(proto::core::core_spec_pb(
-            cores::grids::CoreSpec::SudokuBands {
+            cores::count_core::CoreSpec::SudokuBands {
                 box_rows: 2,
                 box_cols: 2,
             },

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use cores::count::Count;
-use cores::grids::CoreError;
+use cores::count_core::CoreError;
 use cores::xcc::Dlx;
 
 use crate::exit::user_error;

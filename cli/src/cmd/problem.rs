@@ -13,7 +13,7 @@ use cores::xcc::{self, Choice, Dlx, Flow, Limits, Outcome};
 
 use crate::core_arg::CoreArg;
 use crate::exit::user_error;
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 
 /// A problem: a family with its parameters, or a DLX file.
 #[derive(clap::Args, Debug, Clone)]

@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use cores::count::Count;
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 use cores::problems::sudoku::format_grid;
 
 use crate::exit::user_error;

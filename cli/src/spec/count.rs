@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use cores::count::Count;
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 use cores::problems::{Built, ProblemSpec};
 use cores::xcc::{OptionId, Problem};
 use serde::de::Error as _;

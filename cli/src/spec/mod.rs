@@ -165,7 +165,7 @@ mod tests {
         assert!(matches!(u.pending, Some(units::Pending::TwoBand(_))));
         assert_eq!(
             u.core,
-            cores::grids::CoreSpec::TwoBand {
+            cores::count_core::CoreSpec::TwoBand {
                 box_rows: 2,
                 box_cols: 6
             }

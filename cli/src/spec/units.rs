@@ -12,7 +12,7 @@
 //!   `sudoku-groups` core;
 //! - `queens-first-row`: n queens by the queen of the first row, mirrored: the left half's
 //!   columns with weight 2, the middle column (odd n) with weight 1;
-//! - `queens-border`: n queens by the queens on the border ring (`cores::grids::queens_units`:
+//! - `queens-border`: n queens by the queens on the border ring (`cores::queens::units`:
 //!   one queen in each of the first and last rows and columns, a corner queen in two of them),
 //!   one unit per class under the 8 symmetries of the square, weighted by the class size;
 //!   n up to 32 (the 2x2 and 3x3 boards have no such placement and no solution: refused).
@@ -38,7 +38,7 @@ use strum::{EnumString, IntoStaticStr, VariantArray};
 use coordinator::job::{CountCore, UnitState};
 use coordinator::partition::Imported;
 use cores::count::Count;
-use cores::grids::CoreSpec;
+use cores::count_core::CoreSpec;
 use cores::problems::sudoku::{parse_givens, placements};
 use cores::problems::ProblemSpec;
 use cores::xcc::OptionId;
@@ -271,13 +271,13 @@ pub fn named_core(name: &str, problem: Option<&ProblemSpec>) -> Result<CoreSpec,
     match name {
         "dlx" => Ok(CoreSpec::Dlx),
         "queens" => match problem {
-            Some(ProblemSpec::Queens { n }) if *n <= cores::grids::queens::MAX_N => {
+            Some(ProblemSpec::Queens { n }) if *n <= cores::queens::MAX_N => {
                 Ok(CoreSpec::Queens { n: *n })
             }
             _ => Err(format!(
                 "core `queens` counts the n queens problem (family = \"queens\", n up to {}); \
                  use core = \"dlx\"",
-                cores::grids::queens::MAX_N
+                cores::queens::MAX_N
             )),
         },
         "sudoku-groups" => match sudoku_shape(problem) {
@@ -401,7 +401,7 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
             }
             // Counted by the bitboard queens core where it fits (`core = "dlx"` keeps the
             // engine).
-            let core = if n <= cores::grids::queens::MAX_N {
+            let core = if n <= cores::queens::MAX_N {
                 CoreSpec::Queens { n }
             } else {
                 CoreSpec::Dlx
@@ -422,14 +422,14 @@ fn generate(generator: &str, problem: Option<&ProblemSpec>) -> Result<WeightedUn
                 return Err("generator `queens-border` needs family = \"queens\"".into());
             };
             let n = *n;
-            let max = cores::grids::queens::MAX_N;
+            let max = cores::queens::MAX_N;
             if n > max {
                 return Err(format!(
                     "generator `queens-border` takes n up to {max} (the queens core's boards): \
                      got n = {n}"
                 ));
             }
-            let bu = cores::grids::queens_units::border_units(n).map_err(|e| e.to_string())?;
+            let bu = cores::queens::units::border_units(n).map_err(|e| e.to_string())?;
             if bu.units.is_empty() {
                 return Err(format!(
                     "generator `queens-border`: no placement of queens on the border of the \
@@ -1031,7 +1031,7 @@ mod tests {
             .build(Some(&ProblemSpec::Queens { n: 12 }), Path::new("."))
             .unwrap();
         let weights: Count = u.units.iter().map(|(_, w)| w).sum();
-        let placements = cores::grids::queens_units::border_placements(12).unwrap();
+        let placements = cores::queens::units::border_placements(12).unwrap();
         assert_eq!(weights, Count::from(placements.len()));
         let u = e
             .build(Some(&ProblemSpec::Queens { n: 1 }), Path::new("."))

@@ -22,16 +22,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::count_core::Completions;
+
 /// Largest side this core handles (digits are bits of a `u32`).
 pub const MAX_SIDE: usize = 25;
-
-/// What a completion count measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Completions {
-    pub solutions: u128,
-    /// Cells placed above the last band, plus one per last-band count.
-    pub nodes: u64,
-}
 
 /// Givens this core cannot count.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -32,7 +32,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::groups::SudokuGroups;
-use super::{CompletionError, Completions};
+use super::CompletionError;
+use crate::count_core::Completions;
 
 /// How often (in placements) the search looks at its stop flag.
 const STOP_CHECK: u64 = 1 << 20;

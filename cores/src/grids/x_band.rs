@@ -55,7 +55,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::three_band::fill::below;
-use super::Completions;
+use crate::count_core::Completions;
 
 /// The nine digits as a mask (bit `d` for digit `d + 1`).
 const ALL: u16 = 0x1ff;

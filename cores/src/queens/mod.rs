@@ -1,5 +1,8 @@
-//! A counting core specialised for n queens: bit masks of the columns and both diagonals, one
-//! row at a time (the classic bitboard backtrack), for the completions of a prefix of queens.
+//! The n queens core: a counting core specialised for n queens, bit masks of the columns and
+//! both diagonals, one row at a time (the classic bitboard backtrack), for the completions of
+//! a prefix of queens ([`count_queens`]); [`units`] cuts a whole board into weighted units by
+//! the queens on its border ring. (The exact-cover problem the engine solves is
+//! [`crate::problems::queens`]; [`crate::count_core::CoreSpec::Queens`] names this core.)
 //!
 //! The prefix is a set of options of [`crate::problems::queens::Queens`] (option
 //! `row * n + col` puts a queen on that square), in any rows: a unit of a job cut by the
@@ -11,7 +14,7 @@
 //! board to search (as given, upside down, or either transpose): a symmetry of the square
 //! maps the completions of a prefix one to one onto those of its image, while the search
 //! trees differ. It keeps the one with the smallest Knuth estimate of its tree (64 random
-//! paths each); on the border units of [`super::queens_units`] that searches about 1.7 times
+//! paths each); on the border units of [`units`] that searches about 1.7 times
 //! fewer nodes than the boards as given (n = 12 to 14). The rows above the last twelve are
 //! searched with an explicit stack, the last twelve by nested loops (one per row), which also
 //! check that the rows n-2 to n-4 keep an open square; the last two rows are summed without
@@ -19,15 +22,16 @@
 //!
 //! Where the CPU has AVX-512 (F, CD, VPOPCNTDQ; checked at run time) boards of 8 to 24 rows
 //! with an estimated 10,000 nodes or more ([`LANES_FROM_NODES`]) are searched on 32 subtrees
-//! at once in vector lanes ([`super::queens_lanes`]): 4.2 times the scalar search on the
+//! at once in vector lanes ([`lanes`]): 4.2 times the scalar search on the
 //! border units of 20 queens (`cargo bench -p cores --bench queens -- --every=200 20`), with
 //! the same counts (tested against it on every border unit of 10 to 12 queens and random
 //! boards of 8 to 24). Boards of at most 16 rows go to 16-bit lanes, 64 subtrees at once
-//! ([`super::queens_lanes16`], AVX-512 BW and BITALG too): 8.3 times the scalar search on
-//! the whole board of 16 queens.
+//! (AVX-512 BW and BITALG too; the same driver, generic over the width of a lane): 11 times
+//! the scalar search on the whole board of 16 queens (0.60 s against 6.7 s; the 32-bit lanes
+//! 1.18 s).
 //!
 //! Counts equal the Dancing Links engine's on the same prefixes (tested here and in
-//! `grids::tests`), and are summed in `u128`: Q(n) passes 2^64 from about n = 29, below
+//! `count_core`'s tests), and are summed in `u128`: Q(n) passes 2^64 from about n = 29, below
 //! [`MAX_N`] (the lanes' boards, at most 24 rows, stay below 2^48); `nodes` counts the squares the search tries in every row but the last
 //! (the prefix's rows included, row n-2's squares too, though they are summed rather than
 //! placed), in the orientation searched: not comparable with the engine's nodes, nor between
@@ -35,8 +39,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::Completions;
+use crate::count_core::Completions;
 use crate::xcc::OptionId;
+
+#[cfg(target_arch = "x86_64")]
+mod lanes;
+pub mod units;
 
 /// Largest board this core counts (masks are `u32`).
 pub const MAX_N: usize = 32;
@@ -141,7 +149,7 @@ fn row_masks(n: usize, placed: &[(usize, usize)]) -> Vec<u32> {
 /// The image of square `(r, c)` under symmetry `g` (0..8) of the `n` x `n` square: the
 /// identity, the rotations by a quarter, a half and three quarters, then the mirror images
 /// left-right, upside down, and in the two diagonals.
-pub(super) fn square_image(g: usize, n: usize, (r, c): (usize, usize)) -> (usize, usize) {
+fn square_image(g: usize, n: usize, (r, c): (usize, usize)) -> (usize, usize) {
     let m = n - 1;
     match g {
         0 => (r, c),
@@ -169,7 +177,7 @@ const ESTIMATE_PATHS: u32 = 64;
 /// (for [`search`], which needs it too). A symmetry of the
 /// square maps the placements that extend a prefix one to one onto those that extend its
 /// image, so every image has as many completions; their search trees differ (on the border
-/// units of `queens_units`, n = 12 to 14, the smallest of the four has 1.7 times fewer nodes
+/// units of [`units`], n = 12 to 14, the smallest of the four has 1.7 times fewer nodes
 /// than the image as given, and the estimate finds one within a few per cent of it).
 fn oriented(n: usize, placed: &[(usize, usize)]) -> (Vec<(usize, usize)>, f64) {
     if placed.is_empty() {
@@ -224,18 +232,15 @@ fn estimate_nodes(allowed: &[u32]) -> f64 {
 
 /// The search of [`count_queens`] over the per-row masks `allowed` (one row per entry, at
 /// least one) whose [`estimate_nodes`] is `estimate`: `(solutions, nodes)`, `None` when
-/// `stop` was set. On 32 or 64 subtrees at once in AVX-512 lanes ([`super::queens_lanes`])
+/// `stop` was set. On 32 or 64 subtrees at once in AVX-512 lanes ([`lanes`])
 /// where the CPU has them and the board is in its range of sizes and large enough, else one
 /// square at a time ([`search_scalar`]); both count the same. The lanes count in `u64`:
 /// they take boards of at most 24 rows, whose placements are at most Q(24) =
 /// 227,514,171,973,736 < 2^48 (OEIS A000170); the scalar search sums in `u128`.
 fn search(allowed: &[u32], estimate: f64, stop: &AtomicBool) -> Option<(u128, u64)> {
     #[cfg(target_arch = "x86_64")]
-    if super::queens_lanes::ROWS.contains(&allowed.len())
-        && super::queens_lanes::available()
-        && estimate >= LANES_FROM_NODES
-    {
-        return super::queens_lanes::search(allowed, stop).map(|(s, n)| (u128::from(s), n));
+    if lanes::ROWS.contains(&allowed.len()) && lanes::available() && estimate >= LANES_FROM_NODES {
+        return lanes::search(allowed, stop).map(|(s, n)| (u128::from(s), n));
     }
     search_scalar(allowed, stop)
 }
@@ -290,7 +295,7 @@ const TAIL: usize = 12;
 /// `|free| |base| - |free & base| - |free << 1 & base| - |free >> 1 & base|` (a square
 /// b+1 or b-1 off the board is in no row's mask).
 #[inline(always)]
-pub(super) fn last_two_rows(free: u32, base: u32) -> u64 {
+fn last_two_rows(free: u32, base: u32) -> u64 {
     let pairs = u64::from(free.count_ones()) * u64::from(base.count_ones());
     pairs
         - u64::from((free & base).count_ones())
@@ -465,11 +470,11 @@ fn search_rows(allowed: &[u32], stop: &AtomicBool, start: u128) -> Option<(u128,
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
 
-    /// The queens core's count of `prefix` (also used by `queens_units`' tests).
-    pub(in crate::grids) fn count(n: usize, prefix: &[OptionId]) -> u128 {
+    /// The queens core's count of `prefix` (also used by `units`' tests).
+    pub(super) fn count(n: usize, prefix: &[OptionId]) -> u128 {
         count_queens(n, prefix, &AtomicBool::new(false))
             .unwrap()
             .unwrap()
@@ -477,7 +482,7 @@ pub(super) mod tests {
     }
 
     /// The Dancing Links engine's count of `prefix` on the queens problem.
-    pub(in crate::grids) fn dlx(n: usize, prefix: &[OptionId]) -> u128 {
+    pub(super) fn dlx(n: usize, prefix: &[OptionId]) -> u128 {
         let q = crate::problems::queens::Queens::build(n).unwrap();
         let mut dlx = crate::xcc::Dlx::new(&q.problem);
         dlx.apply_prefix(prefix).unwrap();
@@ -596,23 +601,23 @@ pub(super) mod tests {
     fn the_lanes_count_as_the_scalar_search_does() {
         #[cfg(target_arch = "x86_64")]
         {
-            use super::super::queens_lanes;
-            if !queens_lanes::available() {
+            use super::lanes;
+            if !lanes::available() {
                 eprintln!("this CPU has no AVX-512 F/CD/VPOPCNTDQ: the lanes are not tested");
                 return;
             }
             let stop = AtomicBool::new(false);
             // Both widths of lanes: `search` runs the 16-bit lanes on boards they fit (where
             // the CPU has them), `search_wide` always the 32-bit ones.
-            let narrow = super::super::queens_lanes16::available();
+            let narrow = lanes::narrow_available();
             if !narrow {
                 eprintln!("this CPU has no AVX-512 BW/BITALG: the 16-bit lanes are not tested");
             }
             let both = |allowed: &[u32], what: &str| {
                 let want = search_scalar(allowed, &stop).unwrap();
-                let got = queens_lanes::search(allowed, &stop).unwrap();
+                let got = lanes::search(allowed, &stop).unwrap();
                 assert_eq!(u128::from(got.0), want.0, "solutions, {what}");
-                let wide = queens_lanes::search_wide(allowed, &stop).unwrap();
+                let wide = lanes::search_wide(allowed, &stop).unwrap();
                 assert_eq!(
                     u128::from(wide.0),
                     want.0,
@@ -631,7 +636,7 @@ pub(super) mod tests {
             // Every border unit of n = 10 to 12 in every orientation, and a sample of 13's
             // (rows with a single open square, rows with none).
             for n in 10..=13 {
-                let units = super::super::queens_units::border_units(n).unwrap().units;
+                let units = super::units::border_units(n).unwrap().units;
                 let step = if n == 13 { 7 } else { 1 };
                 for u in units.iter().step_by(step) {
                     let placed: Vec<(usize, usize)> = u
@@ -649,7 +654,7 @@ pub(super) mod tests {
             // Random boards up to the largest the lanes take (deep stacks, diagonal bits
             // shifted off both ends of the word).
             let mut x = 0x2545_f491_4f6c_dd1d;
-            for n in queens_lanes::ROWS {
+            for n in lanes::ROWS {
                 for _ in 0..20 {
                     let rows = random_rows(n, &mut x);
                     both(&rows, &format!("{rows:x?}"));

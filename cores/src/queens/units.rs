@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use super::queens::{square_image, QueensError, MAX_N};
+use super::{square_image, QueensError, MAX_N};
 use crate::xcc::OptionId;
 
 /// One unit: a border placement and the size of its orbit.
@@ -128,7 +128,7 @@ pub fn border_units(n: usize) -> Result<BorderUnits, QueensError> {
 mod tests {
 
     use super::*;
-    use crate::grids::queens::tests::{count as bits, dlx};
+    use crate::queens::tests::{count as bits, dlx};
 
     /// OEIS A000170, n = 1..12.
     const A000170: [u128; 12] = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200];
