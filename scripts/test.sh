@@ -10,7 +10,7 @@
 # bash scripts/test.sh. Never silent: each skipped test appends a line to $DANCEHALL_SKIP_LOG
 # (set here to skipped-tests.txt in the target folder), and this script lists them after the
 # tests, outside the test harness's capture. It also says whether this CPU has the AVX-512
-# features of the queens core's lanes (cores::grids::queens_lanes, queens_lanes16), whose
+# features of the queens core's lanes (cores::queens::lanes, both widths), whose
 # tests run only where it has them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
