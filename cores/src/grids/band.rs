@@ -290,8 +290,9 @@ impl Bands {
                     .collect()
             })
             .collect();
-        let mut images = Vec::with_capacity(combos * stacks);
-        for order in permutations(stacks) {
+        let orders = permutations(stacks);
+        let mut images = Vec::with_capacity(combos * orders.len());
+        for order in orders {
             for combo in 0..combos {
                 // Stack `i` of the image is stack `order[i]` with its columns renamed by
                 // `perms[i]`.
