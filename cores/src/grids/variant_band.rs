@@ -31,9 +31,9 @@
 //! windoku 5.2 s against 3.6 s, SudokuP 52.5 s against 27.8 s.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::group_core::GroupGrid;
 use super::groups::SudokuGroups;

@@ -24,10 +24,7 @@ pub struct ConjugacyClass {
 /// The classes of `group`, the identity's first; their sizes sum to the order.
 pub fn conjugacy_classes(group: &OrbitGroup) -> Vec<ConjugacyClass> {
     let n = group.len();
-    let base = Base::of(group);
-    let mut index: HashMap<Key, u32, RandomState> =
-        HashMap::with_capacity_and_hasher(n, RandomState::default());
-    index.extend((0..n).map(|k| (base.key(|b| group.images(k)[b]), k as u32)));
+    let (base, index) = Base::of(group);
     let gens = generators(group, &base, &index);
     // Conjugation by h sends e to h e h^-1, whose image of a base cell b is h(e(h^-1(b))).
     let inverse_at_base: Vec<Vec<usize>> = gens
@@ -90,16 +87,16 @@ struct Base {
 
 impl Base {
     /// The first cells of the main diagonal, then the other cells row by row, taken until
-    /// their images tell every element of `group` apart (checked by sorting the keys).
+    /// their images tell every element of `group` apart, with the elements by their keys
+    /// (the index built to check it is the one the classes look elements up in).
     ///
     /// # Panics
     /// If [`MAX_BASE`] cells do not tell them apart (no grid group of side at most
     /// `MAX_ORBIT_SIDE` needs that many: the diagonal alone does for every one tested).
-    fn of(group: &OrbitGroup) -> Base {
+    fn of(group: &OrbitGroup) -> (Base, HashMap<Key, u32, RandomState>) {
         let side = group.side;
         let diagonal = (0..side).map(|i| i * side + i);
         let order: Vec<usize> = diagonal
-            .clone()
             .chain((0..side * side).filter(|c| c % (side + 1) != 0))
             .collect();
         let mut take = side.min(MAX_BASE);
@@ -107,12 +104,15 @@ impl Base {
             let base = Base {
                 cells: order[..take].to_vec(),
             };
-            let mut keys: Vec<Key> = (0..group.len())
-                .map(|k| base.key(|b| group.images(k)[b]))
-                .collect();
-            keys.sort_unstable();
-            if keys.windows(2).all(|w| w[0] != w[1]) {
-                return base;
+            let mut index: HashMap<Key, u32, RandomState> =
+                HashMap::with_capacity_and_hasher(group.len(), RandomState::default());
+            let apart = (0..group.len()).all(|k| {
+                index
+                    .insert(base.key(|b| group.images(k)[b]), k as u32)
+                    .is_none()
+            });
+            if apart {
+                return (base, index);
             }
             assert!(
                 take < MAX_BASE.min(order.len()),
