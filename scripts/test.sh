@@ -23,10 +23,12 @@ bash scripts/install-solvers.sh
 bash scripts/install-test-tools.sh
 status=0
 cargo test --workspace "$@" || status=$?
-# The orbit counts' Burnside terms for 8x8 and 9x9 grids (cores::grids::orbits) and every unit
-# of the 9x9 X-Sudoku's reference ledger recounted by cores::grids::x_band: minutes in a debug
-# build, so they are ignored there and run here in release.
+# The orbit counts' Burnside terms for 8x8 and 9x9 grids (cores::grids::orbits), every unit
+# of the 9x9 X-Sudoku's reference ledger recounted by cores::grids::x_band and the 63,199
+# classes of 12x12 (cores::grids::two_band): minutes in a debug build, so they are ignored
+# there and run here in release.
 cargo test --release -p cores --lib -- --ignored --skip explore grids::orbits grids::x_band \
+    grids::two_band \
     || status=$?
 
 # The CPU features the lanes need (Rust's names; /proc/cpuinfo spells some with `_`).

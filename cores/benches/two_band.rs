@@ -5,16 +5,15 @@
 //! - `cargo bench -p cores --bench two_band -- R [SAMPLE SEED]`: enumerate the classes of
 //!   `R`-row bands (R = 5: 10x10) and count B(C) of every class, or of SAMPLE classes picked
 //!   with SEED (seconds per class; the sum of E(C) B(C)^2 when every class is counted).
-//! - `cargo bench -p cores --bench two_band -- R probe CONFIGS BRANCHES SEED`: CONFIGS
-//!   configurations drawn uniformly with SEED (each stack's left column a uniform R-subset),
-//!   each probed by `fill::cost_probe` (its first level's branches listed, BRANCHES of them
+//! - `cargo bench -p cores --bench two_band -- R probe CLASSES BRANCHES SEED`: CLASSES
+//!   classes drawn uniformly with SEED (the units of a two-band job), each probed by `fill::cost_probe` (its first level's branches listed, BRANCHES of them
 //!   counted and timed): estimated seconds per B(C), and the peak resident memory.
 //! - `cargo bench -p cores --bench two_band -- R classes`: the classes only, timed.
 
 use std::time::Instant;
 
 use cores::grids::two_band::fill::cost_probe;
-use cores::grids::two_band::{band_fillings, Classes, Config};
+use cores::grids::two_band::{band_fillings, Classes};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -30,21 +29,25 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
-fn probe(r: usize, configs: usize, branches: usize, seed: u64) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let n = 2 * r;
+fn probe(r: usize, sample: usize, branches: usize, seed: u64) {
+    // The units of a two-band job are the classes, so the cost per unit is the mean over
+    // classes drawn uniformly (with SEED), not over configurations.
+    let t = Instant::now();
+    let classes = Classes::enumerate(r).expect("a shape the counter takes");
+    println!(
+        "R = {r}: {} classes enumerated in {:.1} s",
+        classes.classes.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let mut picked: Vec<usize> = (0..classes.classes.len()).collect();
+    picked.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    picked.truncate(sample);
     let mut total = 0.0;
-    for i in 0..configs {
-        let stacks = (0..r)
-            .map(|_| {
-                let mut digits: Vec<usize> = (0..n).collect();
-                digits.shuffle(&mut rng);
-                digits[..r].iter().fold(0u16, |m, &d| m | 1 << d)
-            })
-            .collect();
-        let c = Config::new(stacks).expect("a configuration");
+    for (i, &class) in picked.iter().enumerate() {
+        let c = &classes.classes[class].config;
+        print!("class {} ", class + 1);
         let t = Instant::now();
-        let p = cost_probe(&c, branches, seed + i as u64);
+        let p = cost_probe(c, branches, seed + i as u64);
         let est = p.estimate_seconds();
         total += est;
         println!(
@@ -57,8 +60,9 @@ fn probe(r: usize, configs: usize, branches: usize, seed: u64) {
         );
     }
     println!(
-        "mean estimate {:.0} s per B(C) over {configs} configurations; peak RSS {:.1} MiB",
-        total / configs as f64,
+        "mean estimate {:.0} s per B(C) over {} classes; peak RSS {:.1} MiB",
+        total / picked.len() as f64,
+        picked.len(),
         peak_rss_mib()
     );
 }

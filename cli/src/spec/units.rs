@@ -114,7 +114,7 @@ pub struct WeightedUnits {
     pub class_terms: Option<Vec<coordinator::job::UnitTerm>>,
     /// Units put off until the job is submitted or its units are listed
     /// (`Spec::expand_units`): `units` is empty until then. A two-band count's classes take
-    /// minutes to enumerate at 12x12, so loading a spec (every `run`, and the test that
+    /// about 11 s to enumerate at 12x12, so loading a spec (every `run`, and the test that
     /// every shipped spec loads) does not enumerate them.
     pub pending: Option<Pending>,
 }

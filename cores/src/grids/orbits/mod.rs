@@ -26,6 +26,7 @@
 //! (one per relabelling class), canonicalised under the group, counted distinct.
 
 mod canonical;
+mod chain;
 mod classes;
 mod group;
 mod term;

@@ -2,7 +2,8 @@
 //! 28,200,960 of 6x6 with 2x3 boxes and 29,136,487,207,403,520 of 8x8 with 2x4 boxes (OEIS
 //! A291187, "Number of Sudokus of size 2n X 2n with 2 X n blocks"; Pettersen, enjoysudoku
 //! forum 2005, Russell and Jarvis 2006); 355 configuration classes for 10x10 (Pettersen,
-//! enjoysudoku forum, "Su-Doku's maths", 2005).
+//! enjoysudoku forum, "Su-Doku's maths", 2005) and 63,199 for 12x12 with 2x6 boxes (the
+//! 2026 verification of Pettersen's 12x12 count, linche89/sudoku-enumeration on GitHub).
 
 use std::sync::atomic::AtomicBool;
 
@@ -130,6 +131,21 @@ fn classes_cover_every_configuration_and_10x10_has_pettersens_355() {
     assert_eq!(counts[3], 355, "{counts:?}");
     // Each representative is canonical, and its own class's.
     for c in Classes::enumerate(4).unwrap().classes {
+        assert_eq!(Classes::canonical(&c.config), c.config);
+    }
+}
+
+/// Seconds in release on 2 cores (minutes in the debug build): `scripts/test.sh` runs it.
+#[test]
+#[ignore = "release: run by scripts/test.sh"]
+fn the_12x12_shape_has_63199_classes_covering_every_configuration() {
+    // `enumerate` checks that the sizes sum to C(12, 6)^6.
+    let classes = Classes::enumerate(6).unwrap();
+    assert_eq!(classes.classes.len(), 63_199);
+    // Spot checks that representatives are canonical: a seeded tenth of them.
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    for _ in 0..6_000 {
+        let c = &classes.classes[rng.random_range(0..classes.classes.len())];
         assert_eq!(Classes::canonical(&c.config), c.config);
     }
 }
