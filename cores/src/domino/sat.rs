@@ -49,6 +49,13 @@
 //! `k`) did not pay: b01-t3 26 in 29 s against 27 s, 25 in 96 s against 82 s; b01-t4 26 in
 //! 53 s against 16 s, 25 in 132 s against 123 s. Not kept.
 //!
+//! Channelling cells and codes both ways (a covered cell shows some code; a code at a cell
+//! needs a spot putting it there), so that a placed tile forces its covered neighbours'
+//! codes by unit propagation, did not pay either: with the rest of `Variant::NATIVE`, one
+//! question at a time from 25 down, 150 s each, b01-t4 refuted 25 and 24 in 11.0 + 39.7 s
+//! against 15.3 + 50.1 s, but b01-t3 in 15.3 + 104.0 s against 24.9 + 89.6 s, and 23 stayed
+//! open on both. Not kept.
+//!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
 //! every model read back (the true `x`) is a legal placement of at least `k` tiles. The
