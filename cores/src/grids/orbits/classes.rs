@@ -1,6 +1,6 @@
 //! The conjugacy classes of a listed symmetry group, computed (never tabled): a generating
-//! set first (seeded random elements until the subgroup they generate, closed by search
-//! over the listed elements, is the whole group), then each class as the orbit of an
+//! set first (seeded random elements until a stabiliser chain of the subgroup they generate
+//! has the group's order), then each class as the orbit of an
 //! element under conjugation by the generators: every element's conjugates are looked up on
 //! every local core first, then the orbits are read off that table.
 
