@@ -6,8 +6,9 @@
 //!   `R`-row bands (R = 5: 10x10) and count B(C) of every class, or of SAMPLE classes picked
 //!   with SEED (seconds per class; the sum of E(C) B(C)^2 when every class is counted).
 //! - `cargo bench -p cores --bench two_band -- R probe CLASSES BRANCHES SEED`: CLASSES
-//!   classes drawn uniformly with SEED (the units of a two-band job), each probed by `fill::cost_probe` (its first level's branches listed, BRANCHES of them
-//!   counted and timed): estimated seconds per B(C), and the peak resident memory.
+//!   classes drawn uniformly with SEED (the units of a two-band job), each probed by
+//!   `fill::cost_probe` (its first level's branches listed, BRANCHES of them counted and
+//!   timed): estimated seconds per B(C), and the peak resident memory.
 //! - `cargo bench -p cores --bench two_band -- R classes`: the classes only, timed.
 
 use std::time::Instant;
@@ -29,19 +30,20 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
 
-fn probe(r: usize, sample: usize, branches: usize, seed: u64) {
+/// `k` class indices drawn uniformly with `seed` (every class, in order, for `None`).
+fn seeded_sample(classes: &Classes, k: Option<usize>, seed: u64) -> Vec<usize> {
+    let mut picked: Vec<usize> = (0..classes.classes.len()).collect();
+    if let Some(k) = k {
+        picked.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+        picked.truncate(k);
+    }
+    picked
+}
+
+fn probe(classes: &Classes, sample: usize, branches: usize, seed: u64) {
     // The units of a two-band job are the classes, so the cost per unit is the mean over
     // classes drawn uniformly (with SEED), not over configurations.
-    let t = Instant::now();
-    let classes = Classes::enumerate(r).expect("a shape the counter takes");
-    println!(
-        "R = {r}: {} classes enumerated in {:.1} s",
-        classes.classes.len(),
-        t.elapsed().as_secs_f64()
-    );
-    let mut picked: Vec<usize> = (0..classes.classes.len()).collect();
-    picked.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    picked.truncate(sample);
+    let picked = seeded_sample(classes, Some(sample), seed);
     let mut total = 0.0;
     for (i, &class) in picked.iter().enumerate() {
         let c = &classes.classes[class].config;
@@ -74,9 +76,6 @@ fn main() {
         .collect();
     let r: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
     let num = |i: usize, default: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
-    if args.get(1).map(String::as_str) == Some("probe") {
-        return probe(r, num(2, 4) as usize, num(3, 200) as usize, num(4, 0));
-    }
     let t = Instant::now();
     let classes = Classes::enumerate(r).expect("a shape the counter takes");
     println!(
@@ -86,15 +85,20 @@ fn main() {
         t.elapsed().as_secs_f64(),
         peak_rss_mib()
     );
-    if args.get(1).map(String::as_str) == Some("classes") {
-        return;
+    match args.get(1).map(String::as_str) {
+        Some("classes") => return,
+        Some("probe") => {
+            return probe(
+                &classes,
+                num(2, 4) as usize,
+                num(3, 200) as usize,
+                num(4, 0),
+            );
+        }
+        _ => {}
     }
     let sample: Option<usize> = args.get(1).and_then(|a| a.parse().ok());
-    let mut picked: Vec<usize> = (0..classes.classes.len()).collect();
-    if let Some(k) = sample {
-        picked.shuffle(&mut ChaCha8Rng::seed_from_u64(num(2, 0)));
-        picked.truncate(k);
-    }
+    let picked = seeded_sample(&classes, sample, num(2, 0));
     let (mut total, mut secs, mut worst) = (0u128, 0f64, 0f64);
     for &i in &picked {
         let c = &classes.classes[i];

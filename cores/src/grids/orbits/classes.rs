@@ -1,8 +1,8 @@
 //! The conjugacy classes of a listed symmetry group, computed (never tabled): a generating
 //! set first (seeded random elements until a stabiliser chain of the subgroup they generate
-//! has the group's order), then each class as the orbit of an
-//! element under conjugation by the generators: every element's conjugates are looked up on
-//! every local core first, then the orbits are read off that table.
+//! has the group's order), then each class as the orbit of an element under conjugation by
+//! the generators: every element's conjugates are looked up on every local core first, then
+//! the orbits are read off that table.
 
 use std::collections::HashMap;
 
@@ -48,20 +48,22 @@ pub fn conjugacy_classes(group: &OrbitGroup) -> Vec<ConjugacyClass> {
     let mut conjugate = vec![0u32; n * g];
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let chunk = n.div_ceil(threads).max(1);
-    // (No generators: the trivial group, each element its own class.)
-    std::thread::scope(|scope| {
-        for (part, out) in conjugate.chunks_mut(chunk * g.max(1)).enumerate() {
-            let (gens, inverse_at_base, base, index) = (&gens, &inverse_at_base, &base, &index);
-            scope.spawn(move || {
-                for (j, row) in out.chunks_mut(g.max(1)).enumerate() {
-                    let e = group.images(part * chunk + j);
-                    for ((slot, h), at) in row.iter_mut().zip(gens).zip(inverse_at_base) {
-                        *slot = index[&base.key_at(|i| h[usize::from(e[at[i]])])];
+    // No generators (the trivial group): no table, each element its own class.
+    if g > 0 {
+        std::thread::scope(|scope| {
+            for (part, out) in conjugate.chunks_mut(chunk * g).enumerate() {
+                let (gens, inverse_at_base, base, index) = (&gens, &inverse_at_base, &base, &index);
+                scope.spawn(move || {
+                    for (j, row) in out.chunks_mut(g).enumerate() {
+                        let e = group.images(part * chunk + j);
+                        for ((slot, h), at) in row.iter_mut().zip(gens).zip(inverse_at_base) {
+                            *slot = index[&base.key_at(|i| h[usize::from(e[at[i]])])];
+                        }
                     }
-                }
-            });
-        }
-    });
+                });
+            }
+        });
+    }
     let mut class_of = vec![u32::MAX; n];
     let mut classes = Vec::new();
     for start in 0..n {
