@@ -16,16 +16,17 @@
 //! the same units, and the whole job's unit time projected at the core's rate.
 //! `-- diagonal 200 0 200` times the X-Sudoku route against the engine on 200 units.
 //!
-//! `-- generate [VARIANT...]` times the reduction itself (`band_units_on`) on 1 and 2 threads
-//! for the 9x9 variants (default all three), wall and CPU seconds, and checks that both give
-//! the same units.
+//! `-- generate [VARIANT...]` times the reduction itself on 1 and 2 threads for the 9x9
+//! variants (default all three), `band_units_on` against the direct keying it replaced
+//! (`band_units_keyed_on`) in the same run, wall and CPU seconds, and checks that every run
+//! gives the same units.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use cores::grids::group_core::GroupGrid;
 use cores::grids::groups::read_groups;
-use cores::grids::variant_band::{band_units, band_units_on};
+use cores::grids::variant_band::{band_units, band_units_keyed_on, band_units_on};
 use cores::problems::sudoku::{Sudoku, SudokuConfig, Variant};
 use cores::xcc::Dlx;
 
@@ -202,11 +203,16 @@ fn cpu_seconds() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
-/// The reduction of each 9x9 variant on 1 and 2 threads: wall and CPU seconds, the speed-up.
+/// The reduction of each 9x9 variant on 1 and 2 threads, by `band_units_on` and by the
+/// direct keying it replaced (`band_units_keyed_on`, the baseline): wall and CPU seconds,
+/// the speed-up over 1 thread, and each wall time over `band_units_on`'s on as many threads.
+/// Every run must give the same units.
 fn generate(names: &[String]) {
     let all = ["diagonal".to_string(), "hyper".into(), "disjoint".into()];
     let names = if names.is_empty() { &all[..] } else { names };
-    println!("variant    threads  units   fillings   wall s    cpu s  speed-up");
+    println!(
+        "variant    reduction  threads  units   fillings   wall s    cpu s  vs 1 thread  / orbits"
+    );
     for name in names {
         let variant = variant_named(name);
         let config = SudokuConfig {
@@ -219,21 +225,37 @@ fn generate(names: &[String]) {
             .map(|s| s.perms)
             .unwrap_or_default();
         let band = cores::grids::variant_band::unit_band(&groups);
-        let mut first: Option<(f64, cores::grids::variant_band::BandUnits)> = None;
-        for threads in [1, 2] {
-            let (t, c) = (Instant::now(), cpu_seconds());
-            let bu = band_units_on(&groups, band, &syms, threads).expect("units");
-            let (wall, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
-            let speedup = first.as_ref().map_or(1.0, |(w, _)| w / wall);
-            println!(
-                "{:<10} {threads:>7} {:>6} {:>10} {wall:>8.2} {cpu:>8.2} {speedup:>8.2}x",
-                variant.name(),
-                bu.units.len(),
-                bu.bands
-            );
-            match &first {
-                Some((_, one)) => assert_eq!(&bu, one, "{name}: 2 threads differ from 1"),
-                None => first = Some((wall, bu)),
+        let mut first: Option<cores::grids::variant_band::BandUnits> = None;
+        let mut orbits_wall = [0.0f64; 2];
+        for (reduction, keyed) in [("orbits", false), ("keyed", true)] {
+            let mut one_thread = 0.0;
+            for (t_i, threads) in [1, 2].into_iter().enumerate() {
+                let (t, c) = (Instant::now(), cpu_seconds());
+                let bu = if keyed {
+                    band_units_keyed_on(&groups, band, &syms, threads)
+                } else {
+                    band_units_on(&groups, band, &syms, threads)
+                }
+                .expect("units");
+                let (wall, cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+                if threads == 1 {
+                    one_thread = wall;
+                }
+                if !keyed {
+                    orbits_wall[t_i] = wall;
+                }
+                println!(
+                    "{:<10} {reduction:<9} {threads:>8} {:>6} {:>10} {wall:>8.2} {cpu:>8.2} {:>11.2}x {:>8.2}x",
+                    variant.name(),
+                    bu.units.len(),
+                    bu.bands,
+                    one_thread / wall,
+                    wall / orbits_wall[t_i],
+                );
+                match &first {
+                    Some(one) => assert_eq!(&bu, one, "{name}: {reduction} on {threads} differs"),
+                    None => first = Some(bu),
+                }
             }
         }
     }

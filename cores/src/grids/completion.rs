@@ -54,6 +54,8 @@ pub enum CompletionError {
     Option { option: u32, side: usize },
     #[error("cell r{row}c{col} is given twice")]
     CellTwice { row: usize, col: usize },
+    #[error("a symmetry given for the band classes does not map the band's groups onto its groups: it is not a symmetry of the variant")]
+    Symmetry,
     #[error(transparent)]
     XBand(#[from] super::x_band::XBandError),
 }

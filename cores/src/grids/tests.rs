@@ -273,10 +273,14 @@ fn every_variant_of_4x4_and_6x6_counts_the_same_three_ways() {
             let syms = super::symmetry::variant_symmetries(&g).unwrap().perms;
             let band = super::variant_band::unit_band(&g);
             let bu = super::variant_band::band_units(&g, band, &syms).unwrap();
-            // The classes keyed on several threads are the classes of one, in its order.
+            // The classes keyed on several threads are the classes of one, in its order, and
+            // those of the direct keying by every symmetry.
             for threads in [1, 3] {
                 let on = super::variant_band::band_units_on(&g, band, &syms, threads).unwrap();
                 assert_eq!(on, bu, "{r}x{c} {name}: band classes on {threads} threads");
+                let keyed =
+                    super::variant_band::band_units_keyed_on(&g, band, &syms, threads).unwrap();
+                assert_eq!(keyed, bu, "{r}x{c} {name}: keyed by every symmetry");
             }
             let grid = super::group_core::GroupGrid::new(&g).unwrap();
             let stop = AtomicBool::new(false);
@@ -513,4 +517,21 @@ fn the_join_keys_only_the_groups_it_must_and_mirrors_where_it_may() {
         let shape = grid.join_shape(&givens).expect("the join applies");
         assert_eq!(shape, (keyed, bits, mirrored), "{variant:?}");
     }
+}
+
+/// A cell permutation that keeps the band but is no symmetry of the grid (r1c1 and r2c2
+/// swapped) would merge bands that complete differently: the reduction refuses it.
+#[test]
+fn band_classes_refuse_a_map_that_is_no_symmetry() {
+    let config = SudokuConfig::new(2, 2);
+    let s = Sudoku::build(&config).unwrap();
+    let g = super::groups::read_groups(2, 2, &s.problem).unwrap();
+    let mut not_a_symmetry: Vec<u16> = (0..16).collect();
+    not_a_symmetry.swap(0, 5);
+    let band = super::variant_band::unit_band(&g);
+    let identity: Vec<u16> = (0..16).collect();
+    assert_eq!(
+        super::variant_band::band_units_on(&g, band, &[identity, not_a_symmetry], 2),
+        Err(super::CompletionError::Symmetry)
+    );
 }
