@@ -96,7 +96,8 @@ fn latin_7_rows_are_factorial_and_derangements() {
 
 #[test]
 fn small_totals_are_counted_and_checked_against_the_cited_ones() {
-    // OEIS A107739 / REFERENCES.md: 288 and 28,200,960; OEIS A002860: 161,280 (order 5).
+    // OEIS A107739: 288; OEIS A291187 (and REFERENCES.md): 28,200,960; OEIS A002860: 161,280
+    // (order 5).
     for (args, want) in [
         (vec!["sudoku", "--box", "2x2"], "288"),
         (vec!["sudoku", "--box", "2x3"], "28200960"),

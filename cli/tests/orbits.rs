@@ -284,7 +284,7 @@ fn orbit_specs_refuse_partial_foreign_and_missing_ledgers_and_other_families() {
 /// The committed orbit specs import the identity's term from the committed reference ledgers:
 /// each total over side! as published (windoku 6,337,174,388,428,800, X-Sudoku
 /// 55,613,393,399,531,520, SudokuP 201,105,135,151,764,480: the enjoysudoku forum's figures;
-/// 8x8 29,136,487,207,403,520, OEIS A107739), read through the same spec code as `run`.
+/// 8x8 29,136,487,207,403,520, OEIS A291187), read through the same spec code as `run`.
 #[test]
 fn the_committed_orbit_specs_import_the_published_totals() {
     for (spec, term) in [

@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     fn the_sudoku_core_counts_what_the_dancing_links_count() {
-        // 4x4 grids: 288 (OEIS A107739); 6x6 (2x3 boxes): 28,200,960 (OEIS A107739).
+        // 4x4 grids: 288 (OEIS A107739); 6x6 (2x3 boxes): 28,200,960 (OEIS A291187).
         let p = sudoku(2, 2);
         let stop = AtomicBool::new(false);
         for prefix in [vec![], vec![0], vec![0, 5], vec![0, 5, 16], vec![0, 4]] {

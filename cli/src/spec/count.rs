@@ -557,7 +557,7 @@ mod tests {
         .unwrap();
         assert_eq!(jobs.len(), 1);
         assert_eq!(jobs[0].name, "s6");
-        // 6! relabellings of the first row (OEIS A107739: 28,200,960 grids / 720).
+        // 6! relabellings of the first row (OEIS A291187: 28,200,960 grids / 720).
         assert_eq!(jobs[0].symmetry_factor, Count::from(720u32));
         let p = &jobs[0].partition;
         assert_eq!(

@@ -1,7 +1,7 @@
 //! Tests of the band reduction, the weighted units and the completion core. Published
 //! figures: Felgenhauer and Jarvis, "Mathematics of Sudoku I" (2006) for the 9x9 band
-//! classes; OEIS A107739 for the grid counts (288, 28,200,960 for 6x6 with 2x3 boxes as
-//! published by Pettersen and Russell, 6,670,903,752,021,072,936,960).
+//! classes; OEIS A107739 for the grid counts 288 and 6,670,903,752,021,072,936,960, OEIS
+//! A291187 for 28,200,960 (6x6 with 2x3 boxes, as published by Pettersen and Russell).
 
 use std::sync::atomic::AtomicBool;
 
@@ -95,7 +95,7 @@ fn completions_honour_givens_in_the_last_band() {
 
 #[test]
 fn empty_grids_count_as_published() {
-    // OEIS A107739: 288 grids of 4x4; 6x6 (2x3 boxes) is 28,200,960, too many for a plain
+    // OEIS A107739: 288 grids of 4x4; 6x6 (2x3 boxes) is 28,200,960 (A291187), too many for a plain
     // count here, so it is checked through the weighted units below.
     assert_eq!(count(2, 2, &[0; 16]), 288);
     assert_eq!(count(1, 3, &[0; 9]), 12); // Latin squares of order 3 (OEIS A002860)
@@ -140,7 +140,7 @@ fn column_splits_cover_every_order_once() {
 
 #[test]
 fn weighted_units_count_the_small_grids() {
-    // OEIS A107739 / Pettersen and Russell: 288 (2x2), 28,200,960 (2x3 and 3x2).
+    // OEIS A107739: 288 (2x2); A291187, Pettersen and Russell: 28,200,960 (2x3 and 3x2).
     for &(r, c, want) in &[(2, 2, 288u128), (2, 3, 28_200_960), (3, 2, 28_200_960)] {
         let gu = grid_units(r, c).unwrap();
         let sum: u128 = gu
@@ -238,7 +238,7 @@ fn every_variant_of_4x4_and_6x6_counts_the_same_three_ways() {
     // The engine on the whole problem, the group core on the empty grid (no symmetry), and
     // the weighted route (first row fixed: x side!, units = fillings of row 2) counted by the
     // group core. 4x4 plain: 288, diagonal: 48 (seed 000, "Combinatorial explorations in
-    // Su-Doku", Table 1 and section 2.4); 6x6 plain: 28,200,960 (OEIS A107739's 6x6 term,
+    // Su-Doku", Table 1 and section 2.4); 6x6 plain: 28,200,960 (OEIS A291187's 6x6 term,
     // Pettersen) is the bands core's and too long for the engine here: 6x6 variants only.
     let mut seen = Vec::new();
     for (r, c) in [(2, 2), (2, 3), (3, 2)] {

@@ -21,11 +21,11 @@ pub fn sudoku_grids(box_rows: usize, box_cols: usize) -> Option<Cited> {
         (2, 2) => ("288", "OEIS A107739; seed 000, Table 1"),
         (2, 3) => (
             "28200960",
-            "Pettersen (enjoysudoku forum, 2005); REFERENCES.md",
+            "Pettersen (enjoysudoku forum, 2005); OEIS A291187; REFERENCES.md",
         ),
         (2, 4) => (
             "29136487207403520",
-            "Russell and Jarvis (2006); counted by bench-specs/sudoku-8x8-grids.toml",
+            "Russell and Jarvis (2006); OEIS A291187; counted by bench-specs/sudoku-8x8-grids.toml",
         ),
         (3, 3) => (
             "6670903752021072936960",

@@ -4,7 +4,7 @@
 //!
 //! Sources: OEIS A000166 (derangements, per(J - I_n): seed 000 section 2.2's own example);
 //! Mathimagics, "Row 2 completion counts" (enjoysudoku forum): valid second rows given the first
-//! for R x C boxes, by rook polynomials; OEIS A107739 and REFERENCES.md for Sudoku grids; OEIS
+//! for R x C boxes, by rook polynomials; OEIS A107739, A291187 (2 x n boxes) and REFERENCES.md for Sudoku grids; OEIS
 //! A002860 for Latin squares.
 //!
 //! The 36 x 36 case (6x6 boxes, 129 bits) takes about 0.1 ms in a debug build by the rook

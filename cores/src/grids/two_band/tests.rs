@@ -1,7 +1,10 @@
 //! Tests of the two-band counter. Published figures: 288 grids of 4x4 (OEIS A107739);
 //! 28,200,960 of 6x6 with 2x3 boxes and 29,136,487,207,403,520 of 8x8 with 2x4 boxes (OEIS
-//! A291187, "Number of Sudokus of size 2n X 2n with 2 X n blocks"; Pettersen, enjoysudoku
-//! forum 2005, Russell and Jarvis 2006); 355 configuration classes for 10x10 (Pettersen,
+//! A291187, "Number of Sudokus of size 2n X 2n with 2 X n blocks", whose terms 288, 28,200,960,
+//! 29,136,487,207,403,520 and the 10x10 total the 2026 reproduction below lists as its gates
+//! in its HANDOFF.md; its companion A291188 on oeis.org, by the same author, counts the
+//! inequivalent grids: 2, 49, 1,673,187, ...; Pettersen, enjoysudoku forum 2005, Russell and
+//! Jarvis 2006); 355 configuration classes for 10x10 (Pettersen,
 //! enjoysudoku forum, "Su-Doku's maths", 2005) and 63,199 for 12x12 with 2x6 boxes (the
 //! 2026 verification of Pettersen's 12x12 count, linche89/sudoku-enumeration on GitHub).
 
