@@ -30,6 +30,10 @@ cargo test --workspace "$@" || status=$?
 cargo test --release -p cores --lib -- --ignored --skip explore grids::orbits grids::x_band \
     grids::two_band \
     || status=$?
+# The developers' documentation builds without a warning: no broken or ambiguous intra-doc
+# link (module docs may link to private items; see cores/src/lib.rs).
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items \
+    || status=$?
 
 # The CPU features the lanes need (Rust's names; /proc/cpuinfo spells some with `_`).
 flags=" $(grep -m 1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "

@@ -1,6 +1,10 @@
 //! `dancehall`: count, solve and benchmark combinatorial search problems, locally or across
 //! machines. This binary only parses arguments and calls the library crates.
 
+// Module docs link to private items on purpose: they are read as the developers' map,
+// `cargo doc --document-private-items` (scripts/test.sh checks it builds without warnings).
+#![allow(rustdoc::private_intra_doc_links)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

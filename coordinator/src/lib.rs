@@ -9,6 +9,10 @@
 //! The default listen address is [`config::DEFAULT_LISTEN_ADDR`] (loopback); [`serve`] takes
 //! an already bound listener, so the CLI decides and must be asked for anything else.
 
+// Module docs link to private items on purpose: they are read as the developers' map,
+// `cargo doc --document-private-items` (scripts/test.sh checks it builds without warnings).
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod bench;
 pub mod config;
 mod error;

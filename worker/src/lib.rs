@@ -7,6 +7,10 @@
 //! then lease / run / heartbeat / report until told to stop (`shutdown`) or idle for
 //! [`Config::exit_when_idle`].
 
+// Module docs link to private items on purpose: they are read as the developers' map,
+// `cargo doc --document-private-items` (scripts/test.sh checks it builds without warnings).
+#![allow(rustdoc::private_intra_doc_links)]
+
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -92,7 +92,7 @@ pub struct SolveArgs {
     /// One JSON object per instance on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Write a picture of each placement found to DIR/<id>.svg.
+    /// Write a picture of each placement found to DIR/ID.svg (ID: the instance's id).
     #[arg(long, value_name = "DIR")]
     pub svg_dir: Option<PathBuf>,
 }

@@ -282,7 +282,7 @@ impl Scheduler {
     /// Hands back the live leases among `tokens` that `worker` holds; their units are queued
     /// again. With a `failure` (their runs failed on this worker, and why) each lease ends as
     /// `failed` rather than `released` and its unit's failures grow: a unit whose runs failed
-    /// `failures_limit` times is held ([`Scheduler::fail`]). Returns how many were released.
+    /// `failures_limit` times is held (`Scheduler::fail`). Returns how many were released.
     pub fn release(
         &mut self,
         now: Millis,

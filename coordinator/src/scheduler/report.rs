@@ -118,7 +118,7 @@ impl Scheduler {
     /// A report that could not be read (a malformed token, a count that is not a number):
     /// rejected and audited like every other verdict. Through a live lease of its own worker
     /// the unit is queued again with a `rejected` alarm, as a malformed result is
-    /// ([`Self::reject`]); otherwise only the audit row is written. The audit keeps no result
+    /// (`Self::reject`); otherwise only the audit row is written. The audit keeps no result
     /// (there is none to keep): its reason says what could not be read.
     pub fn report_unreadable(
         &mut self,

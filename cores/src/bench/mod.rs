@@ -1,6 +1,6 @@
 //! Benchmarks of every problem family: what a benchmark instance is ([`Instance`], read from a
 //! task's instance text by its [`Family`]), the one typed record of a run ([`record`]), the
-//! one judge of what runs claim ([`judge`]) and the kinds of file a job freezes
+//! one judge of what runs claim ([`judge`](mod@judge)) and the kinds of file a job freezes
 //! ([`FileKind`]), and the definition of a solver configuration ([`ConfigDef`]). A family brings its instance reader, its answer (a variant of
 //! [`record::Answer`]) and its verifier; everything else (limits, measurement, statuses,
 //! storage, routing) is shared.
@@ -13,7 +13,7 @@
 //!   ([`mzn_suite`]); the answer is what MiniZinc printed, each solution judged by the suite's
 //!   checker (`.mzc`) when it has one.
 //!
-//! Each family's rules of judging live in [`judge`] (`judge::domino`, `judge::sudoku`,
+//! Each family's rules of judging live in [`judge`](mod@judge) (`judge::domino`, `judge::sudoku`,
 //! `judge::mzn_suite`), above the families, which keep only their verifiers.
 
 pub mod config_def;

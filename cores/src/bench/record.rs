@@ -14,7 +14,7 @@
 //! (records of workers older than them: no model hashes, no definition hash, no solver
 //! statistics, and a bound whose provenance was not recorded).
 //!
-//! Invariant (kept by [`super::judge`]): a record whose `status` is `optimal`, `feasible` or
+//! Invariant (kept by [`super::judge()`]): a record whose `status` is `optimal`, `feasible` or
 //! `solved` carries an answer its family's verifier accepted (a domino placement of
 //! `objective` tiles within its `bound`; a verified grid for every Sudoku puzzle claimed
 //! solved, two distinct ones for `multiple`; a MiniZinc suite's solutions, each called correct

@@ -986,7 +986,7 @@ fn matches<K: SumKey>(upper: &[K], lower: &[K]) -> u128 {
 }
 
 /// How many pairs of keys of one sorted list sum to `lack`: the join of a band with its
-/// mirror image, whose keys are the same list ([`matches`] of `keys` against `lack - keys`).
+/// mirror image, whose keys are the same list ([`matches()`] of `keys` against `lack - keys`).
 fn self_matches<K: SumKey>(keys: &[K], lack: K) -> u128 {
     let n = keys.len();
     // `i` walks up the keys, `j` down them, so `lack - keys[j - 1]` goes up.

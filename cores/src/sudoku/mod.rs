@@ -12,8 +12,8 @@
 //!   levels of consistency (seed 000 sections 1.5-1.6): Régin's hyperarc consistency
 //!   ([`regin`]), Leconte's range consistency ([`range`]) and bounds consistency
 //!   (López-Ortiz et al., [`bounds`]), with its search statistics ([`SearchStats`]).
-//! - [`bench`]: puzzle files as benchmark instances (slices) and the per-puzzle results of a
-//!   run; [`judge`] what runs claim about them.
+//! - [`bench`](mod@bench): puzzle files as benchmark instances (slices) and the per-puzzle
+//!   results of a run; [`crate::bench::judge::sudoku`] judges what runs claim about them.
 //! - [`minimal`]: redundant givens and minimal puzzle generation; [`difficulty`]: the PS-1-2
 //!   search count and a Monte Carlo tree-size estimate.
 //!

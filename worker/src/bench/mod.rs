@@ -10,7 +10,7 @@
 //!   verified ([`sudoku`]); minisat, gprolog and MiniZinc run as processes
 //!   ([`sudoku_external`], also used by `dancehall solve sudoku`).
 //!
-//! - [`config`]: the configuration registry ([`CONFIGS`], each of one family) and what this
+//! - [`config`](mod@config): the configuration registry ([`CONFIGS`], each of one family) and what this
 //!   machine has of each.
 //! - [`models`]: the model files, compiled in from `bench-specs/domino/models/`.
 //! - [`run()`]: one (domino instance, configuration) pair to one [`RunRecord`].

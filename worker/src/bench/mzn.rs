@@ -1,6 +1,6 @@
 //! Any MiniZinc model run as a benchmark, read in MiniZinc's machine format (the runner of
 //! the `mzn-suite` family, `super::mzn_suite`): the objective's sense read from the model itself
-//! ([`sense`], `minizinc --model-interface-only`), and one run of a model on a data file
+//! ([`cores::bench::mzn_suite::sense_of`], `minizinc --model-interface-only`), and one run of a model on a data file
 //! under limits ([`run_model`]) read from `--json-stream --intermediate --output-objective
 //! --output-mode json --output-time --statistics`: every solution with its objective and the
 //! milliseconds at which it was printed, the final status and when it came (the proof), the

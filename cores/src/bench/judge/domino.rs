@@ -5,7 +5,7 @@
 //!
 //! Invariants:
 //! - after [`judge`], a record claiming `optimal` or `feasible` has a placement that
-//!   [`crate::domino::verify`] accepts, an objective equal to its size and no bound below it (an
+//!   [`crate::domino::verify()`] accepts, an objective equal to its size and no bound below it (an
 //!   `optimal` record's bound is its objective); a record that fails any of these is `wrong`;
 //! - [`cross_check`] takes only verified placements as evidence: a proven bound below another
 //!   configuration's verified placement refutes that bound, so of two different claimed optima
