@@ -479,6 +479,7 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
         };
         record.set_objective(objective);
         record.set_bound(objective);
+        record.set_bound_by(objective.map(|_| cores::domino::BoundBy::Sat));
         record.set_placement(serde_json::from_str(placement).unwrap());
         let json = record.to_json();
         UnitResult {
@@ -569,6 +570,23 @@ async fn benchmark_runs_round_trip_with_their_frozen_files() {
             1024,
             "0.1.0".into()
         )
+    );
+    // How each bound was obtained, a column of the view read from the stored record: none
+    // without a bound.
+    let by: Vec<(String, Option<i64>, Option<String>)> = sqlx::query_as(
+        "SELECT config, bound, bound_by FROM v_bench_runs WHERE job_id = ? AND config <> 'gecode'
+         ORDER BY unit_id",
+    )
+    .bind(job as i64)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        by,
+        vec![
+            ("native".into(), Some(2), Some("sat".into())),
+            ("clingo".into(), None, None),
+        ]
     );
     let current: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM bench_current WHERE job_id = ?")
         .bind(job as i64)
