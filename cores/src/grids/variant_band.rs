@@ -171,14 +171,13 @@ pub fn band_units_keyed_on(
 ) -> Result<BandUnits, CompletionError> {
     let setup = Setup::new(groups, band, symmetries, threads)?;
     let keys = setup.keys(|band, scratch| {
-        let mut best = vec![0u128; setup.side];
         for (i, map) in setup.keep.iter().enumerate() {
             setup.profiles_under(map, band, scratch);
-            if i == 0 || scratch.profiles < best {
-                best.copy_from_slice(&scratch.profiles);
+            if i == 0 || scratch.profiles < scratch.best {
+                scratch.best.copy_from_slice(&scratch.profiles);
             }
         }
-        scratch.profiles.copy_from_slice(&best);
+        scratch.profiles.copy_from_slice(&scratch.best);
         scratch.pack(setup.width);
     });
     let units = (0..keys.len())
@@ -416,9 +415,11 @@ impl Setup {
     }
 }
 
-/// A thread's buffers for [`Setup::key_under`].
+/// A thread's buffers for [`Setup::key_under`] (and the least profiles so far, for
+/// [`band_units_keyed_on`]).
 struct Scratch {
     profiles: Vec<u128>,
+    best: Vec<u128>,
     packed: Vec<u64>,
 }
 
@@ -426,6 +427,7 @@ impl Scratch {
     fn new(setup: &Setup) -> Scratch {
         Scratch {
             profiles: vec![0; setup.side],
+            best: vec![0; setup.side],
             packed: vec![0; setup.words],
         }
     }
