@@ -95,8 +95,8 @@ fn completions_honour_givens_in_the_last_band() {
 
 #[test]
 fn empty_grids_count_as_published() {
-    // OEIS A107739: 288 grids of 4x4; 6x6 (2x3 boxes) is 28,200,960 (A291187), too many for a plain
-    // count here, so it is checked through the weighted units below.
+    // OEIS A107739: 288 grids of 4x4; 6x6 (2x3 boxes) is 28,200,960 (A291187), too many for
+    // a plain count here, so it is checked through the weighted units below.
     assert_eq!(count(2, 2, &[0; 16]), 288);
     assert_eq!(count(1, 3, &[0; 9]), 12); // Latin squares of order 3 (OEIS A002860)
 }
