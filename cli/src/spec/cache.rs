@@ -1,6 +1,7 @@
 //! Generated units kept on disk, so that submitting or resuming a spec again does not
-//! generate its units again (the plain 9x9 grid's group and orbit classes take about 9 s on
-//! 2 cores, the 12x12 two-band classes 11 s, the 9x9 variants' band classes 1-2 s).
+//! generate its units again (on 2 cores with one busy, the plain 9x9 grid's group and orbit
+//! classes take 6-9 s, the 12x12 two-band classes 6-11 s, the 9x9 variants' band classes
+//! 1-2 s).
 //!
 //! An entry is keyed by what the units are a function of: the generator, its inputs (the
 //! problem as its JSON `ProblemSpec`, and any option) and the executable that generated them

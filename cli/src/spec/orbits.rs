@@ -119,7 +119,7 @@ pub fn generate(
         None => None,
     };
     // The group and its classes are a function of the problem and the group chosen; the
-    // 9x9 grid's take about 9 s, so they are cached.
+    // 9x9 grid's take 6-9 s, so they are cached.
     let (order, terms): (u128, Vec<OrbitTerm>) =
         super::cache::units("sudoku-orbits", &(spec, choice.as_str()), || {
             let orbit = orbit_group(&groups, choice).map_err(|e| e.to_string())?;
