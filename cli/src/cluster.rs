@@ -57,11 +57,12 @@ pub struct LocalCluster {
     stop_server: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
-/// Takes the lock of database `db` for a coordinator of this process that listens at `url`;
-/// when another coordinator holds it, a user error naming that one (its pid and address).
-pub fn lock_database(db: &Path, url: &str) -> anyhow::Result<coordinator::store::DbLock> {
+/// Takes the lock of database `db` for this process (a coordinator that listens at `url`, or
+/// `dancehall migrate` with none); when another coordinator holds it, a user error naming
+/// that one (its pid and address).
+pub fn lock_database(db: &Path, url: Option<&str>) -> anyhow::Result<coordinator::store::DbLock> {
     use coordinator::store::{self, StoreError};
-    store::lock(db, Some(url)).map_err(|e| match e {
+    store::lock(db, url).map_err(|e| match e {
         e @ StoreError::InUse { .. } => {
             crate::exit::user_error(format!("{e}: use another --db, or wait until it ends"))
         }
@@ -78,7 +79,7 @@ impl LocalCluster {
             .context("binding a loopback port")?;
         let addr = listener.local_addr()?;
         let url = coordinator::server::listen_url(addr, false);
-        let lock = lock_database(db, &url)?;
+        let lock = lock_database(db, Some(&url))?;
         let token = coordinator::generate_token();
         // NamedTempFile is created with mode 0600: only this user can read the token.
         let mut token_file = tempfile::Builder::new()

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 mod cluster;
 mod cmd;
 mod core_arg;
+mod database;
 mod exit;
 mod remote;
 mod report;
@@ -65,6 +66,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Run one read-only SQL query on the database (views: v_jobs, v_unit_results, v_bench_runs).
     Query(cmd::query::QueryArgs),
+    /// Bring a database written by an older dancehall up to this one's schema.
+    Migrate(cmd::migrate::MigrateArgs),
     /// The domino placement benchmark (seed 001).
     #[command(subcommand)]
     Domino(cmd::domino::DominoCmd),
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
         Command::Units(a) => cmd::units::run(a),
         Command::Report(a) => report::run(a),
         Command::Query(a) => cmd::query::run(a),
+        Command::Migrate(a) => cmd::migrate::run(a),
         Command::Domino(c) => cmd::domino::run(c),
         Command::Solve(c) => cmd::solve::run(c),
         Command::Sudoku(c) => cmd::sudoku::run(c),

@@ -631,6 +631,29 @@ fn run_holds_a_unit_that_kills_its_workers_and_says_which_signal_first() {
         "SELECT end_reason, COUNT(*) FROM leases WHERE unit_id = 1 GROUP BY end_reason",
     );
     assert_eq!(ends, [["died".to_string(), limit.to_string()]]);
+    // The report says the deaths: the job's, the units', the unit with the most.
+    let report = dancehall()
+        .args(["report", "--db", db.to_str().unwrap(), "--format", "table"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        table.contains(&format!(
+            "  deaths       {} worker deaths on 2 units (the most: unit 1, {limit})",
+            limit + 1
+        )),
+        "{table}"
+    );
+    let report = dancehall()
+        .args(["report", "--db", db.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    assert_eq!(
+        json["jobs"][0]["head"]["deaths"],
+        serde_json::json!({"deaths": limit + 1, "units": 2, "most": [1, limit]}),
+        "{json}"
+    );
 }
 
 #[test]

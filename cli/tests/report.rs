@@ -385,6 +385,69 @@ fn query_reads_the_views_and_refuses_a_write() {
     assert_eq!(stdout(&o), "n\n2\n");
 }
 
+/// A database an older dancehall wrote (every migration but the newest): still read, a
+/// failing query says first that the schema is older and how to migrate it, `migrate`
+/// brings it up to date (once; a second call changes nothing), and a missing database is
+/// refused without creating one.
+#[test]
+fn an_older_database_is_named_as_such_and_migrate_brings_it_up_to_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.db");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let all: Vec<_> = coordinator::store::MIGRATOR.iter().cloned().collect();
+        let older = sqlx::migrate::Migrator {
+            migrations: std::borrow::Cow::Owned(all[..all.len() - 1].to_vec()),
+            ..sqlx::migrate::Migrator::DEFAULT
+        };
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&old)
+            .create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        older.run(&pool).await.unwrap();
+        pool.close().await;
+    });
+    let newest = coordinator::store::MIGRATOR.iter().last().unwrap().version;
+    let db = old.to_str().unwrap();
+    let o = dancehall(&["query", "SELECT COUNT(*) AS n FROM jobs", "--db", db]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bad = "SELECT no_such_column FROM jobs";
+    let o = dancehall(&["query", bad, "--db", db]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let first = err.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with(&format!(
+            "dancehall: {db}: its schema is older than this dancehall's: 1 migration behind"
+        )) && first.contains(&newest.to_string())
+            && first.contains(&format!("`dancehall migrate --db {db}`"))
+            && first.contains("no such column: no_such_column"),
+        "{err}"
+    );
+    let o = dancehall(&["migrate", "--db", db]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout(&o).contains(&format!("{db}: 1 migration applied, up to {newest}")),
+        "{}",
+        stdout(&o)
+    );
+    // Up to date: the same bad query fails on its own, without a word about the schema.
+    let o = dancehall(&["query", bad, "--db", db]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("schema"), "{err}");
+    let o = dancehall(&["migrate", "--db", db]);
+    assert_eq!(stdout(&o), format!("{db}: already up to date\n"));
+    let missing = dir.path().join("missing.db");
+    let o = dancehall(&["migrate", "--db", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no such database"));
+    assert!(!missing.exists(), "migrate created a database");
+}
+
 /// The HTML report in headless Chromium: no console error, every chart there, a screenshot
 /// with something on it. A missing Chromium (scripts/install-test-tools.sh installs it) fails
 /// the test, or under `DANCEHALL_ALLOW_SKIP=1` skips the rendering part (`common::tools`).

@@ -42,8 +42,13 @@ mod ledger;
 mod summary;
 pub use ledger::{ledger, Ledger, LedgerRow, PendingUnit};
 pub use summary::{
-    count_units, job_alarms, job_heads, open_read_only, CountResult, CountUnit, JobHead,
+    count_units, job_alarms, job_deaths, job_heads, open_read_only, schema_lag, CountResult,
+    CountUnit, JobDeaths, JobHead, SchemaLag,
 };
+
+/// The schema's migrations (`coordinator/migrations/`), embedded: [`open`] runs them,
+/// [`schema_lag`] compares a database against them.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!();
 
 /// The default database file, relative to the working directory.
 pub const DEFAULT_DB_PATH: &str = "results/dancehall.db";
@@ -203,7 +208,7 @@ pub async fn open(path: &Path) -> Result<SqlitePool> {
         .max_connections(4)
         .connect_with(options)
         .await?;
-    sqlx::migrate!().run(&pool).await?;
+    MIGRATOR.run(&pool).await?;
     Ok(pool)
 }
 

@@ -95,7 +95,7 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let url = coordinator::server::listen_url(listener.local_addr()?, config.tls.is_some());
         // Refused before it says it listens when another coordinator uses the database.
-        let lock = crate::cluster::lock_database(&args.db, &url)?;
+        let lock = crate::cluster::lock_database(&args.db, Some(&url))?;
         // Tests and scripts read this line to learn the port of `--listen 127.0.0.1:0`.
         eprintln!(
             "dancehall coordinator listening on {url} (database {})",

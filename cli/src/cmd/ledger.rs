@@ -119,23 +119,26 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
 
 /// Reads the ledger of `job` (default: the latest counting job).
 pub async fn load(db: &Path, job: Option<u64>) -> anyhow::Result<Ledger> {
-    if !db.exists() {
-        return Err(user_error(format!("{}: no such database", db.display())));
-    }
-    let pool = store::open_read_only(db).await?;
-    let job = match job {
-        Some(j) => j,
-        None => store::list_jobs(&pool)
+    let pool = crate::database::open_read_only(db).await?;
+    let ledger = async {
+        let job = match job {
+            Some(j) => j,
+            None => store::list_jobs(&pool)
+                .await?
+                .into_iter()
+                .filter(|(_, _, kind, _)| JobKind::parse(kind) == Some(JobKind::Count))
+                .map(|(id, ..)| id)
+                .max()
+                .ok_or_else(|| user_error(format!("{}: no counting job", db.display())))?,
+        };
+        store::ledger(&pool, job)
             .await?
-            .into_iter()
-            .filter(|(_, _, kind, _)| JobKind::parse(kind) == Some(JobKind::Count))
-            .map(|(id, ..)| id)
-            .max()
-            .ok_or_else(|| user_error(format!("{}: no counting job", db.display())))?,
-    };
-    store::ledger(&pool, job)
-        .await?
-        .ok_or_else(|| user_error(format!("{}: no counting job {job}", db.display())))
+            .ok_or_else(|| user_error(format!("{}: no counting job {job}", db.display())))
+    }
+    .await;
+    let ledger = crate::database::explain(&pool, db, ledger).await;
+    pool.close().await;
+    ledger
 }
 
 /// `RxC` as a box shape this project counts.

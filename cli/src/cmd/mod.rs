@@ -9,6 +9,7 @@ pub mod coordinator;
 pub mod domino;
 pub mod fleet;
 pub mod ledger;
+pub mod migrate;
 pub mod orbits;
 pub mod problem;
 pub mod query;

@@ -76,9 +76,6 @@ pub fn run(a: QueryArgs) -> anyhow::Result<()> {
     if a.format == Format::Html {
         return Err(user_error("query prints table, csv or json"));
     }
-    if !a.db.exists() {
-        return Err(user_error(format!("{}: no such database", a.db.display())));
-    }
     if let Some(word) = writes_files(&a.sql) {
         return Err(user_error(format!(
             "query: `{word}` writes a file even on a read-only database; `query` does not write"
@@ -86,9 +83,8 @@ pub fn run(a: QueryArgs) -> anyhow::Result<()> {
     }
     let rt = crate::runtime::current_thread()?;
     let (names, rows) = rt.block_on(async {
-        let pool = coordinator::store::open_read_only(&a.db).await?;
+        let pool = crate::database::open_read_only(&a.db).await?;
         let result = sqlx::query(&a.sql).fetch_all(&pool).await;
-        pool.close().await;
         let rows = result.map_err(|e| match &e {
             sqlx::Error::Database(d) if d.message().contains("readonly") => user_error(format!(
                 "{}: the database is opened read-only; `query` does not write ({})",
@@ -97,7 +93,10 @@ pub fn run(a: QueryArgs) -> anyhow::Result<()> {
             )),
             sqlx::Error::Database(d) => user_error(format!("query: {}", d.message())),
             _ => anyhow::Error::new(e),
-        })?;
+        });
+        let rows = crate::database::explain(&pool, &a.db, rows).await;
+        pool.close().await;
+        let rows = rows?;
         let names: Vec<String> = rows.first().map_or(Vec::new(), |r| {
             r.columns().iter().map(|c| c.name().to_owned()).collect()
         });

@@ -225,6 +225,7 @@ mod tests {
             state: coordinator::job::JobState::Done,
             wall_seconds: 10.0,
             alarms: vec![],
+            deaths: Default::default(),
         };
         bench_report(head, Family::Sudoku, &[run], BTreeMap::new())
     }

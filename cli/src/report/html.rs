@@ -328,6 +328,9 @@ fn bench_section(s: &mut String, b: &BenchReport) {
         h.wall_seconds,
         escape(&b.hosts.join(", "))
     );
+    if let Some(deaths) = h.deaths_line() {
+        let _ = writeln!(s, "<p>Deaths: {}</p>", escape(&deaths));
+    }
     if !b.disagreements.is_empty() || !b.wrong.is_empty() {
         s.push_str("<h3>Disagreements and wrong answers</h3><ul>");
         for d in &b.disagreements {

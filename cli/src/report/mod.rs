@@ -100,24 +100,20 @@ pub struct CompareArgs {
 
 /// Reads the jobs `ids` (every id must exist) from the database at `db`.
 pub async fn load(db: &Path, ids: &[u64]) -> anyhow::Result<Report> {
-    let pool = open(db).await?;
-    let heads = store::job_heads(&pool).await?;
-    let mut jobs = Vec::with_capacity(ids.len());
-    for &id in ids {
-        let head = find(&heads, db, id)?;
-        jobs.push(model::job_report(&pool, head).await?);
+    let pool = crate::database::open_read_only(db).await?;
+    let jobs = async {
+        let heads = store::job_heads(&pool).await?;
+        let mut jobs = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let head = find(&heads, db, id)?;
+            jobs.push(model::job_report(&pool, head).await?);
+        }
+        Ok(jobs)
     }
+    .await;
+    let jobs = crate::database::explain(&pool, db, jobs).await;
     pool.close().await;
-    Ok(Report { jobs })
-}
-
-async fn open(db: &Path) -> anyhow::Result<sqlx::SqlitePool> {
-    if !db.exists() {
-        return Err(user_error(format!("{}: no such database", db.display())));
-    }
-    store::open_read_only(db)
-        .await
-        .with_context(|| format!("opening {}", db.display()))
+    Ok(Report { jobs: jobs? })
 }
 
 fn find<'h>(heads: &'h [JobHead], db: &Path, id: u64) -> anyhow::Result<&'h JobHead> {
@@ -129,9 +125,11 @@ fn find<'h>(heads: &'h [JobHead], db: &Path, id: u64) -> anyhow::Result<&'h JobH
 
 /// The latest job's id.
 async fn latest(db: &Path) -> anyhow::Result<u64> {
-    let pool = open(db).await?;
-    let heads = store::job_heads(&pool).await?;
+    let pool = crate::database::open_read_only(db).await?;
+    let heads = store::job_heads(&pool).await.map_err(anyhow::Error::from);
+    let heads = crate::database::explain(&pool, db, heads).await;
     pool.close().await;
+    let heads = heads?;
     heads
         .last()
         .map(|h| h.id)

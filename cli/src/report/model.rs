@@ -104,6 +104,24 @@ pub struct Head {
     pub wall_seconds: f64,
     /// `kind on unit N: message`.
     pub alarms: Vec<String>,
+    /// Leases of the job's units that ended with their worker.
+    pub deaths: store::JobDeaths,
+}
+
+impl Head {
+    /// `11 worker deaths on 2 units (the most: unit 1, 10)`, or `None` without a death.
+    pub fn deaths_line(&self) -> Option<String> {
+        let d = &self.deaths;
+        let (unit, n) = d.most?;
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        Some(format!(
+            "{} worker death{} on {} unit{} (the most: unit {unit}, {n})",
+            d.deaths,
+            plural(d.deaths),
+            d.units,
+            plural(d.units)
+        ))
+    }
 }
 
 fn serialize_state<S: serde::Serializer>(state: &JobState, s: S) -> Result<S::Ok, S::Error> {
@@ -386,6 +404,7 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
         state: head.state,
         wall_seconds: 0.0,
         alarms,
+        deaths: store::job_deaths(pool, head.id).await?,
     };
     Ok(match head.kind {
         JobKind::Count => {

@@ -128,6 +128,9 @@ pub fn count_table(c: &CountReport) -> String {
         "  units        {} ({} counted); nodes {}, updates {}",
         c.units, c.units_counted, c.nodes, c.updates
     );
+    if let Some(deaths) = h.deaths_line() {
+        let _ = writeln!(s, "  deaths       {deaths}");
+    }
     let _ = writeln!(
         s,
         "  estimate     estimated / measured nodes per unit: {}",
@@ -221,6 +224,9 @@ pub fn bench_table(b: &BenchReport) -> String {
         h.wall_seconds,
         b.hosts.join(", ")
     );
+    if let Some(deaths) = h.deaths_line() {
+        let _ = writeln!(s, "deaths: {deaths}");
+    }
     for d in &b.disagreements {
         let _ = writeln!(s, "CONTRADICTION {d}");
     }

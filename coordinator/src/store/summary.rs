@@ -1,6 +1,8 @@
 //! What reports read (`dancehall report`): every job's head, a counting job's units with
 //! their estimates and measurements and who ran them, a job's alarms. Read-only queries;
-//! [`open_read_only`] opens a database without creating, migrating or locking it.
+//! [`open_read_only`] opens a database without creating, migrating or locking it, and
+//! [`schema_lag`] says how its schema stands against this build's migrations (a database
+//! written by an older dancehall lacks the newer views' columns until it is migrated).
 
 use cores::label::Label;
 use std::path::Path;
@@ -22,6 +24,78 @@ pub async fn open_read_only(path: &Path) -> Result<SqlitePool> {
         .max_connections(1)
         .connect_with(options)
         .await?)
+}
+
+/// How a database's schema stands against the migrations this build embeds: the ones it
+/// has not had (an older dancehall wrote it) and the ones this build does not know (a newer
+/// one did).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchemaLag {
+    /// This build's migrations the database has not had, oldest first: version, description.
+    pub missing: Vec<(i64, String)>,
+    /// Migrations the database has had that this build does not know, oldest first.
+    pub unknown: Vec<i64>,
+}
+
+impl SchemaLag {
+    /// Whether the database's schema is exactly this build's.
+    pub fn is_current(&self) -> bool {
+        self.missing.is_empty() && self.unknown.is_empty()
+    }
+}
+
+impl std::fmt::Display for SchemaLag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((version, description)) = self.missing.last() {
+            let n = self.missing.len();
+            write!(
+                f,
+                "its schema is older than this dancehall's: {n} migration{} behind (the newest \
+                 missing: {version} {description})",
+                if n == 1 { "" } else { "s" }
+            )?;
+        }
+        if let Some(version) = self.unknown.last() {
+            if !self.missing.is_empty() {
+                f.write_str("; ")?;
+            }
+            write!(
+                f,
+                "it was written by a newer dancehall (migration {version} is unknown to this one)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The database's applied migrations against this build's (`coordinator/migrations/`). A
+/// database without the migrations table (not one of ours) lacks every migration.
+pub async fn schema_lag(pool: &SqlitePool) -> Result<SchemaLag> {
+    let has_table: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
+    )
+    .fetch_one(pool)
+    .await?;
+    let applied: Vec<i64> = if has_table == 0 {
+        Vec::new()
+    } else {
+        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
+            .fetch_all(pool)
+            .await?
+    };
+    let migrator = &super::MIGRATOR;
+    Ok(SchemaLag {
+        missing: migrator
+            .iter()
+            .filter(|m| applied.binary_search(&m.version).is_err())
+            .map(|m| (m.version, m.description.to_string()))
+            .collect(),
+        unknown: applied
+            .iter()
+            .copied()
+            .filter(|&v| !migrator.version_exists(v))
+            .collect(),
+    })
 }
 
 /// A job as a report names it.
@@ -152,4 +226,33 @@ pub async fn job_alarms(
             ))
         })
         .collect()
+}
+
+/// A job's worker deaths: the leases of its units that ended with their worker (an expiry, or
+/// a worker known dead: `units.deaths`), on how many units, and the unit with the most (the
+/// lowest id among equals).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct JobDeaths {
+    pub deaths: u64,
+    pub units: u64,
+    /// The unit with the most deaths and their number.
+    pub most: Option<(u64, u64)>,
+}
+
+/// The worker deaths of job `job`'s units (audits included: a death is a death).
+pub async fn job_deaths(pool: &SqlitePool, job: JobId) -> Result<JobDeaths> {
+    let rows = sqlx::query(
+        "SELECT id, deaths FROM units WHERE job_id = ? AND deaths > 0 ORDER BY deaths DESC, id",
+    )
+    .bind(int(job, "job id")?)
+    .fetch_all(pool)
+    .await?;
+    let mut d = JobDeaths::default();
+    for r in &rows {
+        let (unit, n) = (get_u64(r, "id")?, get_u64(r, "deaths")?);
+        d.deaths += n;
+        d.units += 1;
+        d.most.get_or_insert((unit, n));
+    }
+    Ok(d)
 }

@@ -96,6 +96,75 @@ async fn flush(s: &mut Scheduler, pool: &SqlitePool) {
     apply(pool, &s.take_changes()).await.unwrap();
 }
 
+/// A database that had every migration but the newest (as an older dancehall left it) is
+/// one behind, named; `open` brings it up to date; a migration this build does not know (a
+/// newer dancehall's) is named as such.
+#[tokio::test]
+async fn schema_lag_names_the_migrations_a_database_lacks_or_does_not_know() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let all: Vec<_> = MIGRATOR.iter().cloned().collect();
+    assert!(all.len() >= 2);
+    let newest = all.last().unwrap().clone();
+    let older = sqlx::migrate::Migrator {
+        migrations: std::borrow::Cow::Owned(all[..all.len() - 1].to_vec()),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    let options = SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true);
+    let pool = SqlitePool::connect_with(options).await.unwrap();
+    older.run(&pool).await.unwrap();
+    pool.close().await;
+
+    let ro = open_read_only(&path).await.unwrap();
+    let lag = schema_lag(&ro).await.unwrap();
+    ro.close().await;
+    assert_eq!(
+        lag.missing,
+        vec![(newest.version, newest.description.to_string())]
+    );
+    assert!(lag.unknown.is_empty() && !lag.is_current());
+    let said = lag.to_string();
+    assert!(
+        said.contains("older than this dancehall's: 1 migration behind")
+            && said.contains(&newest.version.to_string()),
+        "{said}"
+    );
+
+    let pool = open(&path).await.unwrap();
+    assert!(schema_lag(&pool).await.unwrap().is_current());
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (99990101000000, 'from the future', TRUE, x'00', 0)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let lag = schema_lag(&pool).await.unwrap();
+    assert_eq!(
+        (lag.missing.len(), lag.unknown.clone()),
+        (0, vec![99990101000000])
+    );
+    assert!(lag
+        .to_string()
+        .contains("newer dancehall (migration 99990101000000"));
+    pool.close().await;
+
+    // Not one of ours: no migrations table, every migration missing.
+    let other = dir.path().join("other.db");
+    let options = SqliteConnectOptions::new()
+        .filename(&other)
+        .create_if_missing(true);
+    let pool = SqlitePool::connect_with(options).await.unwrap();
+    sqlx::query("CREATE TABLE t (a)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(schema_lag(&pool).await.unwrap().missing.len(), all.len());
+    pool.close().await;
+}
+
 #[tokio::test]
 async fn migrations_create_the_schema_in_wal_mode() {
     let (_dir, pool) = temp_db().await;
