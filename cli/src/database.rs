@@ -33,17 +33,21 @@ pub async fn explain<T>(
         Err(e) => e,
     };
     match store::schema_lag(pool).await {
-        Ok(lag) if !lag.is_current() => {
-            let advice = if lag.unknown.is_empty() {
-                format!(
-                    "`dancehall migrate --db {}` brings it up to date",
-                    db.display()
-                )
-            } else {
-                "read it with the dancehall that wrote it".to_owned()
-            };
-            Err(e.context(format!("{}: {lag}; {advice}", db.display())))
-        }
+        Ok(lag) if !lag.is_current() => Err(e.context(lag_said(db, &lag))),
         _ => Err(e),
     }
+}
+
+/// `F: <how its schema stands>; <what to do>`: `dancehall migrate` for an older database,
+/// the dancehall that wrote it for a newer one.
+pub fn lag_said(db: &Path, lag: &store::SchemaLag) -> String {
+    let advice = if lag.unknown.is_empty() {
+        format!(
+            "`dancehall migrate --db {}` brings it up to date",
+            db.display()
+        )
+    } else {
+        "read it with the dancehall that wrote it".to_owned()
+    };
+    format!("{}: {lag}; {advice}", db.display())
 }

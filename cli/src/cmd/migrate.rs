@@ -21,22 +21,21 @@ pub struct MigrateArgs {
 
 pub fn run(a: MigrateArgs) -> anyhow::Result<()> {
     if !a.db.exists() {
+        // Before the lock, whose file would otherwise be left beside no database.
         return Err(user_error(format!("{}: no such database", a.db.display())));
     }
     let _lock = crate::cluster::lock_database(&a.db, None)?;
     let rt = crate::runtime::current_thread()?;
     let lag = rt.block_on(async {
-        let pool = store::open_read_only(&a.db)
-            .await
-            .with_context(|| format!("opening {}", a.db.display()))?;
+        let pool = crate::database::open_read_only(&a.db).await?;
         let lag = store::schema_lag(&pool).await;
         pool.close().await;
         Ok::<_, anyhow::Error>(lag?)
     })?;
     if !lag.unknown.is_empty() {
         return Err(user_error(format!(
-            "{}: {lag}; not migrated: read it with the dancehall that wrote it",
-            a.db.display()
+            "{}; not migrated",
+            crate::database::lag_said(&a.db, &lag)
         )));
     }
     if lag.missing.is_empty() {
