@@ -446,6 +446,37 @@ fn an_older_database_is_named_as_such_and_migrate_brings_it_up_to_date() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no such database"));
     assert!(!missing.exists(), "migrate created a database");
+    // Another program's SQLite file: refused, named, and left without a dancehall table.
+    let theirs = dir.path().join("theirs.sqlite");
+    rt.block_on(async {
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&theirs)
+            .create_if_missing(true);
+        let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+        sqlx::query("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+    let theirs = theirs.to_str().unwrap();
+    let o = dancehall(&["migrate", "--db", theirs]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "dancehall: {theirs} is not a dancehall database: it has tables (notes)"
+        )) && err.contains("not migrated"),
+        "{err}"
+    );
+    let tables = "SELECT group_concat(name) AS t FROM sqlite_master WHERE type = 'table'";
+    let o = dancehall(&["query", tables, "--db", theirs]);
+    assert_eq!(
+        stdout(&o),
+        "t\nnotes\n",
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// The HTML report in headless Chromium: no console error, every chart there, a screenshot

@@ -73,6 +73,13 @@ pub enum StoreError {
     /// Another coordinator holds the database's lock ([`lock`]).
     #[error("the database {db} is in use by another coordinator ({holder})")]
     InUse { db: String, holder: LockHolder },
+    /// [`open`] found tables but no migration history: another program's database, which
+    /// dancehall's schema is never written into.
+    #[error(
+        "{db} is not a dancehall database: it has tables ({tables}) but no dancehall \
+         migrations; nothing was written to it"
+    )]
+    Foreign { db: String, tables: String },
 }
 
 /// Who holds a database's lock, as it wrote into the lock file when it took it.
@@ -208,8 +215,39 @@ pub async fn open(path: &Path) -> Result<SqlitePool> {
         .max_connections(4)
         .connect_with(options)
         .await?;
+    if let Err(e) = refuse_foreign(&pool, path).await {
+        pool.close().await;
+        return Err(e);
+    }
     MIGRATOR.run(&pool).await?;
     Ok(pool)
+}
+
+/// [`StoreError::Foreign`] when the database has tables but not sqlx's migration table: not
+/// one that dancehall created (a new, empty file has no tables).
+async fn refuse_foreign(pool: &SqlitePool, path: &Path) -> Result<()> {
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         ORDER BY name",
+    )
+    .fetch_all(pool)
+    .await?;
+    if tables.is_empty() || tables.iter().any(|t| t == "_sqlx_migrations") {
+        return Ok(());
+    }
+    let mut named = tables
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tables.len() > 3 {
+        named.push_str(&format!(" and {} more", tables.len() - 3));
+    }
+    Err(StoreError::Foreign {
+        db: path.display().to_string(),
+        tables: named,
+    })
 }
 
 fn int(v: u64, what: &str) -> Result<i64> {

@@ -3,11 +3,11 @@
 //! read-only and never migrate it) see the newer views' columns. Takes the database's lock
 //! first, as a coordinator does: a database in use by a running coordinator is refused, named.
 //! Each migration runs in its own transaction (sqlx), so a failure leaves the database at the
-//! last migration that completed, never half-way through one.
+//! last migration that completed, never half-way through one. Another program's SQLite file
+//! (tables, no dancehall migrations) is refused, named, and left as it was.
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use coordinator::store;
 
 use crate::exit::user_error;
@@ -43,9 +43,10 @@ pub fn run(a: MigrateArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     rt.block_on(async {
-        let pool = store::open(&a.db)
-            .await
-            .with_context(|| format!("migrating {}", a.db.display()))?;
+        let pool = store::open(&a.db).await.map_err(|e| match e {
+            e @ store::StoreError::Foreign { .. } => user_error(format!("{e}; not migrated")),
+            e => anyhow::Error::new(e).context(format!("migrating {}", a.db.display())),
+        })?;
         pool.close().await;
         Ok::<_, anyhow::Error>(())
     })?;

@@ -96,6 +96,47 @@ async fn flush(s: &mut Scheduler, pool: &SqlitePool) {
     apply(pool, &s.take_changes()).await.unwrap();
 }
 
+/// Another program's SQLite database (tables, no dancehall migrations) is refused by `open`,
+/// named, and left as it was: no dancehall table is created in it.
+#[tokio::test]
+async fn open_refuses_another_programs_database_and_writes_nothing_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("theirs.sqlite");
+    let options = SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true);
+    let pool = SqlitePool::connect_with(options).await.unwrap();
+    for t in ["notes", "photos", "tags", "users"] {
+        sqlx::query(&format!("CREATE TABLE {t} (id INTEGER PRIMARY KEY)"))
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    pool.close().await;
+
+    let e = open(&path).await.unwrap_err();
+    assert!(matches!(e, StoreError::Foreign { .. }), "{e:?}");
+    let said = e.to_string();
+    assert!(
+        said.starts_with(&format!("{} is not a dancehall database", path.display()))
+            && said.contains("notes, photos, tags and 1 more"),
+        "{said}"
+    );
+    let ro = open_read_only(&path).await.unwrap();
+    let tables: Vec<String> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .fetch_all(&ro)
+            .await
+            .unwrap();
+    ro.close().await;
+    assert_eq!(tables, ["notes", "photos", "tags", "users"]);
+
+    // A new file, and one dancehall made, still open.
+    let ours = dir.path().join("ours.db");
+    open(&ours).await.unwrap().close().await;
+    open(&ours).await.unwrap().close().await;
+}
+
 /// A database that had every migration but the newest (as an older dancehall left it) is
 /// one behind, named; `open` brings it up to date; a migration this build does not know (a
 /// newer dancehall's) is named as such.
