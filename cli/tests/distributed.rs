@@ -651,7 +651,7 @@ fn run_holds_a_unit_that_kills_its_workers_and_says_which_signal_first() {
     let json: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
     assert_eq!(
         json["jobs"][0]["head"]["deaths"],
-        serde_json::json!({"deaths": limit + 1, "units": 2, "most": [1, limit]}),
+        serde_json::json!({"deaths": limit + 1, "units": 2, "most": {"unit": 1, "deaths": limit}}),
         "{json}"
     );
 }

@@ -43,7 +43,7 @@ mod summary;
 pub use ledger::{ledger, Ledger, LedgerRow, PendingUnit};
 pub use summary::{
     count_units, job_alarms, job_deaths, job_heads, open_read_only, schema_lag, CountResult,
-    CountUnit, JobDeaths, JobHead, SchemaLag,
+    CountUnit, JobDeaths, JobHead, SchemaLag, UnitDeaths,
 };
 
 /// The schema's migrations (`coordinator/migrations/`), embedded: [`open`] runs them,

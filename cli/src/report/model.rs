@@ -112,7 +112,7 @@ impl Head {
     /// `11 worker deaths on 2 units (the most: unit 1, 10)`, or `None` without a death.
     pub fn deaths_line(&self) -> Option<String> {
         let d = &self.deaths;
-        let (unit, n) = d.most?;
+        let store::UnitDeaths { unit, deaths: n } = d.most?;
         let plural = |n: u64| if n == 1 { "" } else { "s" };
         Some(format!(
             "{} worker death{} on {} unit{} (the most: unit {unit}, {n})",

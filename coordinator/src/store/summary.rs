@@ -235,8 +235,15 @@ pub async fn job_alarms(
 pub struct JobDeaths {
     pub deaths: u64,
     pub units: u64,
-    /// The unit with the most deaths and their number.
-    pub most: Option<(u64, u64)>,
+    /// The unit with the most deaths.
+    pub most: Option<UnitDeaths>,
+}
+
+/// One unit's worker deaths (`{"unit": 1, "deaths": 10}` in a report's JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct UnitDeaths {
+    pub unit: u64,
+    pub deaths: u64,
 }
 
 /// The worker deaths of job `job`'s units (audits included: a death is a death).
@@ -252,7 +259,7 @@ pub async fn job_deaths(pool: &SqlitePool, job: JobId) -> Result<JobDeaths> {
         let (unit, n) = (get_u64(r, "id")?, get_u64(r, "deaths")?);
         d.deaths += n;
         d.units += 1;
-        d.most.get_or_insert((unit, n));
+        d.most.get_or_insert(UnitDeaths { unit, deaths: n });
     }
     Ok(d)
 }
