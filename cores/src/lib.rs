@@ -12,6 +12,7 @@ pub mod domino;
 pub mod grids;
 pub mod label;
 pub mod orbit_term;
+pub mod parallel;
 pub mod permanent;
 pub mod problems;
 pub mod queens;

@@ -41,7 +41,7 @@
 //! 0.85 s against 1.26 s, SudokuP 1.50 s and 0.77 s against 15.96 s.
 
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use foldhash::fast::FixedState;
 use hashbrown::HashTable;
@@ -99,7 +99,7 @@ pub fn band_units(
     band: usize,
     symmetries: &[Vec<u16>],
 ) -> Result<BandUnits, CompletionError> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::parallel::local_threads();
     band_units_on(groups, band, symmetries, threads)
 }
 
@@ -383,29 +383,7 @@ impl Setup {
 
     /// `f` of every item on `threads` threads, taken in turn, the results in the items' order.
     fn per_item<I: Sync, T: Send>(&self, items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
-        let next = AtomicUsize::new(0);
-        let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..self.threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut mine = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(item) = items.get(i) else {
-                                return mine;
-                            };
-                            mine.push((i, f(item)));
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().expect("a band-class thread panicked"))
-                .collect()
-        });
-        done.sort_unstable_by_key(|(i, _)| *i);
-        done.into_iter().map(|(_, t)| t).collect()
+        crate::parallel::map(self.threads, items, f)
     }
 
     fn finish(&self, units: Vec<BandUnit>) -> BandUnits {

@@ -45,25 +45,25 @@ pub fn conjugacy_classes(group: &OrbitGroup) -> Vec<ConjugacyClass> {
     // Every element's conjugates by the generators, looked up on every local core (the
     // lookups are most of the work), then the classes as orbits over this table.
     let g = gens.len();
-    let mut conjugate = vec![0u32; n * g];
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let threads = crate::parallel::local_threads();
     let chunk = n.div_ceil(threads).max(1);
+    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
     // No generators (the trivial group): no table, each element its own class.
-    if g > 0 {
-        std::thread::scope(|scope| {
-            for (part, out) in conjugate.chunks_mut(chunk * g).enumerate() {
-                let (gens, inverse_at_base, base, index) = (&gens, &inverse_at_base, &base, &index);
-                scope.spawn(move || {
-                    for (j, row) in out.chunks_mut(g).enumerate() {
-                        let e = group.images(part * chunk + j);
-                        for ((slot, h), at) in row.iter_mut().zip(gens).zip(inverse_at_base) {
-                            *slot = index[&base.key_at(|i| h[usize::from(e[at[i]])])];
-                        }
-                    }
-                });
+    let conjugate: Vec<u32> = if g == 0 {
+        Vec::new()
+    } else {
+        crate::parallel::map(threads, &starts, |&start| {
+            let mut rows = Vec::with_capacity(chunk * g);
+            for x in start..(start + chunk).min(n) {
+                let e = group.images(x);
+                for (h, at) in gens.iter().zip(&inverse_at_base) {
+                    rows.push(index[&base.key_at(|i| h[usize::from(e[at[i]])])]);
+                }
             }
-        });
-    }
+            rows
+        })
+        .concat()
+    };
     let mut class_of = vec![u32::MAX; n];
     let mut classes = Vec::new();
     for start in 0..n {

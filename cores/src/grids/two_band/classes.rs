@@ -255,35 +255,24 @@ impl Classes {
         let n = 2 * r;
         // One stack: r digits left, r right (its flip gives the same multiset).
         let mut level: Vec<Vec<u8>> = vec![[vec![0u8; r], vec![1u8; r]].concat()];
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let threads = crate::parallel::local_threads();
         for k in 1..r {
             let group = BitGroup::new(k + 1);
             // The classes of `k` stacks are dealt to the threads in turn; each keeps the
             // canonical forms it meets, and the sets are merged.
-            let level_ref = &level;
-            let group_ref = &group;
-            let parts: Vec<HashSet<Vec<u8>>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|t| {
-                        scope.spawn(move || {
-                            let mut seen: HashSet<Vec<u8>> = HashSet::new();
-                            let mut cands = Vec::new();
-                            for sigs in level_ref.iter().skip(t).step_by(threads) {
-                                cands.clear();
-                                extensions(sigs, k, r, &mut cands);
-                                for c in &cands {
-                                    seen.insert(group_ref.canonical(c).0);
-                                }
-                            }
-                            seen
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a class thread does not panic"))
-                    .collect()
-            });
+            let parts: Vec<HashSet<Vec<u8>>> =
+                crate::parallel::map(threads, &(0..threads).collect::<Vec<_>>(), |&t| {
+                    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+                    let mut cands = Vec::new();
+                    for sigs in level.iter().skip(t).step_by(threads) {
+                        cands.clear();
+                        extensions(sigs, k, r, &mut cands);
+                        for c in &cands {
+                            seen.insert(group.canonical(c).0);
+                        }
+                    }
+                    seen
+                });
             let mut all: Vec<Vec<u8>> = parts.into_iter().flatten().collect();
             all.sort_unstable();
             all.dedup();
