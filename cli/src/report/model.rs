@@ -661,7 +661,7 @@ pub struct Definition {
 }
 
 /// The statistics a table shows, in order, when a run reports them (MiniZinc's and
-/// clingo's names).
+/// clingo's names, then native's).
 pub const SHOWN_STATS: &[&str] = &[
     "nodes",
     "failures",
@@ -669,6 +669,12 @@ pub const SHOWN_STATS: &[&str] = &[
     "peakDepth",
     "choices",
     "conflicts",
+    // native (`cores::domino::NativeStats`): seconds per search, CaDiCaL's refutations.
+    "search_s",
+    "anneal_s",
+    "improve_s",
+    "sat_s",
+    "sat_refuted",
 ];
 
 /// The definitions of a job's configurations, with their runs' statistics: those frozen with

@@ -40,6 +40,6 @@ pub use instance::{
     parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,
     Orientation, Placement, MAX_N,
 };
-pub use native::{solve, SolveLimits, SolveOutcome, SolveStatus};
+pub use native::{solve, NativeStats, SolveLimits, SolveOutcome, SolveStatus};
 pub use svg::to_svg;
 pub use verify::{verify, Violation};

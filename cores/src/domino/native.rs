@@ -71,9 +71,10 @@ use super::sat::{Answer, FitQuery};
 use super::{BoundBy, Instance, Orientation, Placement, MAX_N};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Nodes the probe may spend.
 const PROBE_BUDGET: u64 = 200_000;
@@ -161,11 +162,53 @@ pub struct SolveOutcome {
     pub bound: u32,
     /// How `bound` was proven.
     pub bound_by: BoundBy,
-    /// Search nodes visited.
-    pub nodes: u64,
+    /// Where the time and the work went.
+    pub stats: NativeStats,
     /// A failed internal consistency check (a bound below the placement found, a proof that
     /// disagrees with its own placement): the outcome's claims do not stand.
     pub fault: Option<String>,
+}
+
+/// Where the native optimiser's time went, search by search, and what CaDiCaL did: a run's
+/// solver statistics (`NativeStats::to_map`, the record's `stats`), so that a report says,
+/// for instance, how much of a 300-s run went to the bound.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NativeStats {
+    /// Nodes of the cell-order and tile-order searches (restarts and fills included).
+    pub nodes: u64,
+    /// The cell and tile searches, their restarts and the fill.
+    pub search_time: Duration,
+    /// Simulated annealing (`construct`).
+    pub anneal_time: Duration,
+    /// Large-neighbourhood improvement (`improve`).
+    pub improve_time: Duration,
+    /// CaDiCaL on "do `ub` tiles fit?" (building the formula included).
+    pub sat_time: Duration,
+    /// Questions put to CaDiCaL (one per `ub` asked), how many it refuted, and the conflicts
+    /// it was given.
+    pub sat_questions: u64,
+    pub sat_refuted: u64,
+    pub sat_conflicts: u64,
+}
+
+impl NativeStats {
+    /// As a run record's `stats`: `nodes`, seconds per search (`search_s`, `anneal_s`,
+    /// `improve_s`, `sat_s`), `sat_questions`, `sat_refuted`, `sat_conflicts`.
+    pub fn to_map(&self) -> BTreeMap<String, f64> {
+        [
+            ("nodes", self.nodes as f64),
+            ("search_s", self.search_time.as_secs_f64()),
+            ("anneal_s", self.anneal_time.as_secs_f64()),
+            ("improve_s", self.improve_time.as_secs_f64()),
+            ("sat_s", self.sat_time.as_secs_f64()),
+            ("sat_questions", self.sat_questions as f64),
+            ("sat_refuted", self.sat_refuted as f64),
+            ("sat_conflicts", self.sat_conflicts as f64),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+    }
 }
 
 /// Solves `instance` to proven optimality unless a limit stops it first.
@@ -178,7 +221,7 @@ pub fn solve(instance: &Instance, limits: &SolveLimits) -> SolveOutcome {
         objective: 0,
         bound: area_bound,
         bound_by: BoundBy::Count,
-        nodes: 0,
+        stats: NativeStats::default(),
         fault: None,
     };
     if area_bound == 0 {
@@ -215,6 +258,8 @@ struct Solver<'m, 'a> {
     ub: u32,
     /// What proved `ub`.
     ub_by: BoundBy,
+    /// Time per search and CaDiCaL's work so far (`nodes` is filled in by `outcome`).
+    stats: NativeStats,
 }
 
 impl<'m, 'a> Solver<'m, 'a> {
@@ -233,13 +278,17 @@ impl<'m, 'a> Solver<'m, 'a> {
             annealed: Vec::new(),
             ub,
             ub_by: BoundBy::Count,
+            stats: NativeStats::default(),
         }
     }
 
     fn run(mut self) -> SolveOutcome {
         let limits = self.cells.clock.limits();
         self.cells.clock.allow(PROBE_BUDGET);
-        match self.cells.probe(self.ub) {
+        let searching = Instant::now();
+        let probed = self.cells.probe(self.ub);
+        self.stats.search_time += searching.elapsed();
+        match probed {
             Ok(true) => return self.outcome(SolveStatus::Optimal, self.cells.solution.clone()),
             Ok(false) => self.lower(BoundBy::CellSearch),
             Err(Halt::Budget) => {}
@@ -252,7 +301,9 @@ impl<'m, 'a> Solver<'m, 'a> {
             let turn_start = Instant::now();
             // Good placements fast, before the first turn and after each.
             let start = self.best();
+            let annealing = Instant::now();
             let found = self.anneal.run(&start, moves, self.ub, limits);
+            self.stats.anneal_time += annealing.elapsed();
             self.annealed = found.placement;
             if found.limited {
                 return self.stopped();
@@ -261,9 +312,12 @@ impl<'m, 'a> Solver<'m, 'a> {
             if self.best().len() as u32 >= self.ub {
                 return self.outcome(SolveStatus::Optimal, self.best());
             }
+            let searching = Instant::now();
             if let Some(tiles) = self.tiles.as_mut() {
                 tiles.clock.allow(turn / TILE_SHARE);
-                match tiles.search(self.ub) {
+                let searched = tiles.search(self.ub);
+                self.stats.search_time += searching.elapsed();
+                match searched {
                     Ok(true) => {
                         let found = tiles.solution.clone();
                         return self.outcome(SolveStatus::Optimal, found);
@@ -276,8 +330,11 @@ impl<'m, 'a> Solver<'m, 'a> {
                     Err(Halt::Limit) => return self.stopped(),
                 }
             }
+            let searching = Instant::now();
             self.cells.clock.allow(turn);
-            match self.cells.resume(self.ub) {
+            let resumed = self.cells.resume(self.ub);
+            self.stats.search_time += searching.elapsed();
+            match resumed {
                 Ok(optimum) => {
                     if optimum < self.ub {
                         self.ub = optimum;
@@ -296,7 +353,10 @@ impl<'m, 'a> Solver<'m, 'a> {
                 Err(Halt::Budget) => {}
                 Err(Halt::Limit) => return self.stopped(),
             }
-            if let Some(out) = self.fill_turn(turn) {
+            let searching = Instant::now();
+            let filled = self.fill_turn(turn);
+            self.stats.search_time += searching.elapsed();
+            if let Some(out) = filled {
                 return out;
             }
             // Restarts of the probe: in a new tile order each, with the table's bounds kept.
@@ -310,7 +370,10 @@ impl<'m, 'a> Solver<'m, 'a> {
                 self.cells.shuffle(&mut self.rng);
                 let budget = RESTART_BUDGET.min(end - self.cells.clock.nodes);
                 self.cells.clock.allow(budget);
-                match self.cells.probe(self.ub) {
+                let searching = Instant::now();
+                let probed = self.cells.probe(self.ub);
+                self.stats.search_time += searching.elapsed();
+                match probed {
                     Ok(true) => {
                         return self.outcome(SolveStatus::Optimal, self.cells.solution.clone())
                     }
@@ -327,6 +390,10 @@ impl<'m, 'a> Solver<'m, 'a> {
                 if self.sat.as_ref().is_some_and(|(k, _)| *k != ub) {
                     self.sat = None;
                 }
+                let asked = Instant::now();
+                if self.sat.is_none() {
+                    self.stats.sat_questions += 1;
+                }
                 let (_, query) = self
                     .sat
                     .get_or_insert_with(|| (ub, FitQuery::new(model, ub, limits)));
@@ -339,8 +406,11 @@ impl<'m, 'a> Solver<'m, 'a> {
                     ((self.sat_rate * other) as u64).max(SAT_MIN_CONFLICTS)
                 };
                 let conflicts = i32::try_from(conflicts).unwrap_or(i32::MAX);
-                let asked = Instant::now();
-                match query.solve(Some(conflicts)) {
+                let solving = Instant::now();
+                let answer = query.solve(Some(conflicts));
+                self.stats.sat_time += asked.elapsed();
+                self.stats.sat_conflicts += u64::try_from(conflicts).unwrap_or(0);
+                match answer {
                     Answer::Fits(found) => {
                         let mut out = self.outcome(SolveStatus::Optimal, found);
                         if let Err(v) = super::verify(self.model.instance, &out.placement) {
@@ -355,12 +425,13 @@ impl<'m, 'a> Solver<'m, 'a> {
                         return out;
                     }
                     Answer::DoesNotFit => {
+                        self.stats.sat_refuted += 1;
                         self.lower(BoundBy::Sat);
                         self.sat = None;
                         continue;
                     }
                     Answer::Budget => {
-                        let took = asked.elapsed().as_secs_f64();
+                        let took = solving.elapsed().as_secs_f64();
                         if took > 0.01 {
                             self.sat_rate = f64::from(conflicts) / took;
                         }
@@ -371,10 +442,12 @@ impl<'m, 'a> Solver<'m, 'a> {
             if turn >= IMPROVE_FROM {
                 let start = self.best();
                 if let Some(tiles) = self.tiles.as_mut() {
-                    match self
+                    let improving = Instant::now();
+                    let improved = self
                         .improver
-                        .improve(tiles, &start, self.ub, turn / TILE_SHARE)
-                    {
+                        .improve(tiles, &start, self.ub, turn / TILE_SHARE);
+                    self.stats.improve_time += improving.elapsed();
+                    match improved {
                         Ok(improved) => self.improved = improved,
                         // Only the caller's limits stop the moves.
                         Err(_) => return self.stopped(),
@@ -494,7 +567,10 @@ impl<'m, 'a> Solver<'m, 'a> {
             objective,
             bound,
             bound_by: self.bound_by(),
-            nodes,
+            stats: NativeStats {
+                nodes,
+                ..self.stats.clone()
+            },
             fault,
         }
     }

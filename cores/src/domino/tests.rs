@@ -315,7 +315,7 @@ fn bench_public_suite() {
                 out.status,
                 out.objective,
                 out.bound,
-                out.nodes,
+                out.stats.nodes,
                 t,
                 cpu
             );
@@ -838,8 +838,28 @@ fn native_closes_a_tight_seven_by_seven_board_below_its_count_bound() {
         .find(|i| i.id == "b01-t5")
         .unwrap();
     assert_eq!((inst.n, inst.tiles.len()), (7, 15));
+    let start = Instant::now();
     let out = solve(&inst, &SolveLimits::default());
+    let took = start.elapsed();
     assert_eq!(out.status, SolveStatus::Optimal, "{out:?}");
+    // Its statistics: the searches' times add up to no more than the solve took, and when
+    // CaDiCaL proved the bound it was asked at least once and refuted at least once.
+    let st = &out.stats;
+    assert!(st.nodes > 0, "{st:?}");
+    assert!(
+        st.search_time + st.anneal_time + st.improve_time + st.sat_time <= took,
+        "{st:?} in {took:?}"
+    );
+    assert!(st.sat_refuted <= st.sat_questions, "{st:?}");
+    if out.bound_by == BoundBy::Sat {
+        assert!(
+            st.sat_refuted >= 1 && st.sat_conflicts > 0 && !st.sat_time.is_zero(),
+            "{st:?}"
+        );
+    }
+    let map = st.to_map();
+    assert_eq!(map["sat_refuted"], st.sat_refuted as f64);
+    assert_eq!(map.len(), 8, "{map:?}");
     assert_eq!(out.fault, None);
     verify(&inst, &out.placement).unwrap();
     assert_eq!(out.objective, out.bound);

@@ -447,6 +447,7 @@ pub fn run_native(
     };
     record.set_bound(Some(outcome.bound));
     record.set_bound_by(Some(outcome.bound_by));
+    record.stats = outcome.stats.to_map();
     // Unproven means a limit stopped it, unless it gave up before its deadline (an instance
     // beyond what it handles): that is a failure, not a timeout.
     let finished = outcome.status == SolveStatus::Optimal;

@@ -245,6 +245,23 @@ fn a_native_record_carries_how_its_bound_was_proven() {
         (Some(want.bound), Some(want.bound_by))
     );
     assert_ne!(want.bound_by, BoundBy::Count, "{want:?}");
+    // And its statistics: the searches' nodes and seconds, CaDiCaL's questions.
+    assert!(r.stats["nodes"] >= 1.0, "{:?}", r.stats);
+    let secs: f64 = ["search_s", "anneal_s", "improve_s", "sat_s"]
+        .iter()
+        .map(|k| r.stats[*k])
+        .sum();
+    assert!(
+        secs <= r.wall_seconds,
+        "{:?} in {} s",
+        r.stats,
+        r.wall_seconds
+    );
+    assert!(
+        r.stats["sat_refuted"] <= r.stats["sat_questions"],
+        "{:?}",
+        r.stats
+    );
     // b01-e3: every tile fits, so counting is the proof.
     let inst = instance(SMALL[2]);
     let r = run(&inst, "native", &limits(60)).unwrap();
