@@ -248,6 +248,10 @@ fn solve_json_prints_one_verified_line_per_instance() {
         assert_eq!(v["solver"], "native");
         assert_eq!(v["termination"], "none");
         assert_eq!(v["placement"].as_array().unwrap().len(), tiles as usize);
+        // Every tile fits: counting is the proof; the native searches' statistics are there.
+        assert_eq!(v["bound_by"], "count");
+        assert!(v["stats"]["nodes"].as_f64().unwrap() >= 1.0, "{v}");
+        assert!(v["stats"]["sat_questions"].is_number(), "{v}");
         let picture = std::fs::read_to_string(svg.join(format!("{id}.svg"))).unwrap();
         assert!(
             picture.starts_with("<svg") || picture.contains("<svg"),

@@ -252,6 +252,7 @@ fn json_line(r: &RunRecord) -> String {
         "seconds": r.wall_seconds,
         "placement": r.placement(),
         "bound": r.bound(),
+        "bound_by": r.bound_by(),
         "cpu_seconds": r.cpu_seconds,
         "peak_memory": r.peak_memory_bytes,
         "cpu_measure": r.cpu_measure,
@@ -261,6 +262,7 @@ fn json_line(r: &RunRecord) -> String {
         "config": r.config,
         "termination": r.termination,
         "message": r.message,
+        "stats": r.stats,
     })
     .to_string()
 }
