@@ -188,12 +188,12 @@ pub struct NativeStats {
     /// it was given.
     pub sat_questions: u64,
     pub sat_refuted: u64,
-    pub sat_conflicts: u64,
+    pub sat_conflicts_given: u64,
 }
 
 impl NativeStats {
     /// As a run record's `stats`: `nodes`, seconds per search (`search_s`, `anneal_s`,
-    /// `improve_s`, `sat_s`), `sat_questions`, `sat_refuted`, `sat_conflicts`.
+    /// `improve_s`, `sat_s`), `sat_questions`, `sat_refuted`, `sat_conflicts_given`.
     pub fn to_map(&self) -> BTreeMap<String, f64> {
         [
             ("nodes", self.nodes as f64),
@@ -203,7 +203,7 @@ impl NativeStats {
             ("sat_s", self.sat_time.as_secs_f64()),
             ("sat_questions", self.sat_questions as f64),
             ("sat_refuted", self.sat_refuted as f64),
-            ("sat_conflicts", self.sat_conflicts as f64),
+            ("sat_conflicts_given", self.sat_conflicts_given as f64),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
@@ -409,7 +409,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                 let solving = Instant::now();
                 let answer = query.solve(Some(conflicts));
                 self.stats.sat_time += asked.elapsed();
-                self.stats.sat_conflicts += u64::try_from(conflicts).unwrap_or(0);
+                self.stats.sat_conflicts_given += u64::try_from(conflicts).unwrap_or(0);
                 match answer {
                     Answer::Fits(found) => {
                         let mut out = self.outcome(SolveStatus::Optimal, found);

@@ -853,7 +853,7 @@ fn native_closes_a_tight_seven_by_seven_board_below_its_count_bound() {
     assert!(st.sat_refuted <= st.sat_questions, "{st:?}");
     if out.bound_by == BoundBy::Sat {
         assert!(
-            st.sat_refuted >= 1 && st.sat_conflicts > 0 && !st.sat_time.is_zero(),
+            st.sat_refuted >= 1 && st.sat_conflicts_given > 0 && !st.sat_time.is_zero(),
             "{st:?}"
         );
     }
