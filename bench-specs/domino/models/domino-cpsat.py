@@ -212,6 +212,14 @@ def main():
         # after a solution was found.
         if math.isfinite(solver.best_objective_bound):
             print(f"bound {math.floor(solver.best_objective_bound + 1e-6)}", flush=True)
+    # The search's statistics, also when it was stopped at its limit.
+    for name, value in [
+        ("branches", solver.num_branches),
+        ("conflicts", solver.num_conflicts),
+        ("booleans", solver.num_booleans),
+        ("wall_time", solver.wall_time),
+    ]:
+        print(f"stat {name} {value}", flush=True)
     print(f"status {solver.status_name(status)}", flush=True)
 
 

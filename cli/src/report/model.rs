@@ -661,7 +661,7 @@ pub struct Definition {
 }
 
 /// The statistics a table shows, in order, when a run reports them (MiniZinc's and
-/// clingo's names, then native's).
+/// clingo's names, then CP-SAT's and native's).
 pub const SHOWN_STATS: &[&str] = &[
     "nodes",
     "failures",
@@ -669,6 +669,8 @@ pub const SHOWN_STATS: &[&str] = &[
     "peakDepth",
     "choices",
     "conflicts",
+    // CP-SAT's (`domino-cpsat.py`).
+    "branches",
     // native (`cores::domino::NativeStats`): seconds per search, CaDiCaL's refutations.
     "search_s",
     "anneal_s",

@@ -12,8 +12,9 @@
 //! - CP-SAT (`domino-cpsat.py`): `place T ROW COL H|V M` lines (T 0-based), then
 //!   `objective N` ending each solution; at the end `bound B` (its proven upper bound, with a
 //!   status OPTIMAL or FEASIBLE) and `status S`: OPTIMAL is the proof, FEASIBLE and UNKNOWN
-//!   mean it stopped at its time limit, INFEASIBLE that it found no placement; `error M` lines
-//!   carry the script's complaints.
+//!   mean it stopped at its time limit, INFEASIBLE that it found no placement; before it,
+//!   `stat NAME V` lines its search statistics (branches, conflicts, booleans, wall_time);
+//!   `error M` lines carry the script's complaints.
 //!
 //! Invariant: `best` is the last solution printed in full; a solution is never mixed from two
 //! blocks. A line the reader cannot understand inside a solution is kept as `malformed`
@@ -44,7 +45,7 @@ pub struct Parsed {
     /// The first line that could not be read.
     pub malformed: Option<String>,
     /// The solver's statistics, numbers only (MiniZinc's `statistics` objects, the last
-    /// value of each name; clingo's `Stats.Core` and total time).
+    /// value of each name; clingo's `Stats.Core` and total time; CP-SAT's `stat` lines).
     pub stats: std::collections::BTreeMap<String, f64>,
 }
 
@@ -300,6 +301,12 @@ impl LineSink for CpSatOutput {
                 Ok(b) => p.bound = Some(b),
                 Err(_) => p.malformed(line),
             },
+            ["stat", name, v] => match v.parse::<f64>() {
+                Ok(v) if v.is_finite() => {
+                    p.stats.insert((*name).to_owned(), v);
+                }
+                _ => p.malformed(line),
+            },
             ["status", "OPTIMAL"] => p.proven = true,
             ["status", "FEASIBLE" | "UNKNOWN"] => p.stopped_at_limit = true,
             ["status", "INFEASIBLE"] => p.unsatisfiable = true,
@@ -470,6 +477,10 @@ place 1 4 0 H 0
 place 2 2 1 H 0
 objective 3
 bound 3
+stat branches 41
+stat conflicts 0
+stat booleans 25
+stat wall_time 0.0125
 status OPTIMAL
 ";
 
@@ -480,6 +491,11 @@ status OPTIMAL
         assert!(parsed.proven && !parsed.stopped_at_limit);
         assert_eq!(parsed.bound, Some(3));
         assert_eq!(parsed.malformed, None);
+        assert_eq!(
+            (parsed.stats["branches"], parsed.stats["wall_time"]),
+            (41.0, 0.0125)
+        );
+        assert_eq!(parsed.stats.len(), 4);
         assert_eq!(
             parsed.best,
             Some((
@@ -517,6 +533,8 @@ status OPTIMAL
         let parsed = feed::<CpSatOutput>("error the data has no `n = N;`\n").parsed;
         assert_eq!(parsed.errors, vec!["the data has no `n = N;`"]);
         assert_eq!(parsed.malformed, None);
+        let parsed = feed::<CpSatOutput>("stat branches many\n").parsed;
+        assert!(parsed.malformed.is_some() && parsed.stats.is_empty());
         let parsed = feed::<CpSatOutput>("place 0 0 0 D 0\nobjective 1\n").parsed;
         assert_eq!(parsed.malformed.as_deref(), Some("place 0 0 0 D 0"));
         let parsed = feed::<CpSatOutput>("Traceback (most recent call last):\n").parsed;

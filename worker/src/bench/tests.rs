@@ -343,6 +343,16 @@ fn cp_sat_finds_the_optimum_of_brute_force_and_native() {
         assert_eq!(r.models[0].name, "domino-cpsat.py");
         assert_ne!(r.cpu_measure, Measure::None);
         assert!(r.peak_memory_bytes.is_some_and(|m| m > 0), "{r:?}");
+        // Its search statistics, as the script printed them (presolve may leave no search:
+        // zero branches on the smallest boards).
+        assert!(r.stats["wall_time"] > 0.0, "{:?}", r.stats);
+        assert!(
+            ["branches", "conflicts", "booleans"]
+                .iter()
+                .all(|k| r.stats.get(*k).is_some_and(|v| *v >= 0.0)),
+            "{:?}",
+            r.stats
+        );
     }
 }
 
@@ -366,6 +376,8 @@ fn cp_sat_at_its_limit_is_a_walltime_run_with_a_bound_and_leaves_no_process() {
             r.bound().is_some_and(|b| b >= r.objective().unwrap()),
             "{r:?}"
         );
+        // Stopped at its limit, it still says what its search did.
+        assert!(r.stats.contains_key("branches"), "{r:?}");
     }
     // CP-SAT's bound, when it printed one, is its own.
     let by = r.bound().map(|_| BoundBy::Solver);
