@@ -549,6 +549,11 @@ pub fn run_external(
         Some(cpu) if cpu < limits.wall => (cpu, Termination::Cputime),
         _ => (limits.wall, Termination::Walltime),
     };
+    // Whether MiniZinc is given the run's limit itself: then a run that printed solutions and
+    // ended without a proof or a refutation stopped at it.
+    let minizinc_limited = ext.template.is_none()
+        && ext.syntax == Syntax::MiniZinc
+        && limit_kind == Termination::Walltime;
     if let Some(t) = ext.template {
         let data_path = dir.path().join(data_name);
         argv = match fill_template(
@@ -570,18 +575,13 @@ pub fn run_external(
         // searches on one thread.
         let seconds = own_limit.as_secs_f64().to_string();
         argv.extend(["--time-limit", &seconds, "--workers", "1"].map(String::from));
-    } else if ext.syntax == Syntax::MiniZinc && limit_kind == Termination::Walltime {
+    } else if minizinc_limited {
         // MiniZinc stops the solver itself at the run's limit, so that the solver prints the
         // statistics of its search (Gecode killed prints only flattening's); the runner's
         // SIGTERM waits `MINIZINC_SLACK` longer for it to do so.
         let ms = limits.wall.as_millis().max(1).to_string();
         argv.splice(1..1, ["--time-limit".to_owned(), ms]);
     }
-    // Whether MiniZinc was given its own limit: then a run that printed solutions and ended
-    // without a proof or a refutation stopped at it.
-    let minizinc_limited = ext.template.is_none()
-        && ext.syntax == Syntax::MiniZinc
-        && limit_kind == Termination::Walltime;
     argv.extend(ext.trailing.iter().cloned());
     record.command = argv.clone();
     let mut plimits = limits.process();
