@@ -70,7 +70,7 @@ pub use cores::bench::{
 };
 pub use run::{
     external_for, external_from_def, failed, fill_template, run, run_caught, run_def, run_external,
-    run_native, run_with_models, BenchError, External, RunLimits, Syntax, Template, MINIZINC_SLACK,
+    run_native, run_with_models, BenchError, External, RunLimits, Syntax, Template,
 };
 
 /// A benchmark job's frozen files as a worker runs them: model files by name, and the

@@ -247,6 +247,7 @@ mod tests {
             memory: None,
             grace: Duration::from_secs(2),
             stop: None,
+            stop_signal: libc::SIGINT,
         }
     }
 

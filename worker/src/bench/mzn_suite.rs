@@ -133,7 +133,8 @@ pub fn run_suite(
     for (k, v) in parameters {
         args.extend(["-D".to_owned(), format!("{k}={v};")]);
     }
-    let plimits = limits.process();
+    // Interrupted at a limit, so that the solver prints its search's statistics.
+    let plimits = limits.process().interrupting();
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let run = match run_model(
         Path::new(&availability.program[0]),

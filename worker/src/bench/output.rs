@@ -91,8 +91,6 @@ impl LineSink for MiniZincOutput {
             Some("status") => match value.get("status").and_then(|s| s.as_str()) {
                 Some("OPTIMAL_SOLUTION") => p.proven = true,
                 Some("UNSATISFIABLE") => p.unsatisfiable = true,
-                // The search did not end: stopped at its `--time-limit`.
-                Some("UNKNOWN") => p.stopped_at_limit = true,
                 Some("ERROR") => p.errors.push("MiniZinc reported status ERROR".into()),
                 _ => {}
             },

@@ -4,7 +4,8 @@
 //! - The solver starts in a session and process group of its own (`setsid` between fork and
 //!   exec), with `PR_SET_PDEATHSIG` so that it dies with the thread that started it.
 //! - At the wall-time limit (or a CPU-time limit read from the cgroup) the watchdog sends
-//!   SIGTERM to the whole group, then SIGKILL after the grace period; after the leader exits,
+//!   SIGTERM (or the run's `stop_signal`) to the whole group, then SIGKILL after the grace
+//!   period; after the leader exits,
 //!   any process left in its group (or in its cgroup) is killed too.
 //! - Measurement: a cgroup v2 child ([`super::cgroup`]) where this machine allows one (CPU of
 //!   the whole tree; peak memory when the memory controller is delegated), otherwise `wait4`
@@ -36,10 +37,25 @@ pub struct ProcessLimits {
     pub cpu: Option<Duration>,
     /// Bytes.
     pub memory: Option<u64>,
-    /// Between SIGTERM and SIGKILL.
+    /// Between the stop signal and SIGKILL.
     pub grace: Duration,
+    /// What the group gets first at a limit: SIGTERM, or SIGINT for a solver that prints its
+    /// statistics only when interrupted (MiniZinc: Gecode prints them on SIGINT, not SIGTERM).
+    pub stop_signal: libc::c_int,
     /// Raised to stop the process early (as at a limit; the outcome's limit is `killed`).
     pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl ProcessLimits {
+    /// These limits with SIGINT as the stop signal: MiniZinc passes it to its solver, and
+    /// Gecode, interrupted, stops its search and prints the statistics it would print at its
+    /// end (killed by SIGTERM it prints none), in the same grace before SIGKILL.
+    pub fn interrupting(self) -> ProcessLimits {
+        ProcessLimits {
+            stop_signal: libc::SIGINT,
+            ..self
+        }
+    }
 }
 
 /// Receives the solver's standard output line by line (without the newline).
@@ -182,6 +198,7 @@ pub fn run_process<S: LineSink>(
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let watch_group = group.clone();
     let (wall, cpu_limit, grace) = (limits.wall, limits.cpu, limits.grace);
+    let stop_signal = limits.stop_signal;
     let stop = limits.stop.clone();
     let watchdog = std::thread::spawn(move || {
         watch(
@@ -190,6 +207,7 @@ pub fn run_process<S: LineSink>(
             Watch {
                 cpu_limit,
                 grace,
+                stop_signal,
                 group: watch_group.as_deref(),
                 stop: stop.as_deref(),
             },
@@ -276,6 +294,7 @@ pub fn run_process<S: LineSink>(
 struct Watch<'a> {
     cpu_limit: Option<Duration>,
     grace: Duration,
+    stop_signal: libc::c_int,
     group: Option<&'a RunCgroup>,
     stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
@@ -290,6 +309,7 @@ fn watch(
     let Watch {
         cpu_limit,
         grace,
+        stop_signal,
         group,
         stop,
     } = w;
@@ -318,7 +338,7 @@ fn watch(
     };
     // SAFETY: kill has no memory-safety preconditions; the leader is not reaped before this
     // thread is joined, so the group id is still the solver's.
-    unsafe { libc::kill(-pid, libc::SIGTERM) };
+    unsafe { libc::kill(-pid, stop_signal) };
     if let Err(RecvTimeoutError::Timeout) = done.recv_timeout(grace) {
         // SAFETY: as above.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
@@ -465,6 +485,7 @@ mod tests {
             memory: None,
             grace: Duration::from_millis(500),
             stop: None,
+            stop_signal: libc::SIGTERM,
         }
     }
 
@@ -507,6 +528,21 @@ mod tests {
             .collect();
         assert!(group_is_gone(pids[0]), "the solver's group survived");
         assert_ne!(pids[0], pids[1]);
+    }
+
+    #[test]
+    fn an_interrupting_run_gets_sigint_at_its_limit_and_may_print_before_it_ends() {
+        // As Gecode under MiniZinc does: interrupted, it prints what it did and exits.
+        let dir = std::env::temp_dir();
+        let out: ProcessOutcome<Lines> = run_process(
+            &sh("trap 'echo interrupted; exit 0' INT; echo started; while :; do sleep 0.01; done"),
+            &dir,
+            &limits(300).interrupting(),
+        )
+        .unwrap();
+        assert_eq!(out.limit, Some(Termination::Walltime));
+        assert_eq!(out.sink.0, vec!["started", "interrupted"]);
+        assert_eq!((out.exit_code, out.signal), (Some(0), None));
     }
 
     #[test]

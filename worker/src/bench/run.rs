@@ -74,6 +74,7 @@ impl RunLimits {
             memory: self.memory,
             grace: self.grace,
             stop: self.stop.clone(),
+            stop_signal: libc::SIGTERM,
         }
     }
 
@@ -543,17 +544,13 @@ pub fn run_external(
         }
         argv.push(path.display().to_string());
     }
-    // The limit the solver stops at by itself (clingo gets none: the process runner's SIGTERM
-    // stops it), and what kind of limit it is.
+    // The limit the solver stops at by itself (MiniZinc and clingo get none: the process
+    // runner stops them, MiniZinc by SIGINT so that Gecode prints its search's statistics),
+    // and what kind of limit it is.
     let (own_limit, limit_kind) = match limits.cpu {
         Some(cpu) if cpu < limits.wall => (cpu, Termination::Cputime),
         _ => (limits.wall, Termination::Walltime),
     };
-    // Whether MiniZinc is given the run's limit itself: then a run that printed solutions and
-    // ended without a proof or a refutation stopped at it.
-    let minizinc_limited = ext.template.is_none()
-        && ext.syntax == Syntax::MiniZinc
-        && limit_kind == Termination::Walltime;
     if let Some(t) = ext.template {
         let data_path = dir.path().join(data_name);
         argv = match fill_template(
@@ -575,22 +572,15 @@ pub fn run_external(
         // searches on one thread.
         let seconds = own_limit.as_secs_f64().to_string();
         argv.extend(["--time-limit", &seconds, "--workers", "1"].map(String::from));
-    } else if minizinc_limited {
-        // MiniZinc stops the solver itself at the run's limit, so that the solver prints the
-        // statistics of its search (Gecode killed prints only flattening's); the runner's
-        // SIGTERM waits `MINIZINC_SLACK` longer for it to do so.
-        let ms = limits.wall.as_millis().max(1).to_string();
-        argv.splice(1..1, ["--time-limit".to_owned(), ms]);
     }
     argv.extend(ext.trailing.iter().cloned());
     record.command = argv.clone();
-    let mut plimits = limits.process();
-    if minizinc_limited {
-        plimits.wall += MINIZINC_SLACK;
-    }
+    let plimits = limits.process();
     let outcome = match ext.syntax {
-        Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)
-            .map(|o| o.map_sink(|s| s.parsed)),
+        Syntax::MiniZinc => {
+            run_process::<MiniZincOutput>(&argv, dir.path(), &plimits.clone().interrupting())
+                .map(|o| o.map_sink(|s| s.parsed))
+        }
         Syntax::Clingo => run_process::<ClingoOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(ClingoOutput::finish)),
         Syntax::CpSat => run_process::<CpSatOutput>(&argv, dir.path(), &plimits)
@@ -618,34 +608,20 @@ pub fn run_external(
     record.exit_code = outcome.exit_code;
     record.signal = outcome.signal;
     record.stats = outcome.sink.stats.clone();
-    read_outcome(
-        instance,
-        ext.syntax,
-        &outcome,
-        (limit_kind, minizinc_limited),
-        &mut record,
-    );
+    read_outcome(instance, ext.syntax, &outcome, limit_kind, &mut record);
     record
 }
-
-/// How much longer than a run's limit the process runner lets MiniZinc run when MiniZinc was
-/// given that limit itself (`--time-limit`): it overshoots by its start-up and by stopping
-/// and printing (0.6 s on b01-h1 at 8 s). Only a MiniZinc that does not stop is killed there.
-pub const MINIZINC_SLACK: Duration = Duration::from_secs(3);
 
 /// Decides status, termination, objective and bound from what the solver printed and how its
 /// process ended, then has the claim judged. A bound is the solver's ([`BoundBy::Solver`]):
 /// its proof of optimality or the bound it printed; a solver that prints none leaves the
 /// record without a bound and without `bound_by`. A solver that stopped itself at the limit it was
-/// given ended by that limit's kind (`limit_kind`), as one the process runner stopped: CP-SAT
-/// says so (`status FEASIBLE` or `UNKNOWN`), MiniZinc by its `UNKNOWN` status or, when it was
-/// given `--time-limit` (`minizinc_limited`) and printed solutions, by ending without a proof
-/// or a refutation.
+/// given (CP-SAT) ended by `limit_kind`, as one the process runner stopped.
 fn read_outcome(
     instance: &Instance,
     syntax: Syntax,
     outcome: &ProcessOutcome<Parsed>,
-    (limit_kind, minizinc_limited): (Termination, bool),
+    limit_kind: Termination,
     record: &mut RunRecord,
 ) {
     let parsed = &outcome.sink;
@@ -656,13 +632,11 @@ fn read_outcome(
         Syntax::MiniZinc | Syntax::CpSat => outcome.exit_code == Some(0),
         Syntax::Clingo => outcome.exit_code.is_some_and(|c| c < 32),
     };
-    let stopped_at_own_limit = parsed.stopped_at_limit
-        || (minizinc_limited && parsed.best.is_some() && !parsed.proven && !parsed.unsatisfiable);
     record.termination = match outcome.limit {
         Some(limit) => limit,
         None if outcome.signal.is_some() => Termination::Killed,
         None if !exit_ok => Termination::Failed,
-        None if stopped_at_own_limit => limit_kind,
+        None if parsed.stopped_at_limit => limit_kind,
         None => Termination::Normal,
     };
     let mut notes: Vec<String> = parsed.errors.clone();

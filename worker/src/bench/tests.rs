@@ -142,22 +142,16 @@ fn a_tiny_limit_on_a_hard_instance_is_a_walltime_timeout_and_leaves_no_process()
 }
 
 #[test]
-fn gecode_at_its_limit_stops_itself_and_keeps_its_search_statistics() {
+fn gecode_interrupted_at_its_limit_keeps_its_search_statistics() {
     if !needs("gecode-basic") {
         return;
     }
-    // b01-h1: compiled in a second or two, not proven by Gecode's basic search in 8 s.
-    // MiniZinc is given the run's limit itself, so it stops Gecode, which then prints what
-    // its search did; the run is still a walltime run, never a proof.
+    // b01-h1: compiled in a second or two, not proven by Gecode's basic search in 8 s. At
+    // the limit MiniZinc gets SIGINT, which stops Gecode as its own limit would: it prints
+    // what its search did (killed by SIGTERM it printed only flattening's statistics). The
+    // run is still a walltime run, never a proof, and ends within the grace.
     let inst = instance(HARD);
     let r = run(&inst, "gecode-basic", &limits(8)).unwrap();
-    let at = r.command.iter().position(|a| a == "--time-limit");
-    assert_eq!(
-        at.map(|i| r.command[i + 1].as_str()),
-        Some("8000"),
-        "{:?}",
-        r.command
-    );
     assert_eq!(r.termination, Termination::Walltime, "{r:?}");
     assert!(
         matches!(r.status, Status::Feasible | Status::Timeout),
@@ -171,14 +165,8 @@ fn gecode_at_its_limit_stops_itself_and_keeps_its_search_statistics() {
         );
         assert!(r.stats.contains_key("failures"), "{:?}", r.stats);
     }
-    // It stopped itself: no signal of the runner's, after its limit and before the runner's
-    // SIGTERM would have come.
-    assert_eq!((r.signal, r.exit_code), (None, Some(0)), "{r:?}");
-    assert!(
-        r.wall_seconds < (Duration::from_secs(8) + MINIZINC_SLACK).as_secs_f64(),
-        "{}",
-        r.wall_seconds
-    );
+    assert!(r.wall_seconds < 8.0 + 2.0, "{}", r.wall_seconds);
+    assert_ne!(r.signal, Some(libc::SIGKILL), "{r:?}");
     let group = process::LAST_GROUP.with(|g| g.get());
     assert!(process::live_group_members(group).is_empty());
 }
