@@ -285,9 +285,7 @@ impl<'m, 'a> Solver<'m, 'a> {
     fn run(mut self) -> SolveOutcome {
         let limits = self.cells.clock.limits();
         self.cells.clock.allow(PROBE_BUDGET);
-        let searching = Instant::now();
-        let probed = self.cells.probe(self.ub);
-        self.stats.search_time += searching.elapsed();
+        let probed = timed(&mut self.stats.search_time, || self.cells.probe(self.ub));
         match probed {
             Ok(true) => return self.outcome(SolveStatus::Optimal, self.cells.solution.clone()),
             Ok(false) => self.lower(BoundBy::CellSearch),
@@ -301,9 +299,9 @@ impl<'m, 'a> Solver<'m, 'a> {
             let turn_start = Instant::now();
             // Good placements fast, before the first turn and after each.
             let start = self.best();
-            let annealing = Instant::now();
-            let found = self.anneal.run(&start, moves, self.ub, limits);
-            self.stats.anneal_time += annealing.elapsed();
+            let found = timed(&mut self.stats.anneal_time, || {
+                self.anneal.run(&start, moves, self.ub, limits)
+            });
             self.annealed = found.placement;
             if found.limited {
                 return self.stopped();
@@ -312,11 +310,9 @@ impl<'m, 'a> Solver<'m, 'a> {
             if self.best().len() as u32 >= self.ub {
                 return self.outcome(SolveStatus::Optimal, self.best());
             }
-            let searching = Instant::now();
             if let Some(tiles) = self.tiles.as_mut() {
                 tiles.clock.allow(turn / TILE_SHARE);
-                let searched = tiles.search(self.ub);
-                self.stats.search_time += searching.elapsed();
+                let searched = timed(&mut self.stats.search_time, || tiles.search(self.ub));
                 match searched {
                     Ok(true) => {
                         let found = tiles.solution.clone();
@@ -330,10 +326,8 @@ impl<'m, 'a> Solver<'m, 'a> {
                     Err(Halt::Limit) => return self.stopped(),
                 }
             }
-            let searching = Instant::now();
             self.cells.clock.allow(turn);
-            let resumed = self.cells.resume(self.ub);
-            self.stats.search_time += searching.elapsed();
+            let resumed = timed(&mut self.stats.search_time, || self.cells.resume(self.ub));
             match resumed {
                 Ok(optimum) => {
                     if optimum < self.ub {
@@ -370,9 +364,7 @@ impl<'m, 'a> Solver<'m, 'a> {
                 self.cells.shuffle(&mut self.rng);
                 let budget = RESTART_BUDGET.min(end - self.cells.clock.nodes);
                 self.cells.clock.allow(budget);
-                let searching = Instant::now();
-                let probed = self.cells.probe(self.ub);
-                self.stats.search_time += searching.elapsed();
+                let probed = timed(&mut self.stats.search_time, || self.cells.probe(self.ub));
                 match probed {
                     Ok(true) => {
                         return self.outcome(SolveStatus::Optimal, self.cells.solution.clone())
@@ -442,11 +434,10 @@ impl<'m, 'a> Solver<'m, 'a> {
             if turn >= IMPROVE_FROM {
                 let start = self.best();
                 if let Some(tiles) = self.tiles.as_mut() {
-                    let improving = Instant::now();
-                    let improved = self
-                        .improver
-                        .improve(tiles, &start, self.ub, turn / TILE_SHARE);
-                    self.stats.improve_time += improving.elapsed();
+                    let improved = timed(&mut self.stats.improve_time, || {
+                        self.improver
+                            .improve(tiles, &start, self.ub, turn / TILE_SHARE)
+                    });
                     match improved {
                         Ok(improved) => self.improved = improved,
                         // Only the caller's limits stop the moves.
@@ -574,6 +565,14 @@ impl<'m, 'a> Solver<'m, 'a> {
             fault,
         }
     }
+}
+
+/// `f()`, its wall time added to `total` (a search's share of [`NativeStats`]).
+fn timed<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    *total += start.elapsed();
+    out
 }
 
 /// A seed for the improvement moves, from the instance's contents: runs are deterministic.

@@ -4,9 +4,9 @@
 //! - The solver starts in a session and process group of its own (`setsid` between fork and
 //!   exec), with `PR_SET_PDEATHSIG` so that it dies with the thread that started it.
 //! - At the wall-time limit (or a CPU-time limit read from the cgroup) the watchdog sends
-//!   SIGTERM (or the run's `stop_signal`) to the whole group, then SIGKILL after the grace
-//!   period; after the leader exits,
-//!   any process left in its group (or in its cgroup) is killed too.
+//!   the run's `stop_signal` (SIGTERM, or SIGINT for MiniZinc) to the whole group, then
+//!   SIGKILL after the grace period; after the leader exits, any process left in its group
+//!   (or in its cgroup) is killed too.
 //! - Measurement: a cgroup v2 child ([`super::cgroup`]) where this machine allows one (CPU of
 //!   the whole tree; peak memory when the memory controller is delegated), otherwise `wait4`
 //!   rusage; which one was used is returned with each figure.

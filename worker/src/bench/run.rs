@@ -575,12 +575,13 @@ pub fn run_external(
     }
     argv.extend(ext.trailing.iter().cloned());
     record.command = argv.clone();
-    let plimits = limits.process();
+    let plimits = match ext.syntax {
+        Syntax::MiniZinc => limits.process().interrupting(),
+        Syntax::Clingo | Syntax::CpSat => limits.process(),
+    };
     let outcome = match ext.syntax {
-        Syntax::MiniZinc => {
-            run_process::<MiniZincOutput>(&argv, dir.path(), &plimits.clone().interrupting())
-                .map(|o| o.map_sink(|s| s.parsed))
-        }
+        Syntax::MiniZinc => run_process::<MiniZincOutput>(&argv, dir.path(), &plimits)
+            .map(|o| o.map_sink(|s| s.parsed)),
         Syntax::Clingo => run_process::<ClingoOutput>(&argv, dir.path(), &plimits)
             .map(|o| o.map_sink(ClingoOutput::finish)),
         Syntax::CpSat => run_process::<CpSatOutput>(&argv, dir.path(), &plimits)

@@ -157,14 +157,13 @@ fn gecode_interrupted_at_its_limit_keeps_its_search_statistics() {
         matches!(r.status, Status::Feasible | Status::Timeout),
         "{r:?}"
     );
-    if r.status == Status::Feasible {
-        assert!(
-            r.stats.get("nodes").is_some_and(|n| *n >= 1.0),
-            "{:?}",
-            r.stats
-        );
-        assert!(r.stats.contains_key("failures"), "{:?}", r.stats);
-    }
+    // Gecode prints its statistics when interrupted, with or without a solution.
+    assert!(
+        r.stats.get("nodes").is_some_and(|n| *n >= 1.0),
+        "{:?}",
+        r.stats
+    );
+    assert!(r.stats.contains_key("failures"), "{:?}", r.stats);
     assert!(r.wall_seconds < 8.0 + 2.0, "{}", r.wall_seconds);
     assert_ne!(r.signal, Some(libc::SIGKILL), "{r:?}");
     let group = process::LAST_GROUP.with(|g| g.get());
