@@ -10,11 +10,14 @@
 //!   `fill::cost_probe` (its first level's branches listed, BRANCHES of them counted and
 //!   timed): estimated seconds per B(C), and the peak resident memory.
 //! - `cargo bench -p cores --bench two_band -- R classes`: the classes only, timed.
+//! - `cargo bench -p cores --bench two_band -- config TEXT...`: B(C) of each configuration
+//!   given as text (`1369AB|1259AC|...`), on every local thread (`fill::band_fillings_on`),
+//!   timed: the anchors of a shape whose classes take hours.
 
 use std::time::Instant;
 
-use cores::grids::two_band::fill::cost_probe;
-use cores::grids::two_band::{band_fillings, Classes};
+use cores::grids::two_band::fill::{band_fillings_on, cost_probe};
+use cores::grids::two_band::{band_fillings, Classes, Config};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -53,9 +56,10 @@ fn probe(classes: &Classes, sample: usize, branches: usize, seed: u64) {
         let est = p.estimate_seconds();
         total += est;
         println!(
-            "config {c}: {} first-level branches, {} counted in {:.2} s: B(C) in about {est:.0} s \
-             (probe {:.1} s)",
+            "config {c}: {} first-level branches listed in {:.1} s, {} counted in {:.2} s: \
+             B(C) in about {est:.0} s (probe {:.1} s)",
             p.branches,
+            p.listing_seconds,
             p.sampled,
             p.sampled_seconds,
             t.elapsed().as_secs_f64()
@@ -74,6 +78,20 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
+    if args.first().map(String::as_str) == Some("config") {
+        for text in &args[1..] {
+            let c = Config::parse(text).expect("a configuration (digits 1-9, A-C; stacks by |)");
+            let t = Instant::now();
+            let threads = cores::parallel::local_threads();
+            let b = band_fillings_on(&c, threads, None).expect("not stopped");
+            println!(
+                "config {c}: B(C) = {b} in {:.3} s on {threads} threads, peak RSS {:.1} MiB",
+                t.elapsed().as_secs_f64(),
+                peak_rss_mib()
+            );
+        }
+        return;
+    }
     let r: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(5);
     let num = |i: usize, default: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     let t = Instant::now();

@@ -8,22 +8,25 @@
 //! stack's two columns hold complementary sets. `H` is `R`-regular, so the fillings are the
 //! ordered decompositions of `H` into `R` perfect matchings.
 //!
-//! Counted two rows at a time: the first two rows of a filling are a 2-factor `Q` of `H`
-//! (every vertex of degree 2), which splits into two ordered matchings in `2^cycles(Q)` ways
-//! (each even cycle alternates). By the symmetry of the rows, the two rows holding two fixed
-//! edges of digit 0 may be taken as the first two and the count multiplied by `C(k, 2)`:
-//! `col_k(G) = C(k,2) * sum over 2-factors Q of G through those edges of
-//! 2^cycles(Q) col_(k-2)(G - Q)`; with three rows left, one row (a perfect matching through
-//! a fixed edge, times 3) and `col_2 = 2^cycles`. Exact in `u128` (the count of a band is at
-//! most `(R!)^(2R)`: `1.9e34` for `R = 6`). `cargo bench -p cores --bench two_band` measures
-//! it.
+//! Counted by cutting the rows in two: by the symmetry of the rows, the `a` rows holding
+//! digit 0's lowest `a` edges may be taken as the first `a` and the count multiplied by
+//! `C(k, a)`; those rows are an `a`-factor `F` of `H` through exactly those edges (every
+//! vertex of degree `a`), so `col_k(H) = C(k, a) * sum over such F of col_a(F) col_(k-a)(H - F)`
+//! ([`split`], with `a = k / 2`), each half counted the same way down to three rows (a
+//! perfect matching through a fixed edge, times 3, then [`cubic`]) and two (`2^cycles`: each
+//! even cycle alternates). At `R = 6` that lists the 3-factors through three fixed edges
+//! (about 1.3e9 for the classes measured) and counts each and its complement as cubic graphs,
+//! where the first version of this module went two rows at a time (89 million 2-factors,
+//! each followed by a count of a 4-regular graph by its own 2-factors) and took some 75 times
+//! longer. Exact in `u128` (the count of a band is at most `(R!)^(2R)`: `1.9e34` for
+//! `R = 6`). `cargo bench -p cores --bench two_band` measures it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Config;
 
 /// The fillings of a band with configuration `config`; `None` when `stop` was set (checked
-/// between the first row's matchings).
+/// between the factors of the first cut, from `R = 4`).
 pub fn band_fillings(config: &Config, stop: Option<&AtomicBool>) -> Option<u128> {
     let r = config.r();
     let n = 2 * r;
@@ -50,124 +53,307 @@ fn graph(config: &Config) -> [u16; 16] {
 /// Ordered `k`-edge-colourings of the `k`-regular bipartite graph `adj` (digit -> column
 /// mask).
 fn colourings(adj: &[u16], k: usize, stop: Option<&AtomicBool>) -> Option<u128> {
+    match k {
+        0 | 1 => Some(1),
+        2 => Some(1u128 << cycles(adj)),
+        3 => Some(cubic(adj)),
+        // Half the rows each side: two and two or three at 8x8 and 10x10, three and three
+        // at 12x12.
+        _ => split(adj, k, k / 2, stop),
+    }
+}
+
+/// [`colourings`] cut after the first `a` rows (`0 < a < k`): by the symmetry of the rows,
+/// the rows holding digit 0's lowest `a` edges may be taken as the first `a`, times
+/// `C(k, a)`; those rows are an `a`-factor `F` through exactly those edges, and
+/// `col_k(G) = C(k, a) * sum over such F of col_a(F) col_(k-a)(G - F)`. Both halves are
+/// counted by [`colourings`] again. At `R = 6` (`a = 3`) it lists the 3-factors once
+/// (about 10^8-10^9 of them), where two rows at a time lists 10^8 2-factors each followed by
+/// a count of 4-regular graphs through their 2-factors.
+fn split(adj: &[u16], k: usize, a: usize, stop: Option<&AtomicBool>) -> Option<u128> {
+    split_from(adj, k, a, &[lowest(adj[0], a as u32)], stop).map(|sum| sum * binomial(k, a))
+}
+
+/// The sum of [`split`] over the `a`-factors extending `prefix`.
+fn split_from(
+    adj: &[u16],
+    k: usize,
+    a: usize,
+    prefix: &[u16],
+    stop: Option<&AtomicBool>,
+) -> Option<u128> {
     let n = adj.len();
     let mut sum = 0u128;
-    let mut rest = [0u16; 16];
     let mut stopped = false;
-    let mut leaf = |picked: &[u16], weight: u128| {
-        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+    factors_from(adj, a as u32, prefix, n, &mut |f| {
+        if stopped || stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped = true;
             return;
         }
+        let mut rest = [0u16; 16];
         for d in 0..n {
-            rest[d] = adj[d] & !picked[d];
+            rest[d] = adj[d] & !f[d];
         }
-        sum +=
-            weight * colourings(&rest[..n], k - picked[0].count_ones() as usize, None).unwrap_or(0);
-    };
-    let mut picked = [0u16; 16];
-    // Digit 0's lowest edges: the first row's (k = 3) or the first two rows' (k >= 4).
-    let low = adj[0] & adj[0].wrapping_neg();
-    let factor = match k {
-        0 | 1 => return Some(1),
-        2 => return Some(1u128 << cycles(adj)),
-        3 => {
-            picked[0] = low;
-            factors(adj, &Cover::new(adj), 1, 1, 0, low, &mut picked, &mut |p| {
-                leaf(p, 1)
-            });
-            3
-        }
-        _ => {
-            picked[0] = first_two(adj[0]);
-            factors(
-                adj,
-                &Cover::new(adj),
-                2,
-                1,
-                picked[0],
-                0,
-                &mut picked,
-                &mut |p| leaf(p, 1u128 << cycles(&p[..n])),
-            );
-            (k * (k - 1) / 2) as u128
-        }
-    };
+        let first = colourings(f, a, None).unwrap_or(0);
+        sum += first * colourings(&rest[..n], k - a, None).unwrap_or(0);
+    });
     if stopped {
         return None;
     }
-    Some(sum * factor)
+    Some(sum)
 }
 
-/// For each digit `d`, the columns that digits `d..` meet at least once and at least twice:
-/// a partial matching or 2-factor whose columns still short of edges are not among them is a
-/// dead end.
-struct Cover {
-    once: [u16; 17],
-    twice: [u16; 17],
+/// [`band_fillings`] on `threads` local threads, for shapes where one count takes hours
+/// (`R = 6`): the listing of [`split`] cut into the prefixes of its first three digits,
+/// each counted on its own ([`crate::parallel::map`]). From `R = 4` (so that the tests see
+/// the cut where one count takes a second); below, or on one thread, [`band_fillings`].
+pub fn band_fillings_on(
+    config: &Config,
+    threads: usize,
+    stop: Option<&AtomicBool>,
+) -> Option<u128> {
+    let r = config.r();
+    if r < 4 || threads <= 1 {
+        return band_fillings(config, stop);
+    }
+    let n = 2 * r;
+    let adj = graph(config);
+    let adj = &adj[..n];
+    let a = r / 2;
+    let mut prefixes: Vec<Vec<u16>> = Vec::new();
+    factors_from(adj, a as u32, &[lowest(adj[0], a as u32)], 3, &mut |p| {
+        prefixes.push(p.to_vec())
+    });
+    let parts = crate::parallel::map(threads, &prefixes, |p| split_from(adj, r, a, p, stop));
+    let mut sum = 0u128;
+    for part in parts {
+        sum += part?;
+    }
+    Some(sum * binomial(r, a))
 }
 
-impl Cover {
-    fn new(adj: &[u16]) -> Cover {
-        let mut c = Cover {
-            once: [0; 17],
-            twice: [0; 17],
-        };
-        for d in (0..adj.len()).rev() {
-            c.twice[d] = c.twice[d + 1] | (c.once[d + 1] & adj[d]);
-            c.once[d] = c.once[d + 1] | adj[d];
+/// `col_3` of a cubic bipartite graph: `3 x sum over perfect matchings M through digit 0's
+/// lowest edge of 2^cycles(G - M)` (the row holding that edge may be taken as the first; the
+/// other two rows alternate around each cycle of what is left). What [`split`] asks twice
+/// per 3-factor at `R = 6`, so written for speed: the matchings digit by digit (each next
+/// digit the one meeting most of the columns met so far, so that dead ends show early), and
+/// the cycles counted as the matching grows: a matched digit's two other edges are a path
+/// between two columns, and the paths are joined end to end (each column's partner at the
+/// far end of its path kept), a join of a path's two ends closing a cycle.
+fn cubic(adj: &[u16]) -> u128 {
+    let n = adj.len();
+    let mut order = [0u8; 16];
+    let mut placed = 1u16;
+    let mut seen = adj[0];
+    for slot in order.iter_mut().take(n).skip(1) {
+        let mut best = (0, 0);
+        for (d, &row) in adj.iter().enumerate() {
+            if placed >> d & 1 == 0 {
+                let shared = (row & seen).count_ones() + 1;
+                if shared > best.1 {
+                    best = (d, shared);
+                }
+            }
         }
-        c
+        *slot = best.0 as u8;
+        placed |= 1 << best.0;
+        seen |= adj[best.0];
+    }
+    let mut rows = [0u16; 16];
+    for (i, &d) in order.iter().take(n).enumerate() {
+        rows[i] = adj[d as usize];
+    }
+    // met[i]: the columns that the digits from order[i] on meet.
+    let mut met = [0u16; 17];
+    for i in (0..n).rev() {
+        met[i] = met[i + 1] | rows[i];
+    }
+    let mut walk = CubicWalk {
+        rows,
+        met,
+        n,
+        all: (1u16 << n) - 1,
+        end: std::array::from_fn(|c| c as u8),
+        sum: 0,
+    };
+    walk.matched(0, rows[0] & rows[0].wrapping_neg(), 0, 0);
+    3 * walk.sum as u128
+}
+
+struct CubicWalk {
+    /// The digits' columns in matching order.
+    rows: [u16; 16],
+    met: [u16; 17],
+    n: usize,
+    all: u16,
+    /// For a column at the end of a path of unmatched edges, the path's other end (itself
+    /// when no edge meets it yet).
+    end: [u8; 16],
+    sum: u64,
+}
+
+impl CubicWalk {
+    /// Digit `i` (in matching order) takes column `pick`: its other two columns join.
+    fn matched(&mut self, i: usize, pick: u16, taken: u16, cycles: u32) {
+        let other = self.rows[i] & !pick;
+        let a = other.trailing_zeros() as usize;
+        let b = (other & (other - 1)).trailing_zeros() as usize;
+        let taken = taken | pick;
+        if self.end[a] as usize == b {
+            self.next(i + 1, taken, cycles + 1);
+        } else {
+            let (ea, eb) = (self.end[a] as usize, self.end[b] as usize);
+            self.end[ea] = eb as u8;
+            self.end[eb] = ea as u8;
+            self.next(i + 1, taken, cycles);
+            self.end[ea] = a as u8;
+            self.end[eb] = b as u8;
+        }
+    }
+
+    fn next(&mut self, i: usize, taken: u16, cycles: u32) {
+        if i == self.n {
+            self.sum += 1 << cycles;
+            return;
+        }
+        let mut free = self.rows[i] & !taken;
+        while free != 0 {
+            let pick = free & free.wrapping_neg();
+            free ^= pick;
+            // A column that no later digit meets would stay unmatched.
+            if self.all & !(taken | pick) & !self.met[i + 1] == 0 {
+                self.matched(i, pick, taken, cycles);
+            }
+        }
     }
 }
 
-/// Calls `leaf` with every `f`-factor (`f` 1: a perfect matching, 2: a 2-factor) that
-/// extends `picked[..d]` (`once`: the columns they meet once when `f` is 2; `full`: the
-/// columns they meet `f` times), `f` columns per digit from `d` on.
-#[allow(clippy::too_many_arguments)]
-fn factors(
-    adj: &[u16],
-    cover: &Cover,
-    f: u32,
-    d: usize,
-    once: u16,
-    full: u16,
-    picked: &mut [u16; 16],
-    leaf: &mut impl FnMut(&[u16]),
-) {
-    if d == adj.len() {
-        leaf(&picked[..adj.len()]);
+/// `B(C)` counted by [`split`] after the first `a` rows, for the tests.
+#[cfg(test)]
+pub(super) fn split_at(config: &Config, a: usize) -> u128 {
+    let adj = graph(config);
+    split(&adj[..2 * config.r()], config.r(), a, None).expect("not stopped")
+}
+
+/// `C(n, k)`.
+fn binomial(n: usize, k: usize) -> u128 {
+    (0..k).fold(1u128, |acc, i| acc * (n - i) as u128 / (i + 1) as u128)
+}
+
+/// The `f` lowest set bits of `row`.
+fn lowest(row: u16, f: u32) -> u16 {
+    let mut rest = row;
+    let mut picked = 0;
+    for _ in 0..f {
+        let low = rest & rest.wrapping_neg();
+        picked |= low;
+        rest ^= low;
+    }
+    picked
+}
+
+/// Calls `leaf` with every `f`-factor of the regular graph `adj` (every digit and column of
+/// degree `f`) in which digit 0 takes exactly the columns `first`: digit by digit, `f` of
+/// its columns not yet full, pruned when a column needs more edges than the digits left can
+/// give it.
+fn factors(adj: &[u16], f: u32, first: u16, leaf: &mut impl FnMut(&[u16])) {
+    factors_from(adj, f, &[first], adj.len(), leaf)
+}
+
+/// [`factors`] from the digits' columns `prefix` (digit 0 first), each extension
+/// handed to `leaf` when its first `until` digits are placed: with `until` short of the
+/// digits, the prefixes that split the listing into independent parts.
+fn factors_from(adj: &[u16], f: u32, prefix: &[u16], until: usize, leaf: &mut impl FnMut(&[u16])) {
+    let n = adj.len();
+    // left[d][c]: digits `d..` meeting column `c`.
+    let mut left = [[0u8; 16]; 17];
+    for d in (0..n).rev() {
+        left[d] = left[d + 1];
+        for (c, count) in left[d].iter_mut().enumerate().take(n) {
+            *count += (adj[d] >> c & 1) as u8;
+        }
+    }
+    let mut degree = [0u8; 16];
+    let mut picked = [0u16; 16];
+    let mut full = 0u16;
+    for (d, &p) in prefix.iter().enumerate() {
+        picked[d] = p;
+        for (c, deg) in degree.iter_mut().enumerate().take(n) {
+            if p >> c & 1 == 1 {
+                *deg += 1;
+                if *deg as u32 == f {
+                    full |= 1 << c;
+                }
+            }
+        }
+    }
+    let d = prefix.len();
+    if (0..n).any(|c| f as u8 - degree[c] > left[d][c]) {
         return;
     }
-    let all = (1u16 << adj.len()) - 1;
-    let mut a_free = adj[d] & !full;
-    while a_free != 0 {
-        let a = a_free & a_free.wrapping_neg();
-        a_free ^= a;
-        // With f = 2, a second column above the first; with f = 1, none (b = 0, once).
-        let mut b_free = if f == 2 { a_free } else { 0 };
+    let mut step = FactorStep {
+        adj,
+        f,
+        until,
+        left: &left,
+    };
+    step.go(d, &mut degree, full, &mut picked, leaf);
+}
+
+struct FactorStep<'a> {
+    adj: &'a [u16],
+    f: u32,
+    until: usize,
+    left: &'a [[u8; 16]; 17],
+}
+
+impl FactorStep<'_> {
+    fn go(
+        &mut self,
+        d: usize,
+        degree: &mut [u8; 16],
+        full: u16,
+        picked: &mut [u16; 16],
+        leaf: &mut impl FnMut(&[u16]),
+    ) {
+        let (adj, f, left) = (self.adj, self.f, self.left);
+        let n = adj.len();
+        if d == self.until {
+            leaf(&picked[..d]);
+            return;
+        }
+        let free = adj[d] & !full;
+        // Every subset of `free` with `f` columns.
+        let mut sub = free;
         loop {
-            let b = b_free & b_free.wrapping_neg();
-            if f == 2 && b == 0 {
+            if sub.count_ones() == f {
+                let mut now_full = full;
+                let mut m = sub;
+                while m != 0 {
+                    let c = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    degree[c] += 1;
+                    if degree[c] as u32 == f {
+                        now_full |= 1 << c;
+                    }
+                }
+                // A column short of edges that the digits after `d` cannot fill is a dead
+                // end.
+                if (0..n).all(|c| f as u8 - degree[c] <= left[d + 1][c]) {
+                    picked[d] = sub;
+                    self.go(d + 1, degree, now_full, picked, leaf);
+                }
+                let mut m = sub;
+                while m != 0 {
+                    let c = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    degree[c] -= 1;
+                }
+            }
+            if sub == 0 {
                 break;
             }
-            b_free ^= b;
-            let pick = a | b;
-            picked[d] = pick;
-            let (o, t) = if f == 1 {
-                (0, full | pick)
-            } else {
-                (once ^ pick, full | (once & pick))
-            };
-            let untouched = all & !o & !t;
-            let need_two = if f == 1 { 0 } else { untouched };
-            let need_one = if f == 1 { untouched } else { o };
-            if need_two & !cover.twice[d + 1] == 0 && need_one & !cover.once[d + 1] == 0 {
-                factors(adj, cover, f, d + 1, o, t, picked, leaf);
-            }
-            if f == 1 {
-                break;
-            }
+            sub = (sub - 1) & free;
         }
     }
 }
@@ -210,79 +396,72 @@ fn cycles(adj: &[u16]) -> u32 {
 }
 
 /// A measured estimate of [`band_fillings`]' time on one configuration, for shapes where
-/// one count takes hours: the first two rows' 2-factors are all listed (cheap), and the rest
-/// of the count is timed on a seeded random sample of them.
+/// one count takes hours: the first level's branches (the `R / 2`-factors that [`split`]
+/// lists) are all listed (a small part of the count), and the rest of the count is timed on
+/// a seeded random sample of them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostProbe {
-    /// 2-factors through digit 0's two lowest edges: the first level's branches.
+    /// `R / 2`-factors through digit 0's lowest `R / 2` edges: the first level's branches.
     pub branches: u64,
+    /// Seconds listing them.
+    pub listing_seconds: f64,
     /// Branches counted in the sample and their seconds.
     pub sampled: usize,
     pub sampled_seconds: f64,
 }
 
 impl CostProbe {
-    /// Estimated seconds for the whole count: branches x mean seconds per sampled branch.
+    /// Estimated seconds for the whole count: the listing, and branches x mean seconds per
+    /// sampled branch.
     pub fn estimate_seconds(&self) -> f64 {
-        self.branches as f64 * self.sampled_seconds / self.sampled.max(1) as f64
+        self.listing_seconds
+            + self.branches as f64 * self.sampled_seconds / self.sampled.max(1) as f64
     }
 }
 
-/// Probes the cost of `band_fillings(config)` (`R >= 4`): lists the first level's branches,
-/// keeps `samples` of them by reservoir sampling with `seed`, and times the rest of the count
-/// on each.
+/// Probes the cost of `band_fillings(config)` as [`split`] counts it after `R / 2` rows
+/// (`R >= 4`): lists the first level's branches, keeps `samples` of them by reservoir
+/// sampling with `seed`, and times the rest of the count on each.
 pub fn cost_probe(config: &Config, samples: usize, seed: u64) -> CostProbe {
     use rand::{Rng, SeedableRng};
     let r = config.r();
+    let a = r / 2;
     let n = 2 * r;
     let adj = graph(config);
     let adj = &adj[..n];
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut kept: Vec<[u16; 16]> = Vec::new();
     let mut branches = 0u64;
-    let mut picked = [0u16; 16];
-    picked[0] = first_two(adj[0]);
-    factors(
-        adj,
-        &Cover::new(adj),
-        2,
-        1,
-        picked[0],
-        0,
-        &mut picked,
-        &mut |p| {
-            branches += 1;
-            let mut q = [0u16; 16];
-            q[..n].copy_from_slice(p);
-            if kept.len() < samples {
-                kept.push(q);
-            } else {
-                let j = rng.random_range(0..branches);
-                if (j as usize) < samples {
-                    kept[j as usize] = q;
-                }
+    let listing = std::time::Instant::now();
+    factors(adj, a as u32, lowest(adj[0], a as u32), &mut |f| {
+        branches += 1;
+        let mut q = [0u16; 16];
+        q[..n].copy_from_slice(f);
+        if kept.len() < samples {
+            kept.push(q);
+        } else {
+            let j = rng.random_range(0..branches);
+            if (j as usize) < samples {
+                kept[j as usize] = q;
             }
-        },
-    );
+        }
+    });
+    let listing_seconds = listing.elapsed().as_secs_f64();
     let started = std::time::Instant::now();
     for q in &kept {
         let mut rest = [0u16; 16];
         for d in 0..n {
             rest[d] = adj[d] & !q[d];
         }
-        std::hint::black_box(colourings(&rest[..n], r - 2, None));
+        std::hint::black_box(
+            colourings(&q[..n], a, None).unwrap_or(0)
+                * colourings(&rest[..n], r - a, None).unwrap_or(0),
+        );
     }
     CostProbe {
         branches,
+        listing_seconds,
         sampled: kept.len(),
         sampled_seconds: started.elapsed().as_secs_f64(),
     }
-}
-
-/// The two lowest set bits of `row`: the first vertex's first two edges, where the counts of
-/// four or more rows start their pairs of rows.
-fn first_two(row: u16) -> u16 {
-    let low = row & row.wrapping_neg();
-    let rest = row & !low;
-    low | (rest & rest.wrapping_neg())
 }

@@ -196,3 +196,42 @@ fn a_class_record_round_trips_and_bad_ones_are_refused() {
     }
     assert!(Classes::enumerate(1).is_err() && Classes::enumerate(MAX_R + 1).is_err());
 }
+
+#[test]
+fn cutting_a_band_after_any_number_of_rows_counts_alike() {
+    // `fill::split` is what R = 6 runs (three rows and three); below R = 6 it is tried at
+    // every cut against the cell-by-cell count (R <= 4) and against two rows at a time
+    // (R = 5, where the cell-by-cell count lists 10^9 fillings).
+    let mut rng = ChaCha8Rng::seed_from_u64(32);
+    for (r, tries) in [(2, 6), (3, 10), (4, 4), (5, 2)] {
+        for _ in 0..tries {
+            let c = random_config(r, &mut rng);
+            let other = if r <= 4 {
+                brute_fillings(&c)
+            } else {
+                band_fillings(&c, None).unwrap()
+            };
+            for a in 1..r {
+                assert_eq!(fill::split_at(&c, a), other, "{c} cut after {a} rows");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_band_counted_on_threads_in_parts_counts_alike() {
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    for r in [4, 5] {
+        let c = random_config(r, &mut rng);
+        assert_eq!(
+            fill::band_fillings_on(&c, 2, None),
+            band_fillings(&c, None),
+            "{c}"
+        );
+    }
+    let stop = AtomicBool::new(true);
+    assert_eq!(
+        fill::band_fillings_on(&random_config(5, &mut rng), 2, Some(&stop)),
+        None
+    );
+}
