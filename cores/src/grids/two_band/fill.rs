@@ -149,7 +149,10 @@ fn cubic(adj: &[u16]) -> u128 {
         let mut best = (0, 0);
         for (d, &row) in adj.iter().enumerate() {
             if placed >> d & 1 == 0 {
-                let shared = (row & seen).count_ones() + 1;
+                let x = row & seen;
+                let y = x & x.wrapping_sub(1);
+                let shared =
+                    1 + (x != 0) as u32 + (y != 0) as u32 + (y & y.wrapping_sub(1) != 0) as u32;
                 if shared > best.1 {
                     best = (d, shared);
                 }
