@@ -1,8 +1,9 @@
 //! `dancehall count sudoku --box 2xR --band-config CONFIG`: one unit of a two-band count
 //! recounted from its ledger row (`config`, `fillings`, `count`): B(C), the fillings of a
 //! band whose columns hold the configuration C (`cores::grids::two_band::band_fillings`, as
-//! a worker counts the unit), B(C)^2 (the unit's count), and C's class: its canonical
-//! representative and size E(C), so the row's `class_size` can be checked too.
+//! a worker counts the unit, here on every local core: at 12x12 one B(C) takes about two
+//! hours of a core), B(C)^2 (the unit's count), and C's class: its canonical representative
+//! and size E(C), so the row's `class_size` can be checked too.
 
 use std::io::Write as _;
 use std::sync::atomic::AtomicBool;
@@ -42,8 +43,9 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
         config: parsed.to_string(),
         ..class.clone()
     };
+    let threads = cores::parallel::local_threads();
     let (b, square) = unit
-        .count(&AtomicBool::new(false))
+        .count_on(threads, &AtomicBool::new(false))
         .map_err(|e| user_error(format!("{flag}: {e}")))?
         .ok_or_else(|| anyhow::anyhow!("the count was stopped"))?;
     let seconds = started.elapsed().as_secs_f64();
@@ -58,6 +60,7 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
             "fillings": b.to_string(),
             "count": square.to_string(),
             "seconds": seconds,
+            "threads": threads,
         });
         writeln!(out, "{v}")?;
     } else {
@@ -69,7 +72,7 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
         )?;
         writeln!(out, "fillings B(C): {b}")?;
         writeln!(out, "count B(C)^2: {square}")?;
-        writeln!(out, "seconds: {seconds:.3}")?;
+        writeln!(out, "seconds: {seconds:.3} on {threads} threads")?;
     }
     Ok(())
 }

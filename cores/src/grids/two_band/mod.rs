@@ -220,17 +220,32 @@ impl TwoBandClass {
         Ok(c)
     }
 
-    /// `B(C)`: the fillings of a band with this configuration; `Ok(None)` when `stop` ended
-    /// the count.
-    pub fn fillings(&self, stop: &AtomicBool) -> Result<Option<u128>, TwoBandError> {
-        Ok(band_fillings(&self.parsed()?, Some(stop)))
+    /// `B(C)`: the fillings of a band with this configuration, on `threads` local threads
+    /// ([`fill::band_fillings_on`]); `Ok(None)` when `stop` ended the count.
+    pub fn fillings_on(
+        &self,
+        threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<Option<u128>, TwoBandError> {
+        Ok(fill::band_fillings_on(&self.parsed()?, threads, Some(stop)))
     }
 
-    /// The unit's count, `B(C)^2` (`B(C)` with it); `Ok(None)` when `stop` ended the count.
-    /// B(C) fits `u128` (a band's fillings); its square may not (at 12x12 it can exceed
-    /// 2^128), so the square is a [`Count`].
+    /// The unit's count, `B(C)^2` (`B(C)` with it), on one thread, as a worker counts it;
+    /// `Ok(None)` when `stop` ended the count. B(C) fits `u128` (a band's fillings); its
+    /// square may not (at 12x12 it can exceed 2^128), so the square is a [`Count`].
     pub fn count(&self, stop: &AtomicBool) -> Result<Option<(u128, Count)>, TwoBandError> {
-        Ok(self.fillings(stop)?.map(|b| (b, Count::from(b).square())))
+        self.count_on(1, stop)
+    }
+
+    /// [`TwoBandClass::count`] on `threads` local threads: one unit recounted by hand.
+    pub fn count_on(
+        &self,
+        threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<Option<(u128, Count)>, TwoBandError> {
+        Ok(self
+            .fillings_on(threads, stop)?
+            .map(|b| (b, Count::from(b).square())))
     }
 
     /// The JSON the wire and the store carry.

@@ -203,7 +203,7 @@ fn cutting_a_band_after_any_number_of_rows_counts_alike() {
     // every cut against the cell-by-cell count (R <= 4) and against two rows at a time
     // (R = 5, where the cell-by-cell count lists 10^9 fillings).
     let mut rng = ChaCha8Rng::seed_from_u64(32);
-    for (r, tries) in [(2, 6), (3, 10), (4, 4), (5, 2)] {
+    for (r, tries) in [(2, 6), (3, 10), (4, 4), (5, 1)] {
         for _ in 0..tries {
             let c = random_config(r, &mut rng);
             let other = if r <= 4 {
