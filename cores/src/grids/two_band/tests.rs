@@ -235,3 +235,32 @@ fn a_band_counted_on_threads_in_parts_counts_alike() {
         None
     );
 }
+
+/// The two 12x12 classes whose band counts the 2026 verification (linche89/sudoku-enumeration,
+/// its C=6 notes) lists as anchors, G1 and G2, given there as each digit's six-bit word of
+/// sides ("G1 words: 0 5 10 19 29 30 39 43 44 48 54 57", bit b the side in stack b), here
+/// as the left columns' digits. About 2.5 core-hours each, so by hand only (`scripts/test.sh`
+/// skips `explore`): `cargo test --release -p cores --lib explore_the_12x12_anchor_classes --
+/// --ignored --nocapture`, or one class with `dancehall count sudoku --box 2x6 --band-config`.
+/// G1 was reproduced on 2026-12-02 (4,654 s on 2 threads); G2 has not been run here.
+#[test]
+#[ignore = "about 2.5 core-hours a class: by hand"]
+fn explore_the_12x12_anchor_classes() {
+    for (name, config, published) in [
+        (
+            "G1",
+            "1369AB|1259AC|1348AC|1247AB|123789|123456",
+            6_986_348_258_918_400u128,
+        ),
+        (
+            "G2",
+            "1368AB|1268AC|1357AC|1247AB|123789|123456",
+            7_053_808_087_203_840,
+        ),
+    ] {
+        let c = Config::parse(config).unwrap();
+        let b = fill::band_fillings_on(&c, crate::parallel::local_threads(), None).unwrap();
+        println!("{name} {config}: B(C) = {b}");
+        assert_eq!(b, published, "{name}");
+    }
+}
