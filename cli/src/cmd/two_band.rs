@@ -1,7 +1,7 @@
 //! `dancehall count sudoku --box 2xR --band-config CONFIG`: one unit of a two-band count
 //! recounted from its ledger row (`config`, `fillings`, `count`): B(C), the fillings of a
 //! band whose columns hold the configuration C (`cores::grids::two_band::band_fillings`, as
-//! a worker counts the unit, here on every local core: at 12x12 one B(C) takes about two
+//! a worker counts the unit, here on every local core: at 12x12 one B(C) takes about 2.5
 //! hours of a core), B(C)^2 (the unit's count), and C's class: its canonical representative
 //! and size E(C), so the row's `class_size` can be checked too.
 

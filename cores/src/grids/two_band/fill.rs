@@ -17,7 +17,7 @@
 //! even cycle alternates). At `R = 6` that lists the 3-factors through three fixed edges
 //! (about 1.3e9 for the classes measured) and counts each and its complement as cubic graphs,
 //! where the first version of this module went two rows at a time (89 million 2-factors,
-//! each followed by a count of a 4-regular graph by its own 2-factors) and took some 75 times
+//! each followed by a count of a 4-regular graph by its own 2-factors) and took some 65 times
 //! longer. Exact in `u128` (the count of a band is at most `(R!)^(2R)`: `1.9e34` for
 //! `R = 6`). `cargo bench -p cores --bench two_band` measures it.
 
