@@ -152,6 +152,184 @@ fn a_6x6_two_band_job_runs_ledgers_and_recounts() {
     assert_eq!(rows.len(), 4, "{text}");
 }
 
+/// 8x8 (2x4 boxes), every class cut into three parts of B(C): the run's total is the
+/// published count (OEIS A291187: 29,136,487,207,403,520) only because each class's parts
+/// are added before squaring. A run whose worker dies on one part (the worker's fault hook)
+/// ends held; its ledger's counted rows (`--partial --counted`) resume the job on another
+/// database, which imports them, counts the one part left and reaches the same total; a
+/// part recounts by hand from its row (`--band-config --part`); a ledger cut into other
+/// parts is refused, naming the file and line.
+#[test]
+fn a_two_band_job_in_parts_counts_exactly_and_resumes_from_its_counted_rows() {
+    let total = "29136487207403520";
+    let dir = tempfile::tempdir().unwrap();
+    let body = |units: &str| {
+        format!(
+            "name = \"eight\"\nexpected_total = \"{total}\"\n\n[problem]\nfamily = \
+             \"sudoku\"\nbox_rows = 2\nbox_cols = 4\n\n[units]\ngenerator = \
+             \"two-band\"\n{units}"
+        )
+    };
+    let spec = common::write_spec(dir.path(), "eight.toml", &body("parts = 3\n"));
+    let db = dir.path().join("eight.db");
+    let o = dancehall(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--workers",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("\"solutions\":\"{total}\"")), "{out}");
+    let ledger = dir.path().join("ledger.csv");
+    let o = dancehall(&[
+        "ledger",
+        "--db",
+        db.to_str().unwrap(),
+        "--out",
+        ledger.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let classes = rows.len() / 3;
+    assert_eq!(rows.len(), 3 * classes, "{text}");
+    // Re-added by hand: each class's three parts summed, squared, times its size.
+    let mut sum = 0u128;
+    for class in rows.chunks(3) {
+        let parts: Vec<&str> = class.iter().map(|r| r[col("part")]).collect();
+        assert_eq!(parts, ["1/3", "2/3", "3/3"]);
+        let b: u128 = class
+            .iter()
+            .map(|r| r[col("fillings")].parse::<u128>().unwrap())
+            .sum();
+        assert!(class.iter().all(|r| r[col("count")] == r[col("fillings")]));
+        sum += class[0][col("class_size")].parse::<u128>().unwrap() * b * b;
+    }
+    assert_eq!(sum.to_string(), total);
+    // A part recounted from its row.
+    let row = &rows[4];
+    let o = dancehall(&[
+        "count",
+        "sudoku",
+        "--box",
+        "2x4",
+        "--band-config",
+        row[col("config")],
+        "--part",
+        row[col("part")],
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["count"].as_str(), Some(row[col("count")]), "{v}");
+    assert_eq!(v["part"].as_str(), Some(row[col("part")]), "{v}");
+
+    // Unit 5 (class 2, part 2) kills every worker that starts it: the run ends held.
+    let db2 = dir.path().join("held.db");
+    let o = common::dancehall()
+        .args(["run", spec.to_str().unwrap(), "--workers", "1", "--db"])
+        .arg(&db2)
+        .env(worker::fault::ABORT_UNIT_ENV, "5")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let counted = dir.path().join("counted.csv");
+    let o = dancehall(&[
+        "ledger",
+        "--db",
+        db2.to_str().unwrap(),
+        "--out",
+        counted.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "not a count: refused");
+    assert!(!counted.exists());
+    let o = dancehall(&[
+        "ledger",
+        "--db",
+        db2.to_str().unwrap(),
+        "--partial",
+        "--counted",
+        "--out",
+        counted.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("with every part counted"), "{err}");
+    assert!(err.contains(", 1 with only some"), "{err}");
+    let text = std::fs::read_to_string(&counted).unwrap();
+    assert_eq!(
+        text.lines().count() - 1,
+        rows.len() - 1,
+        "every unit but one: {text}"
+    );
+    assert!(!text.lines().any(|l| l.starts_with("5,")), "{text}");
+
+    // Resumed on a new database: the counted rows imported, unit 5 counted, the total exact.
+    let resume = common::write_spec(
+        dir.path(),
+        "resume.toml",
+        &body("parts = 3\nfile = \"counted.csv\"\nresume = true\n"),
+    );
+    let db3 = dir.path().join("resumed.db");
+    let o = dancehall(&[
+        "run",
+        resume.to_str().unwrap(),
+        "--workers",
+        "1",
+        "--db",
+        db3.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("\"solutions\":\"{total}\"")), "{out}");
+    let imported = common::db_rows(
+        &db3,
+        "SELECT COUNT(*) FROM unit_results WHERE host LIKE 'imported: %'",
+    );
+    assert_eq!(imported[0][0], (rows.len() - 1).to_string());
+
+    // Another cut into parts is another job: refused, naming the file and line.
+    let other = common::write_spec(
+        dir.path(),
+        "other.toml",
+        &body("parts = 2\nfile = \"counted.csv\"\nresume = true\n"),
+    );
+    let o = dancehall(&["units", other.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("counted.csv:2: not a unit of this job"),
+        "{err}"
+    );
+    // A band ledger is no list of subtrees.
+    let plain = common::write_spec(
+        dir.path(),
+        "plain.toml",
+        "name = \"p\"\n\n[problem]\nfamily = \"sudoku\"\nbox_rows = 2\nbox_cols = 4\n\n\
+         [units]\nfile = \"ledger.csv\"\n",
+    );
+    let o = dancehall(&["units", plain.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("ledger.csv:1: the ledger of a count by band configurations"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bad_two_band_input_is_refused_with_exit_2() {
     for (args, want) in [

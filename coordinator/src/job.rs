@@ -24,7 +24,7 @@ pub use cores::count_core::{CoreSpec, CountCore};
 pub use cores::domino::Difficulty;
 pub use cores::grids::two_band::TwoBandClass;
 pub use cores::orbit_term::{GroupChoice, OrbitTerm};
-pub use cores::unit_term::UnitTerm;
+pub use cores::unit_term::{UnitTerm, WeightedSum};
 
 pub type JobId = u64;
 pub type UnitId = u64;

@@ -22,12 +22,13 @@
 //! out the long ones early and the short ones fill the end of the job.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use cores::xcc::{estimate_from, parse_dlx, Branching, Dlx, DlxParseError, PrefixError, Problem};
 
 use crate::job::{CoreSpec, Count, CountCore, Prefix, UnitEstimate, UnitResult, UnitTerm};
 use crate::scheduler::NewUnit;
+use cores::grids::two_band::Part;
 
 /// How finely to cut.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +73,21 @@ pub enum PartitionError {
         first: usize,
         second: usize,
         class: usize,
+    },
+    #[error(
+        "units {first} and {second} are parts of class {class} cut two ways (another number \
+         of parts or another weight)"
+    )]
+    PartsDisagree {
+        first: usize,
+        second: usize,
+        class: usize,
+    },
+    #[error("class {class} is cut into {of} parts, but {have} of them are units: its B(C) would be short")]
+    PartsMissing {
+        class: usize,
+        have: usize,
+        of: usize,
     },
     #[error("unit {index}: imported with {imported} solutions, but its prefix {what}")]
     ImportedWrong {
@@ -226,30 +242,54 @@ fn term_units(
     core: CoreSpec,
     seeds: &[Seed],
 ) -> Result<Vec<NewUnit>, PartitionError> {
-    let mut classes: Vec<(usize, usize)> = Vec::with_capacity(seeds.len());
+    // Every seed's prefix is the job's: applied once. The key of a class is its index and,
+    // for a two-band class cut into parts, the part (a million seeds at 12x12: no scans).
+    if let Some(index) = seeds.iter().position(|s| s.prefix != prefix) {
+        return Err(PartitionError::SeedOutside { index });
+    }
+    if !seeds.is_empty() {
+        Dlx::new(problem)
+            .apply_prefix(prefix)
+            .map_err(|source| PartitionError::Seed { index: 0, source })?;
+    }
+    let mut classes: HashMap<(usize, Option<Part>), usize> = HashMap::with_capacity(seeds.len());
+    // A class cut into parts: its parts' number, weight, and how many are seeds.
+    let mut cut: BTreeMap<usize, (usize, Count, usize, usize)> = BTreeMap::new();
     let mut units = Vec::with_capacity(seeds.len());
     for (index, seed) in seeds.iter().enumerate() {
         let term = match (&seed.term, seed.parent) {
             (Some(t), None) if t.core() == core.core() => t,
             _ => return Err(PartitionError::TermMixed { index }),
         };
-        if seed.prefix != prefix {
-            return Err(PartitionError::SeedOutside { index });
-        }
         if seed.weight.is_zero() {
             return Err(PartitionError::ZeroWeight { index });
         }
-        if let Some(&(_, first)) = classes.iter().find(|(c, _)| *c == term.class()) {
+        let part = term.two_band().and_then(|t| t.part);
+        // A class counted whole and in parts would be counted twice.
+        let other = match part {
+            Some(_) => classes.get(&(term.class(), None)).copied(),
+            None => cut.get(&term.class()).map(|c| c.3),
+        };
+        if let Some(first) = other.or_else(|| classes.insert((term.class(), part), index)) {
             return Err(PartitionError::TermTwice {
                 first,
                 second: index,
                 class: term.class(),
             });
         }
-        classes.push((term.class(), index));
-        Dlx::new(problem)
-            .apply_prefix(&seed.prefix)
-            .map_err(|source| PartitionError::Seed { index, source })?;
+        if let Some(p) = part {
+            let entry = cut
+                .entry(term.class())
+                .or_insert_with(|| (p.of, seed.weight.clone(), 0, index));
+            if entry.0 != p.of || entry.1 != seed.weight {
+                return Err(PartitionError::PartsDisagree {
+                    first: entry.3,
+                    second: index,
+                    class: term.class(),
+                });
+            }
+            entry.2 += 1;
+        }
         units.push(NewUnit {
             prefix: seed.prefix.clone(),
             weight: seed.weight.clone(),
@@ -260,6 +300,10 @@ fn term_units(
             parent: None,
             split: false,
         });
+    }
+    // Parts are distinct and numbered 1 to `of`, so a class with `of` of them has them all.
+    if let Some((&class, &(of, _, have, _))) = cut.iter().find(|(_, c)| c.2 != c.0) {
+        return Err(PartitionError::PartsMissing { class, have, of });
     }
     Ok(units)
 }
@@ -957,6 +1001,81 @@ mod tests {
         assert!(matches!(
             cut(&bad),
             PartitionError::ImportedWrong { ref imported, .. } if *imported == c(2)
+        ));
+    }
+
+    #[test]
+    fn a_class_cut_into_parts_is_submitted_whole_and_cut_one_way() {
+        use crate::job::TwoBandClass;
+        let sudoku = cores::problems::sudoku::Sudoku::build(
+            &cores::problems::sudoku::SudokuConfig::new(2, 4),
+        )
+        .unwrap();
+        let core = CoreSpec::TwoBand {
+            box_rows: 2,
+            box_cols: 4,
+        };
+        let class = TwoBandClass::all(4).unwrap().remove(3);
+        let seed = |t: TwoBandClass| Seed {
+            term: Some(UnitTerm::TwoBand(t)),
+            ..Seed::new(Vec::new(), Count::from(class.class_size))
+        };
+        let run = |seeds: Vec<Seed>| {
+            partition_problem(&sudoku.problem, &[], &seeds, core, &settings(1000, 10))
+        };
+        let parts = class.parts(3).unwrap();
+        let units = run(parts.iter().cloned().map(seed).collect()).unwrap();
+        assert_eq!(units.len(), 3);
+        assert!(matches!(
+            run(parts[..2].iter().cloned().map(seed).collect()),
+            Err(PartitionError::PartsMissing { have: 2, of: 3, .. })
+        ));
+        let mut twice: Vec<Seed> = parts.iter().cloned().map(seed).collect();
+        twice.push(seed(parts[1].clone()));
+        assert!(matches!(
+            run(twice),
+            Err(PartitionError::TermTwice {
+                first: 1,
+                second: 3,
+                ..
+            })
+        ));
+        let mut two_ways: Vec<Seed> = parts.iter().cloned().map(seed).collect();
+        two_ways[2] = seed(class.parts(4).unwrap().remove(2));
+        assert!(matches!(
+            run(two_ways),
+            Err(PartitionError::PartsDisagree {
+                first: 0,
+                second: 2,
+                ..
+            })
+        ));
+        let mut heavier: Vec<Seed> = parts.iter().cloned().map(seed).collect();
+        heavier[1].weight = Count::from(7u8);
+        assert!(matches!(
+            run(heavier),
+            Err(PartitionError::PartsDisagree { second: 1, .. })
+        ));
+        // The whole class beside its parts would count it twice, in either order.
+        let mut both: Vec<Seed> = parts.iter().cloned().map(seed).collect();
+        both.push(seed(class.clone()));
+        assert!(matches!(
+            run(both),
+            Err(PartitionError::TermTwice {
+                first: 0,
+                second: 3,
+                ..
+            })
+        ));
+        let mut both: Vec<Seed> = vec![seed(class.clone())];
+        both.extend(parts.iter().cloned().map(seed));
+        assert!(matches!(
+            run(both),
+            Err(PartitionError::TermTwice {
+                first: 0,
+                second: 1,
+                ..
+            })
         ));
     }
 }

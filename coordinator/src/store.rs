@@ -33,7 +33,7 @@ use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
     BenchRecord, BenchTask, Capabilities, CoreSpec, Count, CountCore, Difficulty, Family, FileKind,
     FrozenFile, Job, JobId, JobKind, JobSettings, JobState, Lease, LeaseEnd, LeaseToken, Millis,
-    RunRecord, Unit, UnitEstimate, UnitResult, UnitState, UnitTerm, WorkerInfo,
+    RunRecord, Unit, UnitEstimate, UnitResult, UnitState, UnitTerm, WeightedSum, WorkerInfo,
 };
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 use cores::sudoku::bench::PuzzleRun;
@@ -1026,22 +1026,26 @@ pub async fn job_texts(pool: &SqlitePool, job: JobId) -> Result<Option<StoredJob
 
 /// A job's count straight from the database: the exact sum (in Rust) of weight x solutions
 /// over the accepted results of its work units (audit re-runs excluded), before the symmetry
-/// factor.
+/// factor; a two-band class counted in parts adds `E(C) B(C)^2` once every part is in
+/// (`cores::unit_term::WeightedSum`).
 pub async fn job_total(pool: &SqlitePool, job: JobId) -> Result<Count> {
     let rows = sqlx::query(
-        "SELECT r.solutions, u.weight FROM unit_results r JOIN units u ON u.id = r.unit_id
+        "SELECT r.solutions, u.weight, u.term FROM unit_results r JOIN units u ON u.id = r.unit_id
          WHERE r.job_id = ? AND u.audit_of IS NULL",
     )
     .bind(int(job, "job id")?)
     .fetch_all(pool)
     .await?;
-    let mut total = Count::zero();
+    let mut total = WeightedSum::default();
     for row in rows {
         let v: Count = parse(&row.try_get::<String, _>("solutions")?, "solutions")?;
         let w: Count = parse(&row.try_get::<String, _>("weight")?, "weight")?;
-        total += w * v;
+        let term = get_term(&row, "term")?;
+        total
+            .add(term.as_ref(), &w, &v)
+            .map_err(|e| StoreError::Corrupt(format!("job {job}: {e}")))?;
     }
-    Ok(total)
+    Ok(total.total())
 }
 
 /// The frozen files of a benchmark job, by kind and name.

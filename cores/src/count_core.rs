@@ -41,7 +41,7 @@ pub enum CountCore {
     /// (`crate::orbit_term::OrbitTerm::count`).
     SudokuOrbitTerm,
     /// [`two_band::band_fillings`]: a two-band count's configuration class
-    /// (`grids::two_band::TwoBandClass`), whose count is `B(C)^2`.
+    /// (`grids::two_band::TwoBandClass`), whose count is `B(C)^2` (a part of `B(C)` for a class cut into parts).
     TwoBandClass,
     /// [`crate::grids::three_band::ThreeBandClass::count`]: a three-band count's
     /// configuration class of 9x9 grids, whose count is the grids with that top-band
@@ -102,7 +102,7 @@ pub enum CoreSpec {
     SudokuOrbits { box_rows: usize, box_cols: usize },
     /// A two-band count of the plain Sudoku with `box_rows x box_cols` boxes, one of them 2
     /// (`grids::two_band`): each unit is a class of top-band configurations
-    /// (`grids::two_band::TwoBandClass`), counted whole as `B(C)^2`; its prefix is the job's.
+    /// (`grids::two_band::TwoBandClass`), counted as `B(C)^2` or as a part of `B(C)`; its prefix is the job's.
     TwoBand { box_rows: usize, box_cols: usize },
     /// A three-band count of the plain 9x9 Sudoku (`grids::three_band`; the box shape is
     /// 3x3): each unit is a class of top-band configurations

@@ -12,6 +12,9 @@
 //! term has a `group`, a two-band class a `config` and its band rows `r`, a three-band class
 //! a `config` alone) and reads each with its own reader.
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::count::Count;
 use crate::count_core::CountCore;
 use crate::grids::three_band::ThreeBandClass;
 use crate::grids::two_band::TwoBandClass;
@@ -22,7 +25,7 @@ use crate::orbit_term::OrbitTerm;
 pub enum UnitTerm {
     /// An orbit count's conjugacy class (core `sudoku-orbit-term`).
     Orbit(OrbitTerm),
-    /// A two-band count's configuration class (core `two-band-class`): its count is `B(C)^2`.
+    /// A two-band count's configuration class (core `two-band-class`): its count is `B(C)^2`, or its part of `B(C)` ([`WeightedSum`]).
     TwoBand(TwoBandClass),
     /// A three-band count's configuration class (core `three-band-class`): its count is the
     /// 9x9 grids whose top band has the class's configuration.
@@ -152,6 +155,94 @@ impl From<ThreeBandClass> for UnitTerm {
     }
 }
 
+/// The weighted sum of a count's accepted units, the one place a job's total is formed (the
+/// scheduler's status, the store's `job_total`, the ledger's total): `weight x count` for
+/// every unit, except the parts of a two-band class, whose counts are pieces of `B(C)`:
+/// they are added per class, and the class's term `E(C) B(C)^2` (`E(C)` the parts'
+/// weight) joins the sum once every part is in. A class with parts missing adds nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WeightedSum {
+    whole: Count,
+    classes: BTreeMap<usize, ClassParts>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ClassParts {
+    weight: Count,
+    of: usize,
+    seen: BTreeSet<usize>,
+    fillings: Count,
+}
+
+impl WeightedSum {
+    /// Adds one unit's count. Refused: a part of a class whose other parts say another
+    /// number of parts or another weight, or a part already added.
+    pub fn add(
+        &mut self,
+        term: Option<&UnitTerm>,
+        weight: &Count,
+        count: &Count,
+    ) -> Result<(), UnitTermError> {
+        let Some((class, part)) = term
+            .and_then(UnitTerm::two_band)
+            .and_then(|t| Some((t.class, t.part?)))
+        else {
+            self.whole += weight * count;
+            return Ok(());
+        };
+        let entry = self.classes.entry(class).or_insert_with(|| ClassParts {
+            weight: weight.clone(),
+            of: part.of,
+            seen: BTreeSet::new(),
+            fillings: Count::zero(),
+        });
+        if entry.of != part.of || entry.weight != *weight {
+            return Err(UnitTermError(format!(
+                "two-band class {class}: part {part} of weight {weight} beside parts of {} of                  weight {}",
+                entry.of, entry.weight
+            )));
+        }
+        if !entry.seen.insert(part.index) {
+            return Err(UnitTermError(format!(
+                "two-band class {class}: part {part} counted twice"
+            )));
+        }
+        entry.fillings += count;
+        Ok(())
+    }
+
+    /// The sum: every whole unit's `weight x count` and every class whose parts are all in.
+    pub fn total(&self) -> Count {
+        let mut sum = self.whole.clone();
+        for c in self.classes.values().filter(|c| c.seen.len() == c.of) {
+            sum += &c.weight * &c.fillings.square();
+        }
+        sum
+    }
+
+    /// Classes with some parts counted and some not: their terms are not in
+    /// [`WeightedSum::total`].
+    pub fn open_classes(&self) -> usize {
+        self.classes
+            .values()
+            .filter(|c| c.seen.len() < c.of)
+            .count()
+    }
+
+    /// Classes whose parts are all counted.
+    pub fn closed_classes(&self) -> usize {
+        self.classes.len() - self.open_classes()
+    }
+
+    /// `B(C)` of each class whose parts are all in, by class index.
+    pub fn class_fillings(&self) -> impl Iterator<Item = (usize, &Count)> {
+        self.classes
+            .iter()
+            .filter(|(_, c)| c.seen.len() == c.of)
+            .map(|(&k, c)| (k, &c.fillings))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +270,58 @@ mod tests {
         assert_eq!(UnitTerm::from(three).core(), CountCore::ThreeBandClass);
         assert!(UnitTerm::from_json(r#"{"class":1}"#).is_err());
         assert!(UnitTerm::from_json(r#"{"class":1,"group":"full"}"#).is_err());
+    }
+
+    #[test]
+    fn a_two_band_class_in_parts_counts_its_square_once_every_part_is_in() {
+        let class = TwoBandClass::all(2).unwrap().remove(0);
+        let parts: Vec<UnitTerm> = class
+            .parts(3)
+            .unwrap()
+            .into_iter()
+            .map(UnitTerm::from)
+            .collect();
+        let w = Count::from(class.class_size);
+        let mut sum = WeightedSum::default();
+        // A plain unit, then parts 1 and 3 of B = 2 + 0 + 5 = 7.
+        sum.add(None, &Count::from(2u8), &Count::from(10u8))
+            .unwrap();
+        sum.add(Some(&parts[0]), &w, &Count::from(2u8)).unwrap();
+        sum.add(Some(&parts[2]), &w, &Count::from(5u8)).unwrap();
+        assert_eq!(sum.total(), Count::from(20u8));
+        assert_eq!((sum.open_classes(), sum.closed_classes()), (1, 0));
+        assert!(
+            sum.add(Some(&parts[2]), &w, &Count::from(5u8)).is_err(),
+            "twice"
+        );
+        let other = UnitTerm::from(class.parts(4).unwrap().remove(1));
+        assert!(
+            sum.add(Some(&other), &w, &Count::from(1u8)).is_err(),
+            "of 4"
+        );
+        assert!(
+            sum.add(Some(&parts[1]), &Count::from(9u8), &Count::zero())
+                .is_err(),
+            "weight"
+        );
+        sum.add(Some(&parts[1]), &w, &Count::zero()).unwrap();
+        assert_eq!(sum.total(), Count::from(20u8) + &w * &Count::from(49u8));
+        assert_eq!((sum.open_classes(), sum.closed_classes()), (0, 1));
+        assert_eq!(
+            sum.class_fillings().collect::<Vec<_>>(),
+            vec![(class.class, &Count::from(7u8))]
+        );
+        // A whole class is an ordinary unit: weight x count.
+        let mut whole = WeightedSum::default();
+        whole
+            .add(Some(&UnitTerm::from(class.clone())), &w, &Count::from(49u8))
+            .unwrap();
+        assert_eq!(whole.total(), &w * &Count::from(49u8));
+        assert_eq!(
+            UnitTerm::from_json(&parts[1].to_json()),
+            Ok(parts[1].clone())
+        );
+        assert!(parts[1].to_json().contains(r#""part":{"index":2,"of":3}"#));
+        assert!(!UnitTerm::from(class).to_json().contains("part"));
     }
 }

@@ -111,7 +111,8 @@ pub fn run_core_unit(
 
 /// Counts a unit's class with `core`, which must be its kind's: an orbit count's term
 /// (`OrbitTerm::count`, core `sudoku-orbits`) on the grids of `problem`, a two-band
-/// class's `B(C)^2` (`TwoBandClass::count`, core `two-band` of the class's shape) or a
+/// class's `B(C)^2` or a part of a class's `B(C)` (`TwoBandClass::count`, core `two-band`
+/// of the class's shape) or a
 /// three-band class's grids (`ThreeBandClass::count`, core `three-band 3x3`).
 /// `Ok(None)` when `stop` ended the count. Errors are messages for the failed run.
 pub fn run_term_unit(
@@ -133,7 +134,7 @@ pub fn run_term_unit(
         {
             t.count(stop)
                 .map_err(|e| e.to_string())?
-                .map(|(_, square)| square)
+                .map(|(_, count)| count)
         }
         (CoreSpec::ThreeBand { .. }, UnitTerm::ThreeBand(t)) => {
             // The grids with one top-band configuration: at most the 9x9 count, bounded.

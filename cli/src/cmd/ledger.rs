@@ -22,6 +22,9 @@
 //! SHA-256 of the job's problem (its DLX text), so that a ledger is never resumed on
 //! another problem.
 //!
+//! A two-band job resumes from its counted rows alone (its units are generated again and
+//! matched by class and part), so `--partial --counted` writes only those.
+//!
 //! The database is opened read-only: exporting a ledger never migrates or locks a database
 //! that a coordinator (of this release or an older one) may be serving.
 
@@ -56,6 +59,12 @@ pub struct LedgerArgs {
     /// marked `partial` on every row, never a count.
     #[arg(long)]
     pub partial: bool,
+    /// With --partial, for a two-band job: write only its counted units. Such a job resumes
+    /// from them (`[units] generator = "two-band"`, `file`, `resume = true`: its other units
+    /// are generated again), which at 12x12 cut into parts keeps the file to the work done
+    /// rather than a row for each of a million units.
+    #[arg(long, requires = "partial")]
+    pub counted: bool,
 }
 
 pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
@@ -76,6 +85,18 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
         None => None,
         Some(text) => Some(parse_shape(text)?),
     };
+    let progress = ledger.progress();
+    let mut ledger = ledger;
+    if args.counted {
+        if !matches!(ledger.core, CoreSpec::TwoBand { .. }) {
+            return Err(user_error(format!(
+                "--counted: job {} ({}) is not a two-band count; its job resumes from every \
+                 unit of its ledger, so write them all (--partial alone)",
+                ledger.job, ledger.name
+            )));
+        }
+        ledger.pending.clear();
+    }
     let csv = to_csv(&ledger, shape)?;
     match &args.out {
         None => {
@@ -106,12 +127,25 @@ pub fn run(args: LedgerArgs) -> anyhow::Result<()> {
             }
         }
     } else {
+        let parts = ledger.sum();
+        let classes = match (parts.closed_classes(), parts.open_classes()) {
+            (0, 0) => String::new(),
+            (closed, open) => format!(
+                "; classes cut into parts: {closed} with every part counted (their E(C) \
+                 B(C)^2 in the sum), {open} with only some"
+            ),
+        };
         eprintln!(
             "PARTIAL LEDGER of job {} ({}), {}: work to resume, not a count (the counted \
-             units' factor x sum(weight x count) is {sum} so far)",
+             units' factor x sum(weight x count) is {sum} so far{classes}){}",
             ledger.job,
             ledger.name,
-            ledger.progress()
+            progress,
+            if args.counted {
+                "; only the counted units written"
+            } else {
+                ""
+            }
         );
     }
     Ok(())
@@ -171,13 +205,25 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     let orbit = ledger.group_order().is_some();
     // A two-band count's rows name their class of top-band configurations: `class,
     // class_size` (the weight), `config` (the representative), `fillings` (B(C); the count is
-    // B(C)^2) and `term` (class_size x B(C)^2).
+    // B(C)^2) and `term` (class_size x B(C)^2). A count whose classes are cut into parts has
+    // a `part` column too (`3/64`): a part's `fillings` and count are its piece of B(C), and
+    // its `term` is empty (the class's term is class_size x the square of its parts' sum).
     let two_band = matches!(ledger.core, CoreSpec::TwoBand { .. });
+    let is_part = |t: &Option<UnitTerm>| {
+        t.as_ref()
+            .and_then(UnitTerm::two_band)
+            .is_some_and(|t| t.part.is_some())
+    };
+    let parts = two_band
+        && (ledger.rows.iter().any(|r| is_part(&r.term))
+            || ledger.pending.iter().any(|p| is_part(&p.term)));
     // A three-band count's rows: `class, class_size, config` and `term` (class_size x the
     // grids with that top-band configuration, the count).
     let three_band = matches!(ledger.core, CoreSpec::ThreeBand { .. });
     let orbit_head = if orbit {
         "class,class_size,element,group,term,imported,"
+    } else if parts {
+        "class,class_size,config,part,fillings,term,"
     } else if two_band {
         "class,class_size,config,fillings,term,"
     } else if three_band {
@@ -192,20 +238,26 @@ pub fn to_csv(ledger: &Ledger, shape: Option<(usize, usize)>) -> anyhow::Result<
     let term_cols = |term: Option<&UnitTerm>, count: Option<(&Count, bool)>| -> String {
         match term {
             None if orbit => ",,,,,,".into(),
+            None if parts => ",,,,,,".into(),
             None if two_band => ",,,,,".into(),
             None if three_band => ",,,,".into(),
             None => String::new(),
             Some(UnitTerm::TwoBand(t)) => {
-                let (fillings, term) = match count {
-                    Some((c, _)) => (
+                let (fillings, term) = match (count, t.part) {
+                    (Some((c, _)), Some(_)) => (c.to_string(), String::new()),
+                    (Some((c, _)), None) => (
                         c.exact_sqrt()
                             .map_or_else(|| "not a square".into(), |b| b.to_string()),
                         (Count::from(t.class_size) * c).to_string(),
                     ),
-                    None => (String::new(), String::new()),
+                    (None, _) => (String::new(), String::new()),
+                };
+                let part = match (parts, t.part) {
+                    (false, _) => String::new(),
+                    (true, p) => format!("{},", p.map_or_else(String::new, |p| p.to_string())),
                 };
                 format!(
-                    "{},{},{},{fillings},{term},",
+                    "{},{},{},{part}{fillings},{term},",
                     t.class, t.class_size, t.config
                 )
             }

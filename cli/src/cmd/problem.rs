@@ -220,6 +220,11 @@ pub struct CountArgs {
     /// the grids whose top band has it.
     #[arg(long, global = true, value_name = "CONFIG", conflicts_with_all = ["print", "limit", "core", "term", "orbits"])]
     pub band_config: Option<String>,
+    /// With --band-config on 2xR boxes: count only this part of B(C) (`3/64`, as a two-band
+    /// job cut into parts writes it in its ledger's `part` column): the unit's count is then
+    /// that piece of B(C), not a square.
+    #[arg(long, global = true, value_name = "INDEX/OF", requires = "band_config")]
+    pub part: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -341,6 +346,12 @@ pub fn count(a: CountArgs) -> anyhow::Result<()> {
     if let Some(config) = &a.band_config {
         let spec = a.problem.family.as_ref().map(|f| f.spec());
         if spec.as_ref().and_then(crate::spec::units::plain_sudoku) == Some((3, 3)) {
+            if a.part.is_some() {
+                return Err(crate::exit::user_error(
+                    "--part cuts a two-band class (2xR boxes); a 9x9 configuration is counted \
+                     whole",
+                ));
+            }
             return super::three_band::count(&a, &built, config);
         }
         return super::two_band::count(&a, &built, config);

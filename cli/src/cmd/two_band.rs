@@ -3,13 +3,15 @@
 //! band whose columns hold the configuration C (`cores::grids::two_band::band_fillings`, as
 //! a worker counts the unit, here on every local core: at 12x12 one B(C) takes about 2.5
 //! hours of a core), B(C)^2 (the unit's count), and C's class: its canonical representative
-//! and size E(C), so the row's `class_size` can be checked too.
+//! and size E(C), so the row's `class_size` can be checked too. With `--part 3/64` (a row
+//! of a count cut into parts: its `part` column) it counts that part of B(C) on one thread,
+//! as a worker does, and the count is the part itself.
 
 use std::io::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use cores::grids::two_band::{band_rows, Classes, Config, TwoBandClass};
+use cores::grids::two_band::{band_rows, Classes, Config, Part, TwoBandClass};
 use cores::problems::{Built, ProblemSpec};
 
 use super::problem::CountArgs;
@@ -39,11 +41,21 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
         .into_iter()
         .find(|k| k.config == canonical.to_string())
         .ok_or_else(|| anyhow::anyhow!("{canonical}: no class has this representative"))?;
+    let part = a
+        .part
+        .as_deref()
+        .map(Part::parse)
+        .transpose()
+        .map_err(|e| user_error(format!("--part: {e}")))?;
     let unit = TwoBandClass {
         config: parsed.to_string(),
+        part,
         ..class.clone()
     };
-    let threads = cores::parallel::local_threads();
+    let threads = match part {
+        None => cores::parallel::local_threads(),
+        Some(_) => 1,
+    };
     let (b, square) = unit
         .count_on(threads, &AtomicBool::new(false))
         .map_err(|e| user_error(format!("{flag}: {e}")))?
@@ -57,6 +69,7 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
             "class": class.class,
             "class_config": class.config,
             "class_size": class.class_size.to_string(),
+            "part": part.map(|p| p.to_string()),
             "fillings": b.to_string(),
             "count": square.to_string(),
             "seconds": seconds,
@@ -70,8 +83,13 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
             "configuration {parsed}: class {} (representative {}, {} configurations)",
             class.class, class.config, class.class_size
         )?;
-        writeln!(out, "fillings B(C): {b}")?;
-        writeln!(out, "count B(C)^2: {square}")?;
+        match part {
+            None => {
+                writeln!(out, "fillings B(C): {b}")?;
+                writeln!(out, "count B(C)^2: {square}")?;
+            }
+            Some(p) => writeln!(out, "part {p} of B(C) (the unit's count): {b}")?,
+        }
         writeln!(out, "seconds: {seconds:.3} on {threads} threads")?;
     }
     Ok(())

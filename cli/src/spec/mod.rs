@@ -162,7 +162,14 @@ mod tests {
         assert_eq!(job.symmetry_factor, cores::count::Count::one());
         let u = job.units.as_ref().unwrap();
         assert!(u.units.is_empty() && u.class_terms.is_none());
-        assert!(matches!(u.pending, Some(units::Pending::TwoBand(_))));
+        assert!(matches!(
+            u.pending,
+            Some(units::Pending::TwoBand {
+                parts: 16,
+                resume: None,
+                ..
+            })
+        ));
         assert_eq!(
             u.core,
             cores::count_core::CoreSpec::TwoBand {

@@ -65,6 +65,10 @@ pub struct UnitsEntry {
     /// Generator `sudoku-orbits`: the complete ledger of the same problem's total count,
     /// relative to the spec (the identity's term is imported from it).
     pub total_ledger: Option<PathBuf>,
+    /// Generator `two-band`: cut each class into this many units, each counting a part of
+    /// its B(C) (`cores::grids::two_band::band_fillings_part`), the class's term formed once
+    /// every part is in (default 1: a unit per class, counting B(C)^2).
+    pub parts: Option<usize>,
 }
 
 /// What the `ledger` column of a ledger says: whether the file is its job's count.
@@ -122,8 +126,13 @@ pub struct WeightedUnits {
 /// Units whose generation waits for [`WeightedUnits::expand`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pending {
-    /// Generator `two-band` on this plain Sudoku (checked when the spec was read).
-    TwoBand(ProblemSpec),
+    /// Generator `two-band` on this plain Sudoku (checked when the spec was read), each class
+    /// cut into `parts` parts, resuming the job of a ledger already read.
+    TwoBand {
+        spec: ProblemSpec,
+        parts: usize,
+        resume: Option<super::two_band::BandLedger>,
+    },
 }
 
 impl WeightedUnits {
@@ -131,8 +140,12 @@ impl WeightedUnits {
     pub fn expand(&mut self) -> Result<(), String> {
         match self.pending.take() {
             None => Ok(()),
-            Some(Pending::TwoBand(spec)) => {
-                *self = super::two_band::classes(&spec)?;
+            Some(Pending::TwoBand {
+                spec,
+                parts,
+                resume,
+            }) => {
+                *self = super::two_band::classes(&spec, parts, resume.as_ref())?;
                 Ok(())
             }
         }
@@ -219,15 +232,21 @@ impl UnitsEntry {
                 dir,
             );
         }
+        if self.parts.is_some() && self.generator.as_deref() != Some("two-band") {
+            return Err("`parts` belongs to generator \"two-band\"".into());
+        }
         if let Some(g @ ("two-band" | "three-band")) = self.generator.as_deref() {
-            if self.core.is_some() || resume || self.file.is_some() {
+            // A two-band job resumes from its ledger: `file` with `resume = true`.
+            let resumes = g == "two-band" && resume && self.file.is_some();
+            if self.core.is_some() || ((resume || self.file.is_some()) && !resumes) {
                 return Err(format!(
-                    "generator `{g}` counts its classes with its own core ({g}): no `core`, \
-                     `file` or `resume`"
+                    "generator `{g}` counts its classes with its own core ({g}): no `core`; \
+                     `file` only with `resume = true`, to resume a two-band job from its ledger"
                 ));
             }
             return if g == "two-band" {
-                super::two_band::generate(problem)
+                let ledger = self.file.as_ref().map(|f| dir.join(f));
+                super::two_band::generate(problem, self.parts.unwrap_or(1), ledger.as_deref())
             } else {
                 super::three_band::generate(problem)
             };
@@ -476,6 +495,25 @@ pub(super) fn field<'a>(fields: &[&'a str], k: usize, header: usize) -> Result<&
         .ok_or_else(|| format!("{} fields, the header has {header}", fields.len()))
 }
 
+/// Checks that a ledger row's `problem` (line `line`) is the first row's, which `problem`
+/// keeps with its line: a ledger is one job's.
+pub(super) fn same_problem(
+    problem: &mut Option<(String, usize)>,
+    p: &str,
+    line: usize,
+) -> Result<(), String> {
+    match problem {
+        None => *problem = Some((p.to_string(), line)),
+        Some((q, first)) if q != p => {
+            return Err(format!(
+                "problem {p} differs from the problem {q} of line {first}: a ledger is one job's"
+            ))
+        }
+        Some(_) => {}
+    }
+    Ok(())
+}
+
 /// One row of a units file, as read.
 struct CsvRow {
     line: usize,
@@ -524,6 +562,14 @@ pub fn read_csv(
             "{shown}:1: the ledger of an orbit count: its rows are class terms, not subtrees to \
              count again; recount a row with `dancehall count sudoku --box RxC --term ELEMENT`, \
              or give the spec generator = \"sudoku-orbits\""
+        ));
+    }
+    if col("class").is_some() && col("config").is_some() {
+        return Err(format!(
+            "{shown}:1: the ledger of a count by band configurations: its rows are classes, not \
+             subtrees to count again; recount a row with `dancehall count sudoku --box RxC \
+             --band-config CONFIG`, or resume a two-band job with generator = \"two-band\", \
+             file and resume = true"
         ));
     }
     let weight_col = col("weight").ok_or(format!("{shown}:1: no `weight` column"))?;
@@ -588,17 +634,7 @@ pub fn read_csv(
             }
         }
         if let Some(k) = problem_col {
-            let p = get(k)?;
-            match &problem {
-                None => problem = Some((p.to_string(), i + 1)),
-                Some((q, first)) if q != p => {
-                    return Err(at(format!(
-                        "problem {p} differs from the problem {q} of line {first}: a ledger is \
-                         one job's"
-                    )))
-                }
-                Some(_) => {}
-            }
+            same_problem(&mut problem, get(k)?, i + 1).map_err(&at)?;
         }
         let w = get(weight_col)?;
         let weight: Count = match w.parse::<Count>() {
@@ -734,7 +770,7 @@ pub fn read_csv(
 
 /// The result of a counted ledger row (`count`, and `nodes`, `core`, `seconds`, `host` where
 /// the file has them), with where it came from.
-fn imported_row(
+pub(super) fn imported_row(
     header: &[&str],
     fields: &[&str],
     state: UnitState,

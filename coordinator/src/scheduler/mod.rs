@@ -45,7 +45,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use crate::job::{
     Accepted, Alarm, AlarmKind, BenchTask, Capabilities, Count, FrozenFile, Job, JobId, JobKind,
     JobSettings, JobState, LeaseEnd, LeaseToken, Millis, Prefix, Unit, UnitEstimate, UnitId,
-    UnitResult, UnitState, UnitTerm, Verdict, WorkerId, WorkerInfo,
+    UnitResult, UnitState, UnitTerm, Verdict, WeightedSum, WorkerId, WorkerInfo,
 };
 
 pub use bench::Resumed;
@@ -99,6 +99,10 @@ pub enum SchedError {
     UnknownJob(JobId),
     #[error("job {0} is not a benchmark job")]
     NotBenchmark(JobId),
+    /// The job's accepted results do not add up (a class's parts disagree): a broken
+    /// invariant, never a total.
+    #[error("job {0}: {1}")]
+    Sum(JobId, String),
 }
 
 /// One lease ever granted (kept after it ends, so that a late report can be classified).
@@ -248,8 +252,9 @@ pub struct JobStatus {
     pub job: Job,
     /// Sum of the accepted results of its work units, unweighted (exact: a `Count`).
     pub solutions: Count,
-    /// Sum of weight x solutions over the accepted results of its work units (exact).
-    /// Equal to `solutions` when every weight is 1.
+    /// Sum of weight x solutions over the accepted results of its work units (exact;
+    /// `cores::unit_term::WeightedSum`: a two-band class counted in parts adds its
+    /// `E(C) B(C)^2` once every part is in). Equal to `solutions` when every weight is 1.
     pub weighted_solutions: Count,
     /// Some work unit has a weight other than 1.
     pub weighted: bool,
@@ -668,6 +673,7 @@ impl Scheduler {
             }
         }
         let mut workers = BTreeSet::new();
+        let mut sum = WeightedSum::default();
         for (unit, acc) in self.job_units(job) {
             let held = u64::from(self.held(unit));
             if unit.audit_of.is_some() {
@@ -687,7 +693,8 @@ impl Scheduler {
             }
             if let Some(a) = acc {
                 st.solutions += &a.result.solutions;
-                st.weighted_solutions += &unit.weight * &a.result.solutions;
+                sum.add(unit.term.as_ref(), &unit.weight, &a.result.solutions)
+                    .map_err(|e| SchedError::Sum(job, e.to_string()))?;
                 st.nodes = st.nodes.saturating_add(a.result.nodes);
                 st.updates = st.updates.saturating_add(a.result.updates);
                 st.unit_wall_seconds += a.result.wall_seconds;
@@ -698,6 +705,7 @@ impl Scheduler {
             }
         }
         st.workers = workers.len() as u64;
+        st.weighted_solutions = sum.total();
         Ok(st)
     }
 

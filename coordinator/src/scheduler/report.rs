@@ -200,11 +200,16 @@ impl Scheduler {
                 result.core,
                 t.core()
             )),
-            // A two-band class counts B(C)^2: anything else is malformed.
-            Some(UnitTerm::TwoBand(t)) if result.solutions.exact_sqrt().is_none() => Some(format!(
-                "two-band class {}: {} is not a square B(C)^2",
-                t.class, result.solutions
-            )),
+            // A whole two-band class counts B(C)^2: anything else is malformed (a part counts
+            // its piece of B(C), any number).
+            Some(UnitTerm::TwoBand(t))
+                if t.part.is_none() && result.solutions.exact_sqrt().is_none() =>
+            {
+                Some(format!(
+                    "two-band class {}: {} is not a square B(C)^2",
+                    t.class, result.solutions
+                ))
+            }
             None if term_cores.contains(&result.core) => Some(format!(
                 "a unit without a class was counted by the {} core",
                 result.core

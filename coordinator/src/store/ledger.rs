@@ -13,7 +13,7 @@ use sqlx::Row;
 
 use super::{get_opt_u64, get_prefix, get_term, get_u64, parse, Result, StoreError};
 use crate::job::{
-    CoreSpec, Count, CountCore, JobId, JobKind, JobState, Prefix, UnitState, UnitTerm,
+    CoreSpec, Count, CountCore, JobId, JobKind, JobState, Prefix, UnitState, UnitTerm, WeightedSum,
 };
 
 /// One accepted unit of a counting job.
@@ -87,10 +87,25 @@ impl Ledger {
         )
     }
 
-    /// `symmetry factor x sum(weight x count)`, exact.
+    /// `symmetry factor x sum(weight x count)`, exact; a two-band class counted in parts adds
+    /// `E(C) B(C)^2` once every part is in ([`Ledger::sum`]).
     pub fn total(&self) -> Count {
-        let sum: Count = self.rows.iter().map(|r| &r.weight * &r.solutions).sum();
-        sum * &self.symmetry_factor
+        self.sum().total() * &self.symmetry_factor
+    }
+
+    /// The rows' weighted sum, with the classes whose parts are all counted and those still
+    /// open. [`ledger`] refuses a ledger whose rows do not add up, so this always does.
+    pub fn sum(&self) -> WeightedSum {
+        self.checked_sum().expect("ledger() checked the rows")
+    }
+
+    fn checked_sum(&self) -> std::result::Result<WeightedSum, String> {
+        let mut sum = WeightedSum::default();
+        for r in &self.rows {
+            sum.add(r.term.as_ref(), &r.weight, &r.solutions)
+                .map_err(|e| format!("unit {}: {e}", r.unit))?;
+        }
+        Ok(sum)
     }
 
     /// An orbit count's group order: the sum of its class sizes (`None` for a job whose
@@ -177,7 +192,7 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
     .iter()
     .map(unit_of)
     .collect::<Result<Vec<_>>>()?;
-    Ok(Some(Ledger {
+    let ledger = Ledger {
         job,
         name: j.try_get("name")?,
         state,
@@ -190,7 +205,11 @@ pub async fn ledger(pool: &SqlitePool, job: JobId) -> Result<Option<Ledger>> {
         core,
         prefix: get_prefix(&j, "prefix")?,
         rows: out,
-    }))
+    };
+    ledger
+        .checked_sum()
+        .map_err(|e| StoreError::Corrupt(format!("job {job}: {e}")))?;
+    Ok(Some(ledger))
 }
 
 /// A unit's own columns (`id, state, parent_id, prefix, weight, term`) of a row.

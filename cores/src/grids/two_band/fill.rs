@@ -29,9 +29,112 @@ use super::Config;
 /// between the factors of the first cut, from `R = 4`).
 pub fn band_fillings(config: &Config, stop: Option<&AtomicBool>) -> Option<u128> {
     let r = config.r();
-    let n = 2 * r;
     let adj = graph(config);
-    colourings(&adj[..n], r, stop)
+    let adj = &adj[..2 * r];
+    match components(adj) {
+        Some(parts) => whole_by_components(&parts, r, stop),
+        None => colourings(adj, r, stop),
+    }
+}
+
+/// The product of the components' colourings: a band whose graph falls apart fills each
+/// component on its own (the rows are shared, each row a perfect matching of every
+/// component). At `R = 6` only the class of two `K6,6` (every stack `789ABC`) does, and
+/// its `B(C)` is `L6^2`, `L6` = 812,851,200 Latin squares of order 6 (OEIS A002860).
+fn whole_by_components(parts: &[Vec<u16>], r: usize, stop: Option<&AtomicBool>) -> Option<u128> {
+    parts
+        .iter()
+        .try_fold(1u128, |acc, p| Some(acc * colourings(p, r, stop)?))
+}
+
+/// The connected components of `adj` when there are two or more, each as its own graph
+/// (its digits in order, its columns renumbered from 0 in order); `None` for a connected
+/// graph.
+fn components(adj: &[u16]) -> Option<Vec<Vec<u16>>> {
+    let n = adj.len();
+    let mut left = (1u32 << n) - 1;
+    let mut out = Vec::new();
+    while left != 0 {
+        let start = left.trailing_zeros() as usize;
+        let (mut digits, mut cols) = (1u32 << start, adj[start]);
+        loop {
+            let more = (0..n)
+                .filter(|&d| adj[d] & cols != 0)
+                .fold(digits, |m, d| m | 1 << d);
+            if more == digits {
+                break;
+            }
+            digits = more;
+            cols = (0..n)
+                .filter(|&d| digits >> d & 1 == 1)
+                .fold(0, |m, d| m | adj[d]);
+        }
+        left &= !digits;
+        let squeeze = |row: u16| {
+            (0..n)
+                .filter(|&c| cols >> c & 1 == 1)
+                .enumerate()
+                .fold(0u16, |m, (i, c)| m | ((row >> c & 1) << i))
+        };
+        out.push(
+            (0..n)
+                .filter(|&d| digits >> d & 1 == 1)
+                .map(|d| squeeze(adj[d]))
+                .collect(),
+        );
+    }
+    (out.len() > 1).then_some(out)
+}
+
+/// The prefixes (the first three digits' columns) that cut the listing of [`split`] into
+/// independent parts: what [`band_fillings_on`] spreads over threads and
+/// [`band_fillings_part`] chunks into units. `None` below `R = 4`, where one count takes
+/// milliseconds and is not cut.
+fn cut(adj: &[u16], r: usize) -> Option<Vec<Vec<u16>>> {
+    if r < 4 {
+        return None;
+    }
+    let mut prefixes: Vec<Vec<u16>> = Vec::new();
+    factors_from(
+        adj,
+        (r / 2) as u32,
+        &[lowest(adj[0], (r / 2) as u32)],
+        3,
+        &mut |p| prefixes.push(p.to_vec()),
+    );
+    Some(prefixes)
+}
+
+/// Part `index` (0-based) of `of` of `B(C)`: the fillings whose first cut falls in the
+/// `index`-th of `of` contiguous runs of [`cut`]'s prefixes, in listing order (so the parts
+/// are the same on any machine and sum to [`band_fillings`]). A band that is not cut (below
+/// `R = 4`, or a graph that falls apart and counts in a moment by its components) is all
+/// in part 0, the others 0. `None` when `stop` was set.
+pub fn band_fillings_part(
+    config: &Config,
+    index: usize,
+    of: usize,
+    stop: Option<&AtomicBool>,
+) -> Option<u128> {
+    assert!(index < of, "part {index} of {of}");
+    let r = config.r();
+    let adj = graph(config);
+    let adj = &adj[..2 * r];
+    let prefixes = match (components(adj), cut(adj, r)) {
+        (None, Some(prefixes)) => prefixes,
+        _ if index == 0 => return band_fillings(config, stop),
+        _ => return Some(0),
+    };
+    let (from, to) = (
+        index * prefixes.len() / of,
+        (index + 1) * prefixes.len() / of,
+    );
+    let a = r / 2;
+    let mut sum = 0u128;
+    for p in &prefixes[from..to] {
+        sum += split_from(adj, r, a, p, stop)?;
+    }
+    Some(sum * binomial(r, a))
 }
 
 /// The digit-column graph of `config`: digit `d`'s columns (stack `i`'s left column is
@@ -118,17 +221,13 @@ pub fn band_fillings_on(
     stop: Option<&AtomicBool>,
 ) -> Option<u128> {
     let r = config.r();
-    if r < 4 || threads <= 1 {
-        return band_fillings(config, stop);
-    }
-    let n = 2 * r;
     let adj = graph(config);
-    let adj = &adj[..n];
+    let adj = &adj[..2 * r];
+    let prefixes = match (components(adj), cut(adj, r)) {
+        (None, Some(prefixes)) if threads > 1 => prefixes,
+        _ => return band_fillings(config, stop),
+    };
     let a = r / 2;
-    let mut prefixes: Vec<Vec<u16>> = Vec::new();
-    factors_from(adj, a as u32, &[lowest(adj[0], a as u32)], 3, &mut |p| {
-        prefixes.push(p.to_vec())
-    });
     let parts = crate::parallel::map(threads, &prefixes, |p| split_from(adj, r, a, p, stop));
     let mut sum = 0u128;
     for part in parts {

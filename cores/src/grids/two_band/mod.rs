@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::count::Count;
 
 pub use classes::{Classes, ConfigClass};
-pub use fill::band_fillings;
+pub use fill::{band_fillings, band_fillings_part};
 
 /// Largest `R` (band rows) the counter takes: 12x12 grids with 2x6 boxes.
 pub const MAX_R: usize = 6;
@@ -186,6 +186,53 @@ pub struct TwoBandClass {
     /// `E(C)`: configurations in the class, the unit's weight (a decimal string).
     #[serde(with = "crate::orbit_term::decimal")]
     pub class_size: u128,
+    /// Set when the unit is one part of the class's `B(C)` rather than the whole class: its
+    /// count is that part of `B(C)` ([`fill::band_fillings_part`]), and the class's term
+    /// `E(C) B(C)^2` is formed once every part is counted
+    /// ([`crate::unit_term::WeightedSum`]). Absent from a whole class's JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<Part>,
+}
+
+/// Which part of a class's `B(C)` a unit counts: part `index` (from 1) of `of`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Part {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl Part {
+    /// Most parts a class may be cut into (a 12x12 class's cut has about 400 prefixes).
+    pub const MAX: usize = 1024;
+
+    /// Reads `3/64`.
+    pub fn parse(text: &str) -> Result<Part, TwoBandError> {
+        let bad = || TwoBandError(format!("part {text:?}: expected INDEX/OF, as 3/64"));
+        let (i, o) = text.trim().split_once('/').ok_or_else(bad)?;
+        let part = Part {
+            index: i.trim().parse().map_err(|_| bad())?,
+            of: o.trim().parse().map_err(|_| bad())?,
+        };
+        part.check()?;
+        Ok(part)
+    }
+
+    fn check(self) -> Result<(), TwoBandError> {
+        if self.of == 0 || self.of > Part::MAX || self.index == 0 || self.index > self.of {
+            return Err(TwoBandError(format!(
+                "part {self}: parts are numbered 1 to OF, OF from 1 to {}",
+                Part::MAX
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Part {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.of)
+    }
 }
 
 impl TwoBandClass {
@@ -200,6 +247,18 @@ impl TwoBandClass {
                 class: i + 1,
                 config: c.config.to_string(),
                 class_size: c.size,
+                part: None,
+            })
+            .collect())
+    }
+
+    /// This class cut into `of` part units, in order (`of` from 1 to [`Part::MAX`]).
+    pub fn parts(&self, of: usize) -> Result<Vec<TwoBandClass>, TwoBandError> {
+        Part { index: 1, of }.check()?;
+        Ok((1..=of)
+            .map(|index| TwoBandClass {
+                part: Some(Part { index, of }),
+                ..self.clone()
             })
             .collect())
     }
@@ -220,19 +279,25 @@ impl TwoBandClass {
         Ok(c)
     }
 
-    /// `B(C)`: the fillings of a band with this configuration, on `threads` local threads
-    /// ([`fill::band_fillings_on`]); `Ok(None)` when `stop` ended the count.
+    /// `B(C)`, or this unit's part of it, on `threads` local threads
+    /// ([`fill::band_fillings_on`]; a part on one, [`fill::band_fillings_part`]); `Ok(None)`
+    /// when `stop` ended the count.
     pub fn fillings_on(
         &self,
         threads: usize,
         stop: &AtomicBool,
     ) -> Result<Option<u128>, TwoBandError> {
-        Ok(fill::band_fillings_on(&self.parsed()?, threads, Some(stop)))
+        let config = self.parsed()?;
+        Ok(match self.part {
+            None => fill::band_fillings_on(&config, threads, Some(stop)),
+            Some(p) => fill::band_fillings_part(&config, p.index - 1, p.of, Some(stop)),
+        })
     }
 
-    /// The unit's count, `B(C)^2` (`B(C)` with it), on one thread, as a worker counts it;
-    /// `Ok(None)` when `stop` ended the count. B(C) fits `u128` (a band's fillings); its
-    /// square may not (at 12x12 it can exceed 2^128), so the square is a [`Count`].
+    /// The unit's count with the fillings it came from, on one thread, as a worker counts
+    /// it: `B(C)^2` for a whole class, the part of `B(C)` for a part; `Ok(None)` when `stop`
+    /// ended the count. B(C) fits `u128` (a band's fillings); its square may not (at 12x12
+    /// it can exceed 2^128), so the count is a [`Count`].
     pub fn count(&self, stop: &AtomicBool) -> Result<Option<(u128, Count)>, TwoBandError> {
         self.count_on(1, stop)
     }
@@ -243,9 +308,13 @@ impl TwoBandClass {
         threads: usize,
         stop: &AtomicBool,
     ) -> Result<Option<(u128, Count)>, TwoBandError> {
-        Ok(self
-            .fillings_on(threads, stop)?
-            .map(|b| (b, Count::from(b).square())))
+        Ok(self.fillings_on(threads, stop)?.map(|b| {
+            let count = match self.part {
+                None => Count::from(b).square(),
+                Some(_) => Count::from(b),
+            };
+            (b, count)
+        }))
     }
 
     /// The JSON the wire and the store carry.
@@ -262,6 +331,9 @@ impl TwoBandClass {
                 "class {} of size {}: classes are numbered from 1 and never empty",
                 t.class, t.class_size
             )));
+        }
+        if let Some(p) = t.part {
+            p.check()?;
         }
         t.parsed()?;
         Ok(t)

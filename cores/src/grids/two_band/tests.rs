@@ -236,6 +236,65 @@ fn a_band_counted_on_threads_in_parts_counts_alike() {
     );
 }
 
+#[test]
+fn a_band_cut_into_part_units_sums_to_its_fillings() {
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    for (r, tries) in [(2, 2), (3, 2), (4, 3), (5, 1)] {
+        for _ in 0..tries {
+            let c = random_config(r, &mut rng);
+            let whole = band_fillings(&c, None).unwrap();
+            for of in [1, 2, 7, Part::MAX] {
+                let sum: u128 = (0..of)
+                    .map(|i| band_fillings_part(&c, i, of, None).unwrap())
+                    .sum();
+                assert_eq!(sum, whole, "{c} in {of} parts");
+                if r < 4 {
+                    assert_eq!(band_fillings_part(&c, 0, of, None), Some(whole), "{c}");
+                }
+            }
+        }
+    }
+    // As units: a part's count is its piece of B(C), not a square; the whole class's is.
+    let class = TwoBandClass::all(4).unwrap().remove(20);
+    let stop = AtomicBool::new(false);
+    let (b, square) = class.count(&stop).unwrap().unwrap();
+    assert_eq!(square, Count::from(b).square());
+    let mut pieces = Count::zero();
+    for unit in class.parts(5).unwrap() {
+        let (f, count) = unit.count(&stop).unwrap().unwrap();
+        assert_eq!(count, Count::from(f), "{:?}", unit.part);
+        pieces += &count;
+    }
+    assert_eq!(pieces, Count::from(b));
+    assert!(class.parts(0).is_err() && class.parts(Part::MAX + 1).is_err());
+    assert_eq!(Part::parse("3/64").unwrap(), Part { index: 3, of: 64 });
+    for bad in ["0/4", "5/4", "3", "a/4", "1/0"] {
+        assert!(Part::parse(bad).is_err(), "{bad}");
+    }
+    let stop = AtomicBool::new(true);
+    let c = random_config(5, &mut rng);
+    assert_eq!(band_fillings_part(&c, 0, 2, Some(&stop)), None);
+}
+
+#[test]
+fn a_band_whose_graph_falls_apart_is_the_product_of_latin_squares() {
+    // Every stack's left column holding the upper half of the digits: two copies of K(R,R),
+    // each row a perfect matching of both, so B(C) = L(R)^2 with L(R) the Latin squares of
+    // order R (OEIS A002860: 576, 161,280, 812,851,200 for R = 4, 5, 6). The connected route
+    // (`split` after R/2 rows) agrees below R = 6; at R = 6 it would list 4.4e9 3-factors.
+    for (r, latin) in [(4usize, 576u128), (5, 161_280), (6, 812_851_200)] {
+        let upper = ((1u16 << r) - 1) << r;
+        let c = Config::new(vec![upper; r]).unwrap();
+        assert_eq!(band_fillings(&c, None), Some(latin * latin), "R = {r}");
+        if r < 6 {
+            assert_eq!(fill::split_at(&c, r / 2), latin * latin, "R = {r}");
+        }
+        assert_eq!(band_fillings_part(&c, 0, 3, None), Some(latin * latin));
+        assert_eq!(band_fillings_part(&c, 2, 3, None), Some(0));
+        assert_eq!(fill::band_fillings_on(&c, 2, None), Some(latin * latin));
+    }
+}
+
 /// The two 12x12 classes whose band counts the 2026 verification (linche89/sudoku-enumeration,
 /// its C=6 notes) lists as anchors, G1 and G2, given there as each digit's six-bit word of
 /// sides ("G1 words: 0 5 10 19 29 30 39 43 44 48 54 57", bit b the side in stack b), here
