@@ -20,6 +20,8 @@
 //!   beyond its threads, about a quarter second of work by the average unit so far (one when
 //!   units are long, up to [`MAX_RESERVE`] when they are trivial: [`reserve_target`]), and
 //!   starts one the moment a thread is free, so the round trip hides behind running units.
+//!   When units turn out longer than the first ones, a reserve above twice its new target is
+//!   handed back down to it ([`reserve_excess`]), so that idle workers count those units.
 //!   A benchmark unit is never held in reserve: leased without a free thread, it is released
 //!   at once for another worker. Reserved units are heartbeated like running ones and
 //!   released on shutdown; a worker killed outright costs the units it held (running and
@@ -203,6 +205,20 @@ fn reserve_target(threads: usize, unit_seconds: f64, bench_running: bool) -> usi
     (n as usize).clamp(1, MAX_RESERVE)
 }
 
+/// How many of a reserve of `held` units to hand back when its target is now `target`: the
+/// units beyond the target once the reserve holds more than twice it (the target falls when
+/// units turn out longer than the first ones: a 12x12 two-band job's first class counts in
+/// microseconds a unit, its next in minutes, and a reserve of 20 such units would keep them
+/// from idle workers for hours); none otherwise, so that a target moving a little does not
+/// churn leases (the reserve is refilled below half the target).
+fn reserve_excess(held: usize, target: usize) -> usize {
+    if held > 2 * target {
+        held - target
+    } else {
+        0
+    }
+}
+
 /// A task's family as the wire names it (empty: domino, as before families were named).
 fn family(name: &str) -> Result<crate::bench::Family, String> {
     match name {
@@ -276,6 +292,19 @@ impl<S: Future<Output = ()> + Unpin> Session<S> {
                     break;
                 };
                 self.start(unit).await?;
+            }
+            // Units that turned out long: the newest of the reserve go back to the queue.
+            let excess = reserve_excess(self.reserve.len(), self.reserve_target());
+            if excess > 0 {
+                let keep = self.reserve.len() - excess;
+                let tokens = self
+                    .reserve
+                    .split_off(keep)
+                    .into_iter()
+                    .map(|u| u.lease_token)
+                    .collect();
+                debug!("handing back {excess} reserved units: the units got longer");
+                self.release(tokens).await;
             }
             // Reports go out in the same call as the lease: a finished unit's lease ends
             // before another begins.
@@ -957,6 +986,19 @@ mod tests {
         assert_eq!(reserve_target(8, 1e-5, false), MAX_RESERVE);
         // While a benchmark run holds a thread: nothing in reserve.
         assert_eq!(reserve_target(4, 0.01, true), 0);
+    }
+
+    #[test]
+    fn a_reserve_far_above_its_target_is_handed_back_down_to_it() {
+        // Twenty units leased while they were trivial; now a unit lasts minutes.
+        let target = reserve_target(1, 120.0, false);
+        assert_eq!(reserve_excess(20, target), 19);
+        // Within twice the target: kept.
+        assert_eq!(reserve_excess(10, 5), 0);
+        assert_eq!(reserve_excess(11, 5), 6);
+        assert_eq!(reserve_excess(0, 0), 0);
+        // A benchmark run holds a thread: the counting reserve goes back.
+        assert_eq!(reserve_excess(3, reserve_target(2, 0.01, true)), 3);
     }
 
     #[test]

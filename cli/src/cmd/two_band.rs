@@ -36,7 +36,9 @@ pub fn count(a: &CountArgs, built: &Built, config: &str) -> anyhow::Result<()> {
     let parsed = Config::parse(config).map_err(|e| user_error(format!("{flag}: {e}")))?;
     let started = Instant::now();
     let canonical = Classes::canonical(&parsed);
-    let class = TwoBandClass::all(rows)
+    // The classes as the generator lists them (and from its cache: at 12x12 enumerating
+    // them takes seconds).
+    let class = crate::spec::cache::units("two-band", &rows, || TwoBandClass::all(rows))
         .map_err(|e| user_error(e.to_string()))?
         .into_iter()
         .find(|k| k.config == canonical.to_string())

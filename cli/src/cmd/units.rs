@@ -10,6 +10,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use coordinator::job::UnitTerm;
 use cores::count::Count;
 use cores::count_core::CoreSpec;
 use cores::problems::sudoku::format_grid;
@@ -101,8 +102,13 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
     let orbits = units.orbits.as_ref();
     // A count by band configurations names each unit's class and its representative.
     let bands = units.class_terms.as_ref();
+    // A two-band class cut into parts: which part (`3/16`) each unit counts.
+    let part = |t: &UnitTerm| t.two_band().and_then(|b| b.part);
+    let parts = bands.is_some_and(|b| b.iter().any(|t| part(t).is_some()));
     let orbit_head = if orbits.is_some() {
         ",class,class_size,element,group,imported_term"
+    } else if parts {
+        ",class,class_size,config,part"
     } else if bands.is_some() {
         ",class,class_size,config"
     } else {
@@ -122,10 +128,14 @@ fn to_csv(job: &JobSpec, shape: Option<(usize, usize)>) -> anyhow::Result<String
         let term = match orbits.and_then(|o| o.terms.get(i).map(|t| (o, t))) {
             None => match bands.and_then(|b| b.get(i)) {
                 Some(t) => format!(
-                    ",{},{},{}",
+                    ",{},{},{}{}",
                     t.class(),
                     t.class_size(),
-                    t.config().unwrap_or_default()
+                    t.config().unwrap_or_default(),
+                    match (parts, part(t)) {
+                        (false, _) => String::new(),
+                        (true, p) => format!(",{}", p.map_or_else(String::new, |p| p.to_string())),
+                    }
                 ),
                 None => String::new(),
             },

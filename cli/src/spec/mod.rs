@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::exit::user_error;
 
 pub mod bench;
-mod cache;
+pub(crate) mod cache;
 pub mod configs;
 pub mod count;
 mod lines;

@@ -674,7 +674,12 @@ impl Scheduler {
         }
         let mut workers = BTreeSet::new();
         let mut sum = WeightedSum::default();
-        for (unit, acc) in self.job_units(job) {
+        // Walked in place, not collected: a 12x12 two-band job has a million units.
+        let ids = self.job_units.get(&job).map_or(&[][..], |v| v.as_slice());
+        for (unit, acc) in ids
+            .iter()
+            .map(|id| (&self.units[id], self.accepted.get(id)))
+        {
             let held = u64::from(self.held(unit));
             if unit.audit_of.is_some() {
                 st.audits_total += 1;
