@@ -277,12 +277,12 @@ impl BandLedger {
             });
         }
         if matched < self.rows.len() {
+            let keys: std::collections::HashSet<(usize, Option<Part>)> =
+                units.iter().map(|u| (u.class, u.part)).collect();
             let stray = self
                 .rows
                 .iter()
-                .filter(|((class, part), _)| {
-                    !units.iter().any(|u| u.class == *class && u.part == *part)
-                })
+                .filter(|(key, _)| !keys.contains(key))
                 .map(|(_, r)| r.line)
                 .min()
                 .unwrap_or(0);

@@ -18,8 +18,10 @@
 //! (about 1.3e9 for the classes measured) and counts each and its complement as cubic graphs,
 //! where the first version of this module went two rows at a time (89 million 2-factors,
 //! each followed by a count of a 4-regular graph by its own 2-factors) and took some 65 times
-//! longer. Exact in `u128` (the count of a band is at most `(R!)^(2R)`: `1.9e34` for
-//! `R = 6`). `cargo bench -p cores --bench two_band` measures it.
+//! longer. A graph that falls apart is the product of its components (at `R = 6` only the
+//! class of two `K6,6`). The first cut's prefixes split one count over threads
+//! ([`band_fillings_on`]) or into part units ([`band_fillings_part`]). Exact in `u128` (the
+//! count of a band is at most `(R!)^(2R)`: `1.9e34` for `R = 6`). `cargo bench -p cores --bench two_band` measures it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
