@@ -233,14 +233,6 @@ impl WeightedSum {
     pub fn closed_classes(&self) -> usize {
         self.classes.len() - self.open_classes()
     }
-
-    /// `B(C)` of each class whose parts are all in, by class index.
-    pub fn class_fillings(&self) -> impl Iterator<Item = (usize, &Count)> {
-        self.classes
-            .iter()
-            .filter(|(_, c)| c.seen.len() == c.of)
-            .map(|(&k, c)| (k, &c.fillings))
-    }
 }
 
 #[cfg(test)]
@@ -307,10 +299,6 @@ mod tests {
         sum.add(Some(&parts[1]), &w, &Count::zero()).unwrap();
         assert_eq!(sum.total(), Count::from(20u8) + &w * &Count::from(49u8));
         assert_eq!((sum.open_classes(), sum.closed_classes()), (0, 1));
-        assert_eq!(
-            sum.class_fillings().collect::<Vec<_>>(),
-            vec![(class.class, &Count::from(7u8))]
-        );
         // A whole class is an ordinary unit: weight x count.
         let mut whole = WeightedSum::default();
         whole

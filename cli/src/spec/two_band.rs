@@ -304,14 +304,7 @@ impl BandLedger {
 
 /// `parts` as the spec's `[units] parts` may give it.
 fn check_parts(parts: usize) -> Result<(), String> {
-    if (1..=Part::MAX).contains(&parts) {
-        Ok(())
-    } else {
-        Err(format!(
-            "generator `two-band`: parts = {parts}: a class is cut into 1 to {} parts",
-            Part::MAX
-        ))
-    }
+    Part::check_of(parts).map_err(|e| format!("generator `two-band`: parts = {parts}: {}", e.0))
 }
 
 /// The plain Sudoku of `problem` with its box shape and band rows R, or why it is none.

@@ -218,6 +218,18 @@ impl Part {
         Ok(part)
     }
 
+    /// Whether a class may be cut into `of` parts (1 to [`Part::MAX`]).
+    pub fn check_of(of: usize) -> Result<(), TwoBandError> {
+        if (1..=Part::MAX).contains(&of) {
+            Ok(())
+        } else {
+            Err(TwoBandError(format!(
+                "{of} parts: a class is cut into 1 to {} parts",
+                Part::MAX
+            )))
+        }
+    }
+
     fn check(self) -> Result<(), TwoBandError> {
         if self.of == 0 || self.of > Part::MAX || self.index == 0 || self.index > self.of {
             return Err(TwoBandError(format!(
@@ -254,7 +266,7 @@ impl TwoBandClass {
 
     /// This class cut into `of` part units, in order (`of` from 1 to [`Part::MAX`]).
     pub fn parts(&self, of: usize) -> Result<Vec<TwoBandClass>, TwoBandError> {
-        Part { index: 1, of }.check()?;
+        Part::check_of(of)?;
         Ok((1..=of)
             .map(|index| TwoBandClass {
                 part: Some(Part { index, of }),
