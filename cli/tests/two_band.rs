@@ -219,6 +219,40 @@ fn a_6x6_two_band_job_runs_ledgers_and_recounts() {
     );
     let rows: Vec<&str> = text.lines().skip(1).collect();
     assert_eq!(rows.len(), 4, "{text}");
+
+    // A ledger whose whole class's count was edited to no square B(C)^2 does not resume:
+    // refused before submission, naming the file and the row's line.
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == "count").unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fields: Vec<String> = lines[2].split(',').map(str::to_string).collect();
+    let count: u128 = fields[at].parse().unwrap();
+    fields[at] = (count + 1).to_string();
+    lines[2] = fields.join(",");
+    std::fs::write(dir.path().join("edited.csv"), lines.join("\n") + "\n").unwrap();
+    let resume = |file: &str| {
+        let spec = dir.path().join(format!("{file}.toml"));
+        std::fs::write(
+            &spec,
+            format!(
+                "name = \"six\"\n\n[problem]\nfamily = \"sudoku\"\nbox_rows = 2\n\
+                 box_cols = 3\n\n[units]\ngenerator = \"two-band\"\nfile = \"{file}\"\n\
+                 resume = true\n"
+            ),
+        )
+        .unwrap();
+        dancehall(&["units", spec.to_str().unwrap()])
+    };
+    let o = resume("ledger.csv");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = resume("edited.csv");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("edited.csv:3: two-band class"), "{err}");
+    assert!(
+        err.contains(&format!("{} is not a square", count + 1)),
+        "{err}"
+    );
 }
 
 /// 8x8 (2x4 boxes), every class cut into three parts of B(C): the run's total is the

@@ -89,6 +89,8 @@ pub enum PartitionError {
         have: usize,
         of: usize,
     },
+    #[error("unit {index}: imported, but {why}")]
+    ImportedMalformed { index: usize, why: String },
     #[error("unit {index}: imported with {imported} solutions, but its prefix {what}")]
     ImportedWrong {
         index: usize,
@@ -263,6 +265,14 @@ fn term_units(
         };
         if seed.weight.is_zero() {
             return Err(PartitionError::ZeroWeight { index });
+        }
+        // A count from a ledger is held to the rule a worker's report is.
+        if let Some(why) = seed
+            .imported
+            .as_ref()
+            .and_then(|i| term.malformed_count(&i.solutions))
+        {
+            return Err(PartitionError::ImportedMalformed { index, why });
         }
         let part = term.two_band().and_then(|t| t.part);
         // A class counted whole and in parts would be counted twice.
@@ -1077,5 +1087,52 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// A count read from a ledger is held to the rule a worker's report is: a whole
+    /// two-band class's count is B(C)^2, so a ledger whose count was edited to a non-square
+    /// is refused at submission, while a part's count (a piece of B(C)) may be any number.
+    #[test]
+    fn an_imported_whole_band_class_whose_count_is_no_square_is_refused() {
+        use crate::job::TwoBandClass;
+        let sudoku = cores::problems::sudoku::Sudoku::build(
+            &cores::problems::sudoku::SudokuConfig::new(2, 3),
+        )
+        .unwrap();
+        let core = CoreSpec::TwoBand {
+            box_rows: 2,
+            box_cols: 3,
+        };
+        let classes = TwoBandClass::all(3).unwrap();
+        let imported = |n: u128| Imported {
+            solutions: c(n),
+            nodes: 1,
+            core: CountCore::TwoBandClass,
+            split: false,
+            wall_seconds: 0.0,
+            source: "ledger".into(),
+        };
+        let seeds = |first: Option<Imported>, t: &TwoBandClass| {
+            vec![Seed {
+                term: Some(UnitTerm::TwoBand(t.clone())),
+                imported: first,
+                ..Seed::new(Vec::new(), Count::from(t.class_size))
+            }]
+        };
+        let run = |seeds: Vec<Seed>| {
+            partition_problem(&sudoku.problem, &[], &seeds, core, &settings(1000, 10))
+        };
+        let whole = &classes[0];
+        let units = run(seeds(Some(imported(144)), whole)).unwrap();
+        assert_eq!(units[0].counted.as_ref().unwrap().solutions, c(144));
+        match run(seeds(Some(imported(145)), whole)) {
+            Err(PartitionError::ImportedMalformed { index: 0, why }) => {
+                assert!(why.contains("145 is not a square"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let part = whole.parts(1).unwrap().remove(0);
+        assert!(part.part.is_some());
+        assert!(run(seeds(Some(imported(145)), &part)).is_ok());
     }
 }

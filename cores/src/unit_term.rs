@@ -98,6 +98,17 @@ impl UnitTerm {
         }
     }
 
+    /// Why `count` cannot be this unit's count, if it cannot: a whole two-band class counts
+    /// `B(C)^2`, so anything but a square is malformed (a part counts its piece of `B(C)`,
+    /// any number). The one rule for a worker's report and for a count imported from a
+    /// ledger.
+    pub fn malformed_count(&self, count: &Count) -> Option<String> {
+        match self {
+            UnitTerm::TwoBand(t) => t.malformed_count(count),
+            UnitTerm::Orbit(_) | UnitTerm::ThreeBand(_) => None,
+        }
+    }
+
     /// Whether this is an orbit count's identity class (its term is imported, not counted).
     pub fn is_identity(&self) -> bool {
         self.orbit().is_some_and(OrbitTerm::is_identity)
@@ -262,6 +273,19 @@ mod tests {
         assert_eq!(UnitTerm::from(three).core(), CountCore::ThreeBandClass);
         assert!(UnitTerm::from_json(r#"{"class":1}"#).is_err());
         assert!(UnitTerm::from_json(r#"{"class":1,"group":"full"}"#).is_err());
+    }
+
+    #[test]
+    fn only_a_whole_two_band_class_needs_a_square_count() {
+        let class = TwoBandClass::all(2).unwrap().remove(0);
+        let whole = UnitTerm::from(class.clone());
+        assert_eq!(whole.malformed_count(&Count::from(49u8)), None);
+        let why = whole.malformed_count(&Count::from(50u8)).unwrap();
+        assert!(why.contains("50 is not a square"), "{why}");
+        let part = UnitTerm::from(class.parts(2).unwrap().remove(1));
+        assert_eq!(part.malformed_count(&Count::from(50u8)), None);
+        let three = UnitTerm::from(ThreeBandClass::all().remove(0));
+        assert_eq!(three.malformed_count(&Count::from(50u8)), None);
     }
 
     #[test]

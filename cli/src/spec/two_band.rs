@@ -244,7 +244,8 @@ impl BandLedger {
 
     /// How each of `units` (the job's, generated again) stands: imported from its row, or
     /// to count (no row, or a row not counted). Refused: a row whose configuration or class
-    /// size is not its unit's, or a row that is no unit of this job (another cut into parts).
+    /// size is not its unit's, a whole class whose count is no square `B(C)^2`, or a row
+    /// that is no unit of this job (another cut into parts).
     fn resume(&self, units: &[TwoBandClass]) -> Result<(Resume, usize), String> {
         let mut matched = 0usize;
         let mut counted = 0usize;
@@ -266,6 +267,13 @@ impl BandLedger {
                             u.config,
                             u.class_size
                         ));
+                    }
+                    if let Some(why) = row
+                        .imported
+                        .as_ref()
+                        .and_then(|i| u.malformed_count(&i.solutions))
+                    {
+                        return Err(format!("{}:{}: {why}", self.shown, row.line));
                     }
                     counted += usize::from(row.imported.is_some());
                     row.imported.clone()

@@ -14,7 +14,7 @@
 use super::{audit_selected, ReportRecord, Scheduler};
 use crate::job::{
     prefixes_text, Accepted, AlarmKind, BenchRecord, CountCore, JobId, LeaseEnd, LeaseToken,
-    Millis, Prefix, UnitId, UnitResult, UnitState, UnitTerm, Verdict, WorkerId,
+    Millis, Prefix, UnitId, UnitResult, UnitState, Verdict, WorkerId,
 };
 use cores::label::Label;
 
@@ -200,21 +200,13 @@ impl Scheduler {
                 result.core,
                 t.core()
             )),
-            // A whole two-band class counts B(C)^2: anything else is malformed (a part counts
-            // its piece of B(C), any number).
-            Some(UnitTerm::TwoBand(t))
-                if t.part.is_none() && result.solutions.exact_sqrt().is_none() =>
-            {
-                Some(format!(
-                    "two-band class {}: {} is not a square B(C)^2",
-                    t.class, result.solutions
-                ))
-            }
+            // A whole two-band class counts B(C)^2: anything else is malformed.
+            Some(t) => t.malformed_count(&result.solutions),
             None if term_cores.contains(&result.core) => Some(format!(
                 "a unit without a class was counted by the {} core",
                 result.core
             )),
-            _ => None,
+            None => None,
         };
         if let Some(why) = why {
             return self.reject(now, job, uid, why);

@@ -275,6 +275,18 @@ impl TwoBandClass {
             .collect())
     }
 
+    /// Why `count` cannot be this unit's count, if it cannot: a whole class counts
+    /// `B(C)^2`, so anything but a square is malformed; a part counts its piece of `B(C)`,
+    /// any number.
+    pub fn malformed_count(&self, count: &Count) -> Option<String> {
+        (self.part.is_none() && count.exact_sqrt().is_none()).then(|| {
+            format!(
+                "two-band class {}: {count} is not a square B(C)^2",
+                self.class
+            )
+        })
+    }
+
     /// The configuration, read and checked.
     pub fn parsed(&self) -> Result<Config, TwoBandError> {
         let c = Config::parse(&self.config)
