@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use coordinator::server::{bench_task_pb, frozen_file_pb};
 use cores::bench::Status;
-use proto::client::{self, JobsClient};
+use proto::client::{self, JobsClient, SUBMIT_CHUNK_BYTES};
 use proto::v1 as pb;
 
 use crate::exit::user_error;
@@ -159,11 +159,9 @@ pub async fn submit_count(
     job: &JobSpec,
     spec_text: &str,
 ) -> anyhow::Result<pb::SubmitJobResponse> {
-    let resp = jobs
-        .submit_job(count_request(job, spec_text))
+    let resp = client::submit_job(jobs, count_request(job, spec_text), SUBMIT_CHUNK_BYTES)
         .await
-        .map_err(|s| rpc_error("submit", s))?
-        .into_inner();
+        .map_err(|s| rpc_error("submit", s))?;
     for w in &resp.warnings {
         eprintln!("warning: job {}: {w}", job.name);
     }
@@ -176,11 +174,9 @@ pub async fn submit_bench(
     jobs: &mut JobsClient,
     bench: &BenchSpec,
 ) -> anyhow::Result<(u64, String)> {
-    let resp = jobs
-        .submit_job(bench_request(bench))
+    let resp = client::submit_job(jobs, bench_request(bench), SUBMIT_CHUNK_BYTES)
         .await
-        .map_err(|s| rpc_error("submit", s))?
-        .into_inner();
+        .map_err(|s| rpc_error("submit", s))?;
     let line = if resp.resumed {
         format!(
             "job {} ({}) resumed: {} recorded runs skipped, {} queued again",

@@ -122,6 +122,9 @@ pub struct Config {
     pub clock: Clock,
     /// Bounds on the connections kept open (clients that connect and say nothing).
     pub connections: ConnLimits,
+    /// Largest message accepted or sent (default [`proto::client::MAX_MESSAGE_BYTES`]); a
+    /// submission bigger than this comes as a stream (`SubmitJobStream`).
+    pub max_message_bytes: usize,
 }
 
 impl Config {
@@ -142,6 +145,7 @@ impl Config {
             partition: PartitionDefaults::default(),
             clock: Clock::System,
             connections: ConnLimits::default(),
+            max_message_bytes: proto::client::MAX_MESSAGE_BYTES,
         }
     }
 }

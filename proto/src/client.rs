@@ -155,6 +155,62 @@ pub fn jobs(channel: Channel, token: &str) -> Result<JobsClient, ClientError> {
     )
 }
 
+/// The most a submission message carries when a submission is cut up for
+/// `SubmitJobStream` (well under [`MAX_MESSAGE_BYTES`]).
+pub const SUBMIT_CHUNK_BYTES: usize = 16 << 20;
+
+/// `req` cut into messages of at most about `chunk_bytes` for `SubmitJobStream`, in order:
+/// the first is `req` with the first of its `units` and `tasks`, every later one only more
+/// of them. A unit or task bigger than `chunk_bytes` travels alone.
+pub fn submission_messages(
+    mut req: pb::SubmitJobRequest,
+    chunk_bytes: usize,
+) -> Vec<pb::SubmitJobRequest> {
+    use prost::Message;
+    let units = std::mem::take(&mut req.units);
+    let tasks = std::mem::take(&mut req.tasks);
+    // An element of a repeated field costs its tag (one byte for these fields), its length
+    // and itself.
+    let cost = |len: usize| 1 + prost::length_delimiter_len(len) + len;
+    let mut out = Vec::new();
+    let mut size = req.encoded_len();
+    let mut current = req;
+    let mut flush = |current: &mut pb::SubmitJobRequest, size: &mut usize, len: usize| {
+        if *size > 0 && *size + len > chunk_bytes {
+            out.push(std::mem::take(current));
+            *size = 0;
+        }
+        *size += len;
+    };
+    for u in units {
+        flush(&mut current, &mut size, cost(u.encoded_len()));
+        current.units.push(u);
+    }
+    for t in tasks {
+        flush(&mut current, &mut size, cost(t.encoded_len()));
+        current.tasks.push(t);
+    }
+    out.push(current);
+    out
+}
+
+/// Submits `req`: as one message (`SubmitJob`, which every coordinator takes) when it fits
+/// in `chunk_bytes`, else cut up by [`submission_messages`] and streamed
+/// (`SubmitJobStream`).
+pub async fn submit_job(
+    jobs: &mut JobsClient,
+    req: pb::SubmitJobRequest,
+    chunk_bytes: usize,
+) -> Result<pb::SubmitJobResponse, Status> {
+    let mut messages = submission_messages(req, chunk_bytes);
+    let response = if messages.len() == 1 {
+        jobs.submit_job(messages.remove(0)).await?
+    } else {
+        jobs.submit_job_stream(tokio_stream::iter(messages)).await?
+    };
+    Ok(response.into_inner())
+}
+
 /// What to do after a failed call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Disposition {
@@ -188,6 +244,50 @@ pub fn disposition(status: &Status) -> Disposition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_submission_cut_into_messages_joins_back_into_itself() {
+        use prost::Message;
+        let req = pb::SubmitJobRequest {
+            header: header(),
+            name: "big".into(),
+            dlx: "a b\na\nb\n".into(),
+            units: (0..1000u32)
+                .map(|i| pb::WeightedPrefix {
+                    options: vec![i, i + 1, i + 2],
+                    weight: (i + 1).to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+            tasks: (0..10u32)
+                .map(|i| pb::BenchTask {
+                    instance_id: format!("t{i}"),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let chunk = 1 << 10;
+        let messages = submission_messages(req.clone(), chunk);
+        assert!(messages.len() > 10, "{}", messages.len());
+        for m in &messages {
+            assert!(m.encoded_len() <= chunk, "{}", m.encoded_len());
+        }
+        let mut joined = messages[0].clone();
+        for m in &messages[1..] {
+            let mut rest = m.clone();
+            joined.units.append(&mut rest.units);
+            joined.tasks.append(&mut rest.tasks);
+            assert_eq!(
+                rest,
+                pb::SubmitJobRequest::default(),
+                "only units and tasks follow"
+            );
+        }
+        assert_eq!(joined, req);
+        // What fits is one message.
+        assert_eq!(submission_messages(req.clone(), usize::MAX), vec![req]);
+    }
 
     #[test]
     fn the_token_travels_as_a_bearer_header() {

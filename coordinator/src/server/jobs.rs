@@ -143,13 +143,12 @@ impl JobsService {
     }
 }
 
-#[tonic::async_trait]
-impl pb::jobs_server::Jobs for JobsService {
-    async fn submit_job(
+impl JobsService {
+    /// A whole submission, however it came (one message or a stream).
+    async fn submit(
         &self,
-        req: Request<pb::SubmitJobRequest>,
+        mut r: pb::SubmitJobRequest,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
-        let mut r = req.into_inner();
         check_header(r.header.as_ref())?;
         if r.kind() == pb::JobKind::Benchmark {
             return self.submit_benchmark(r).await;
@@ -290,6 +289,49 @@ impl pb::jobs_server::Jobs for JobsService {
                 .unwrap_or_default(),
             sizing: sizing.as_ref().map(|s| s.summary()).unwrap_or_default(),
         }))
+    }
+}
+
+/// Joins a submission stream's messages into the one request they cut up: the first whole,
+/// every later one only more `units` or `tasks` (so that nothing else can be said twice, or
+/// differently). A stream that breaks off is an error, and nothing is submitted.
+async fn join_stream(
+    stream: &mut tonic::Streaming<pb::SubmitJobRequest>,
+) -> Result<pb::SubmitJobRequest, Status> {
+    let Some(mut whole) = stream.message().await? else {
+        return Err(Error::InvalidArgument("the submission stream has no message".into()).into());
+    };
+    let mut index = 1usize;
+    while let Some(mut more) = stream.message().await? {
+        whole.units.append(&mut more.units);
+        whole.tasks.append(&mut more.tasks);
+        if more != pb::SubmitJobRequest::default() {
+            return Err(Error::InvalidArgument(format!(
+                "submission stream message {index}: a message after the first carries only \
+                 `units` or `tasks`"
+            ))
+            .into());
+        }
+        index += 1;
+    }
+    Ok(whole)
+}
+
+#[tonic::async_trait]
+impl pb::jobs_server::Jobs for JobsService {
+    async fn submit_job(
+        &self,
+        req: Request<pb::SubmitJobRequest>,
+    ) -> Result<Response<pb::SubmitJobResponse>, Status> {
+        self.submit(req.into_inner()).await
+    }
+
+    async fn submit_job_stream(
+        &self,
+        req: Request<tonic::Streaming<pb::SubmitJobRequest>>,
+    ) -> Result<Response<pb::SubmitJobResponse>, Status> {
+        let whole = join_stream(&mut req.into_inner()).await?;
+        self.submit(whole).await
     }
 
     async fn job_status(

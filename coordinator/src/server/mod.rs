@@ -51,8 +51,6 @@ pub use control::{control, Control, ControlInbox};
 /// The one conversion of a benchmark task and a frozen file to the wire, for clients too.
 pub use convert::{bench_task_pb, frozen_file_pb};
 
-use proto::client::MAX_MESSAGE_BYTES;
-
 /// Concurrent requests (HTTP/2 streams) on one connection.
 const MAX_STREAMS_PER_CONNECTION: u32 = 256;
 /// A request still unanswered after this long is cancelled.
@@ -240,11 +238,11 @@ pub async fn serve_locked(
     }
     let auth = BearerAuth::new(&config.token);
     let worker_svc = WorkerServer::new(worker::WorkerService(Arc::clone(&shared)))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+        .max_decoding_message_size(config.max_message_bytes)
+        .max_encoding_message_size(config.max_message_bytes);
     let jobs_svc = JobsServer::new(jobs::JobsService(Arc::clone(&shared)))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+        .max_decoding_message_size(config.max_message_bytes)
+        .max_encoding_message_size(config.max_message_bytes);
     let (health, health_svc) = tonic_health::server::health_reporter();
     health
         .set_serving::<WorkerServer<worker::WorkerService>>()

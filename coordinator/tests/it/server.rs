@@ -644,6 +644,99 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
     c.stop().await;
 }
 
+/// A submission bigger than the coordinator's message limit: refused as one message, taken
+/// as a stream (`SubmitJobStream`, cut up by `client::submit_job`) and counted exactly. The
+/// limit is 4 KiB here, where a million 12x12 units make about 170 MB against 256 MiB.
+#[tokio::test]
+async fn a_submission_past_the_message_limit_is_streamed_and_counted_exactly() {
+    let (_dir, db) = temp_db();
+    let c = Coord::start_with(&db, Clock::System, |config| {
+        config.max_message_bytes = 4 << 10;
+    })
+    .await;
+    let (w, mut jobs) = c.clients(TOKEN).await;
+    // 10 queens (724 solutions, OEIS A000170) as weighted units: one per placement of
+    // queens on rows 0 to 3 that attack no other (option i * 10 + j puts one on row i,
+    // column j), which together cover every solution once.
+    let n = 10usize;
+    let mut prefixes: Vec<Vec<u32>> = vec![Vec::new()];
+    for row in 0..4 {
+        prefixes = prefixes
+            .into_iter()
+            .flat_map(|p| {
+                (0..n).filter_map(move |col| {
+                    let free = p.iter().enumerate().all(|(r, &o)| {
+                        let c = o as usize % n;
+                        c != col && row - r != col.abs_diff(c)
+                    });
+                    free.then(|| [p.clone(), vec![(row * n + col) as u32]].concat())
+                })
+            })
+            .collect();
+    }
+    let req = pb::SubmitJobRequest {
+        header: header(),
+        name: "streamed".into(),
+        dlx: queens(n),
+        partition: Some(pb::PartitionSettings {
+            unit_node_budget: u64::MAX,
+            ..Default::default()
+        }),
+        units: prefixes
+            .iter()
+            .map(|options| pb::WeightedPrefix {
+                options: options.clone(),
+                weight: "1".into(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    assert!(prost::Message::encoded_len(&req) > 4 << 10);
+    let e = jobs.submit_job(req.clone()).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::OutOfRange, "{e:?}");
+    assert!(
+        client::submission_messages(req.clone(), 2 << 10).len() > 2,
+        "a stream of several messages"
+    );
+    let resp = client::submit_job(&mut jobs, req.clone(), 2 << 10)
+        .await
+        .unwrap();
+    assert_eq!(resp.units, prefixes.len() as u64);
+    // Every unit arrived once: a unit lost would make the total short, one twice is refused
+    // at submission (the same options chosen twice).
+    let (w2, _) = c.clients(TOKEN).await;
+    tokio::join!(work(w, "a"), work(w2, "b"));
+    let st = status(&mut jobs, resp.job_id).await;
+    assert_eq!(st.state(), pb::JobState::Done);
+    assert_eq!(st.units_total, prefixes.len() as u64);
+    assert_eq!(st.solutions, "724");
+
+    // A later message that says more than units or tasks is refused, and nothing is
+    // submitted.
+    let mut messages = client::submission_messages(
+        pb::SubmitJobRequest {
+            name: "other".into(),
+            ..req
+        },
+        2 << 10,
+    );
+    messages[1].name = "sneaked".into();
+    let e = jobs
+        .submit_job_stream(tokio_stream::iter(messages))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(e.message().contains("message 1"), "{}", e.message());
+    let list = jobs
+        .list_jobs(pb::ListJobsRequest { header: header() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(list.jobs.len(), 1);
+    c.stop().await;
+}
+
 /// Runs openssl (present on the project's machines) to make a CA and a server certificate for
 /// 127.0.0.1 signed by it.
 fn make_certs(dir: &Path) {
