@@ -27,7 +27,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
 };
-use sqlx::Row;
+use sqlx::{ConnectOptions, Row};
 
 use crate::job::{
     parse_prefix, parse_prefixes, prefix_text, prefixes_text, Accepted, Alarm, AlarmKind,
@@ -210,7 +210,10 @@ pub async fn open(path: &Path) -> Result<SqlitePool> {
         // WAL + NORMAL survives a killed process (not a power cut between checkpoints).
         .synchronous(SqliteSynchronous::Normal)
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(10));
+        .busy_timeout(Duration::from_secs(10))
+        // A statement over a million units takes seconds by nature (the ledger of a 12x12
+        // job): a debug line, not a warning on the user's terminal.
+        .log_slow_statements(log::LevelFilter::Debug, Duration::from_secs(1));
     let pool = SqlitePoolOptions::new()
         .max_connections(4)
         .connect_with(options)

@@ -56,6 +56,13 @@
 //! against 15.3 + 50.1 s, but b01-t3 in 15.3 + 104.0 s against 24.9 + 89.6 s, and 23 stayed
 //! open on both. Not kept.
 //!
+//! Nor do the diagonal colourings' counts: a tile covers one cell of each class of
+//! `(row + col) mod 3` and one of each class of `(row - col) mod 3`, so at most
+//! `|class| - k` cells of each of the six classes stay uncovered (six more sequential
+//! counters). With the rest of `Variant::NATIVE`, one question at a time from 25 down, 200 s
+//! each, two runs side by side: b01-t3 refuted 25 in 15.8 s against 16.7 s but 24 in 147 s
+//! against 62 s; b01-t4 25 in 6.1 s against 11.5 s, 24 in 56 s against 46 s. Not kept.
+//!
 //! Another solver does not pay either: Kissat 4.0.4 (built from its sources for the
 //! measurement only) on this formula as DIMACS (b01-t4, 22 tiles, `Variant::NATIVE`), with
 //! `--unsat`, side by side with the crate's CaDiCaL 1.9.5 asking the same question (both
