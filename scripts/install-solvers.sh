@@ -4,6 +4,9 @@
 #   - Debian packages: minizinc (the MiniZinc driver), flatzinc (Gecode's fzn-gecode and its
 #     solver configuration), gringo (ships a clingo 5.4 binary) for the domino benchmark (seed
 #     001); minisat and gprolog for the Sudoku formulations of seed 000 (SAT, CLP(FD));
+#   - cadical (Debian's CaDiCaL binary) and rate (a DRAT proof checker, from crates.io, pinned
+#     to $RATE_VERSION), for `dancehall domino certify`, which certifies a native bound outside
+#     the process: cadical refutes native's formula writing a DRAT proof, rate verifies it;
 #   - the PyPI package clingo (a newer clingo, run as `python3 -m clingo`);
 #   - the PyPI package ortools, pinned to $ORTOOLS_VERSION (CP-SAT for the domino benchmark's
 #     cp-sat configuration, run as python3 on bench-specs/domino/models/domino-cpsat.py).
@@ -19,6 +22,8 @@ log() { printf 'install-solvers: %s\n' "$*" >&2; }
 # The OR-Tools release the cp-sat configuration is measured with (the newest that installs
 # with Python 3.11 when it was pinned). A run records the version it found.
 ORTOOLS_VERSION=9.15.6755
+# The proof checker's release (crates.io).
+RATE_VERSION=0.3.0
 
 . "$(dirname "$0")/lib/as-root.sh"
 . "$(dirname "$0")/lib/apt.sh"
@@ -31,8 +36,19 @@ command -v fzn-gecode >/dev/null 2>&1 || missing+=(flatzinc)
 command -v clingo >/dev/null 2>&1 || missing+=(gringo)
 command -v minisat >/dev/null 2>&1 || missing+=(minisat)
 command -v gprolog >/dev/null 2>&1 || missing+=(gprolog)
+command -v cadical >/dev/null 2>&1 || missing+=(cadical)
 
 apt_install_missing "${missing[@]}"
+
+# --- rate (DRAT proof checker) from crates.io, pinned ----------------------------------------
+if ! command -v rate >/dev/null 2>&1; then
+    if command -v cargo >/dev/null 2>&1; then
+        cargo install -q --locked "rate@$RATE_VERSION" >/dev/null 2>&1 \
+            || log "cargo install rate@$RATE_VERSION failed"
+    else
+        log "no cargo: skipping rate (the DRAT proof checker)"
+    fi
+fi
 
 # --- clingo from PyPI (newer than Debian's) --------------------------------------------------
 if command -v python3 >/dev/null 2>&1; then
@@ -109,7 +125,7 @@ else
     echo "  cp-sat (python3 ortools): not available"
     missing+=("cp-sat (PyPI ortools)")
 fi
-for tool in minisat gprolog; do
+for tool in minisat gprolog cadical rate; do
     if command -v "$tool" >/dev/null 2>&1; then
         echo "  $tool: $(command -v "$tool")"
     else

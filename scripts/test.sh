@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace, after installing what the tests need: the external
 # solvers (scripts/install-solvers.sh: MiniZinc with Gecode, clingo, OR-Tools CP-SAT, minisat,
-# gprolog) and the test tools (scripts/install-test-tools.sh: sshd, chromium,
-# kubernetes-validate). This is the README's test command and what CI (.ci/run) calls.
+# gprolog, and cadical with the proof checker rate) and the test tools
+# (scripts/install-test-tools.sh: sshd, chromium, kubernetes-validate). This is the README's test command and what CI (.ci/run) calls.
 #
 # A missing tool is a failure: an install script that cannot install one exits 1 (this script
 # stops there), and a test that needs a missing tool fails, naming it and how to install it.

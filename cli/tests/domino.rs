@@ -452,3 +452,93 @@ fn solvers_lists_every_configuration() {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }
 }
+
+/// `domino certify` on the tight suite's b01-t5 (`bench-specs/domino/suite-tight`, 7 x 7, 15
+/// tiles), whose optimum native proves to be 12 (cores' test
+/// `native_closes_a_tight_seven_by_seven_board_below_its_count_bound`): 13 tiles are refuted
+/// by the `cadical` binary and its DRAT proof verified by `rate`, outside dancehall's process;
+/// 12 tiles are not refuted but placed, the placement verified, and the command exits 1; a
+/// cut-short proof is rejected, exit 1; and a proof checked for another claim is rejected
+/// too. Each failure says so on its first line.
+#[test]
+fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() {
+    let have = common::tools::on_path("cadical") && common::tools::on_path("rate");
+    if !common::tools::present(have, "cadical and rate", "run scripts/install-solvers.sh") {
+        return;
+    }
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bench-specs/domino/suite-tight/batch01.txt"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().to_str().unwrap();
+    let o = dancehall(&[
+        "domino", "certify", file, "--id", "b01-t5", "--tiles", "13", "--keep", keep,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("CERTIFIED: 13 tiles on b01-t5 (7 x 7, 15 tiles) do not fit, so its optimum is at most 12"),
+        "{out}"
+    );
+    assert!(out.contains("verified by rate"), "{out}");
+    let proof = dir.path().join("13.drat");
+    let bytes = std::fs::read(&proof).unwrap();
+    assert!(bytes.len() > 1000, "{}", bytes.len());
+
+    // One tile fewer fits: no certificate, and the placement is named.
+    let o = dancehall(&["domino", "certify", file, "--id", "b01-t5", "--tiles", "12"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("dancehall: NOT CERTIFIED: 12 tiles on b01-t5"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("the verifier accepts it"),
+        "{}",
+        stderr(&o)
+    );
+
+    // The proof cut in half proves nothing.
+    let cut = dir.path().join("cut.drat");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let o = dancehall(&[
+        "domino",
+        "certify",
+        file,
+        "--id",
+        "b01-t5",
+        "--tiles",
+        "13",
+        "--proof",
+        cut.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("dancehall: PROOF REJECTED"),
+        "{}",
+        stderr(&o)
+    );
+    // Nor is 13 tiles' proof one of another board's bound.
+    let o = dancehall(&[
+        "domino",
+        "certify",
+        file,
+        "--id",
+        "b01-t8",
+        "--tiles",
+        "14",
+        "--proof",
+        proof.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("dancehall: PROOF REJECTED"),
+        "{}",
+        stderr(&o)
+    );
+    // A claim of no tile at all is refused as input.
+    let o = dancehall(&["domino", "certify", file, "--id", "b01-t5", "--tiles", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

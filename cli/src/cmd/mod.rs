@@ -5,6 +5,7 @@ pub mod bench_distributed;
 pub mod bench_load;
 pub mod bench_speedup;
 pub mod bounds;
+pub mod certify;
 pub mod coordinator;
 pub mod domino;
 pub mod fleet;

@@ -11,13 +11,15 @@
 //! improves its incumbent by large-neighbourhood search (`improve`) and by simulated annealing
 //! over legal placements (`construct`, which finds the good placements of tight boards) and,
 //! on small boards where every tile may fit, asks CaDiCaL (`sat`); `table` is the cell
-//! search's transposition table.
+//! search's transposition table; `fit_cnf` writes CaDiCaL's question as DIMACS, to certify a
+//! bound outside the process.
 
 mod bound;
 pub mod brute;
 mod construct;
 mod cover;
 pub mod export;
+pub mod fit_cnf;
 pub mod generate;
 mod improve;
 pub mod instance;
@@ -35,6 +37,7 @@ mod tests;
 pub use bound::BoundBy;
 pub use brute::brute_force;
 pub use export::{to_clingo, to_dzn};
+pub use fit_cnf::{FitCnf, FitCnfError};
 pub use generate::{generate, generate_with, GenerateOptions, Mix, OptionError};
 pub use instance::{
     parse_batch, parse_line, to_json_line, Difficulty, Instance, InstanceError, InstanceProblem,

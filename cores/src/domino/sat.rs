@@ -331,6 +331,27 @@ impl FitQuery {
                 name: variant.config,
                 why: e.msg,
             })?;
+        let Formula { cnf, spots } = Formula::build(model, k, variant);
+        for c in cnf.clauses {
+            solver.add_clause(c);
+        }
+        solver.set_callbacks(Some(Poll {
+            limits: limits.clone(),
+        }));
+        Ok(FitQuery { solver, spots })
+    }
+}
+
+/// The question's formula, and per spot variable (`x`) the tile it places: what
+/// [`FitQuery`] gives CaDiCaL, and what [`Formula::dimacs`] writes for another solver.
+pub(super) struct Formula {
+    cnf: Cnf,
+    spots: Vec<(i32, Placed)>,
+}
+
+impl Formula {
+    /// "At least `k` tiles fit" for `model`, built as `variant` says.
+    pub(super) fn build(model: &Model, k: u32, variant: Variant) -> Formula {
         let n = model.n;
         let cells = model.cells;
         let mut f = Cnf {
@@ -564,15 +585,33 @@ impl FitQuery {
                 *x = map(*x);
             }
         }
-        for c in f.clauses {
-            solver.add_clause(c);
-        }
-        solver.set_callbacks(Some(Poll {
-            limits: limits.clone(),
-        }));
-        Ok(FitQuery { solver, spots })
+        Formula { cnf: f, spots }
     }
 
+    /// The formula in DIMACS CNF, for another solver.
+    pub(super) fn dimacs(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = format!("p cnf {} {}\n", self.cnf.vars, self.cnf.clauses.len());
+        for c in &self.cnf.clauses {
+            for l in c {
+                let _ = write!(out, "{l} ");
+            }
+            out.push_str("0\n");
+        }
+        out
+    }
+
+    /// The spots a model (the set of its true literals) places.
+    pub(super) fn placed(&self, true_lits: &std::collections::HashSet<i32>) -> Vec<Placed> {
+        self.spots
+            .iter()
+            .filter(|(x, _)| true_lits.contains(x))
+            .map(|&(_, p)| p)
+            .collect()
+    }
+}
+
+impl FitQuery {
     /// Asks CaDiCaL, within `conflicts` more conflicts (`None`: no budget).
     pub(super) fn solve(&mut self, conflicts: Option<i32>) -> Answer {
         if let Some(c) = conflicts {

@@ -118,6 +118,60 @@ fn the_sat_question_agrees_with_brute_force() {
     assert!(refuted > 8, "{refuted}");
 }
 
+/// The question written as DIMACS (`FitCnf`, for certifying a bound outside the process)
+/// is the question: read back clause by clause into a fresh CaDiCaL it agrees with brute
+/// force (`optimum` fits and the model decodes to a legal placement of that many,
+/// `optimum + 1` does not), and its header counts its variables and clauses.
+#[test]
+fn the_dimacs_question_agrees_with_brute_force_and_decodes_its_models() {
+    use super::FitCnf;
+    let mut rng = ChaCha8Rng::seed_from_u64(0xD5);
+    let mut asked = 0;
+    for id in 0..40 {
+        let inst = small_instance(&mut rng, id);
+        let optimum = brute_force(&inst).len() as u32;
+        for k in [optimum, optimum + 1] {
+            if k == 0 {
+                continue;
+            }
+            let text = FitCnf::new(&inst, k).unwrap().dimacs();
+            let mut lines = text.lines();
+            let head: Vec<usize> = lines
+                .next()
+                .unwrap()
+                .strip_prefix("p cnf ")
+                .unwrap()
+                .split(' ')
+                .map(|t| t.parse().unwrap())
+                .collect();
+            let mut solver: cadical::Solver = cadical::Solver::new();
+            let mut clauses = 0;
+            for line in lines {
+                let lits: Vec<i32> = line.split(' ').map(|t| t.parse().unwrap()).collect();
+                assert_eq!(lits.last(), Some(&0), "{line}");
+                assert!(lits[..lits.len() - 1]
+                    .iter()
+                    .all(|l| *l != 0 && l.unsigned_abs() as usize <= head[0]));
+                solver.add_clause(lits[..lits.len() - 1].iter().copied());
+                clauses += 1;
+            }
+            assert_eq!(clauses, head[1]);
+            let fits = solver.solve().expect("no limit");
+            assert_eq!(fits, k == optimum, "{inst:?} k = {k}");
+            if fits {
+                let true_lits = (1..=head[0] as i32)
+                    .filter(|&v| solver.value(v) == Some(true))
+                    .collect();
+                let placement = FitCnf::new(&inst, k).unwrap().placement(&true_lits);
+                verify(&inst, &placement).unwrap_or_else(|v| panic!("{inst:?}: {v}"));
+                assert!(placement.len() as u32 >= k, "{inst:?}");
+            }
+            asked += 1;
+        }
+    }
+    assert!(asked > 40, "{asked}");
+}
+
 #[test]
 fn an_unknown_cadical_configuration_is_an_error() {
     // A name CaDiCaL has no configuration of was silently its default configuration.

@@ -804,8 +804,8 @@ fn version_key(v: &str) -> Vec<u64> {
         .collect()
 }
 
-/// The program `name` on `PATH`.
-fn which(name: &str) -> Option<PathBuf> {
+/// The program `name` on `PATH` (an executable file there).
+pub fn which(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
