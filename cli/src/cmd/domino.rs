@@ -1,5 +1,5 @@
-//! `dancehall domino generate | solve | export | certify | solvers`: the domino placement benchmark of
-//! seed 001 on this machine. Instances come from batch files (one JSON instance per
+//! `dancehall domino generate | solve | export | certify | solvers`: the domino placement
+//! benchmark of seed 001 on this machine (`certify` is `super::certify`'s). Instances come from batch files (one JSON instance per
 //! line); solving goes through `worker::bench`, so every answer printed here passed the
 //! verifier and carries the same record a distributed run stores.
 
