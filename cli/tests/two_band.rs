@@ -129,6 +129,23 @@ fn the_10x10_ledger_sums_to_pettersens_total_and_recounts() {
 /// add up to B(C) = L6^2 with L6 = 812,851,200 Latin squares of order 6 (OEIS A002860);
 /// its first two parts recount by hand. The other parts (about 9 core-minutes each) are
 /// recounted in the reference README.
+/// A part of a class recounted by hand (`count sudoku --band-config C --part I/P --json`).
+fn recount_part(box_shape: &str, config: &str, part: &str) -> serde_json::Value {
+    let o = dancehall(&[
+        "count",
+        "sudoku",
+        "--box",
+        box_shape,
+        "--band-config",
+        config,
+        "--part",
+        part,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 #[test]
 fn the_12x12_partial_ledger_holds_parts_and_its_first_class_is_latin_squares_squared() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(PARTIAL_12X12);
@@ -172,19 +189,7 @@ fn the_12x12_partial_ledger_holds_parts_and_its_first_class_is_latin_squares_squ
         "789ABC|789ABC|789ABC|789ABC|789ABC|789ABC"
     );
     for r in &class1[..2] {
-        let o = dancehall(&[
-            "count",
-            "sudoku",
-            "--box",
-            "2x6",
-            "--band-config",
-            r[col("config")],
-            "--part",
-            r[col("part")],
-            "--json",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let v = recount_part("2x6", r[col("config")], r[col("part")]);
         assert_eq!(v["count"].as_str(), Some(r[col("count")]));
         assert_eq!(v["class_size"].as_str(), Some(r[col("class_size")]));
     }
@@ -328,19 +333,7 @@ fn a_two_band_job_in_parts_counts_exactly_and_resumes_from_its_counted_rows() {
     assert!(listed.lines().nth(2).unwrap().ends_with(",2/3"), "{listed}");
     // A part recounted from its row.
     let row = &rows[4];
-    let o = dancehall(&[
-        "count",
-        "sudoku",
-        "--box",
-        "2x4",
-        "--band-config",
-        row[col("config")],
-        "--part",
-        row[col("part")],
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = recount_part("2x4", row[col("config")], row[col("part")]);
     assert_eq!(v["count"].as_str(), Some(row[col("count")]), "{v}");
     assert_eq!(v["part"].as_str(), Some(row[col("part")]), "{v}");
 
