@@ -178,12 +178,9 @@ async fn throughput(
         }),
         ..Default::default()
     };
-    let resp = cluster
-        .jobs
-        .submit_job(req)
+    let resp = proto::client::submit_job(&mut cluster.jobs, req, proto::client::SUBMIT_CHUNK_BYTES)
         .await
-        .map_err(|s| crate::remote::rpc_error("submit", s))?
-        .into_inner();
+        .map_err(|s| crate::remote::rpc_error("submit", s))?;
     super::fleet::detect_capabilities();
     let started = Instant::now();
     let fleet = super::fleet::Fleet::start(&cluster.url, &cluster.token, concurrency, "bench");
