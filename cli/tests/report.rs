@@ -17,6 +17,14 @@ use cores::domino::{self, SolveLimits};
 
 mod common;
 
+/// A runtime for the store's calls that build and edit fixtures.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn dancehall(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dancehall"))
         .args(args)
@@ -80,10 +88,7 @@ fn record(instance: &str, config: &str, status: Status, seconds: f64) -> RunReco
 /// b01-e1 (a contradiction) and an alarm is raised.
 fn fixture(dir: &Path, bad: bool) -> PathBuf {
     let db = dir.join("fixture.db");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let pool = coordinator::store::open(&db).await.unwrap();
         let exec = |sql: String| {
@@ -393,10 +398,7 @@ fn query_reads_the_views_and_refuses_a_write() {
 fn an_older_database_is_named_as_such_and_migrate_brings_it_up_to_date() {
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("old.db");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let all: Vec<_> = coordinator::store::MIGRATOR.iter().cloned().collect();
         let older = sqlx::migrate::Migrator {
@@ -794,10 +796,7 @@ fn gap_fixture(dir: &Path) -> PathBuf {
             assert_eq!(out.verdict, Verdict::Accepted, "{}", out.message);
         }
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let pool = coordinator::store::open(&db).await.unwrap();
         coordinator::store::apply(&pool, &s.take_changes())
@@ -971,5 +970,138 @@ fn the_gap_table_opens_the_report_with_sums_the_unclosed_instances_and_who_prove
     assert!(
         distribution < fig && fig < cactus,
         "figure 9 after figure 8"
+    );
+}
+
+/// `dancehall domino certify --db` records what it found in the results database, and the
+/// report shows it beside the runs of the same instance: on the gap job's tight-2 (optimum `o`,
+/// proven by native), "o + 1 tiles do not fit" is certified by a checked DRAT proof, so the
+/// report says the best bound is certified and lists it; "o tiles do not fit" is false (they
+/// fit: exit 1) and is recorded as a verified placement, which contradicts nothing. A
+/// certificate that does contradict the runs (one saying that o tiles do not fit, as a broken
+/// checker would certify) fails the report, said first. A missing database is refused before
+/// anything runs.
+#[test]
+fn a_certified_bound_is_recorded_and_the_report_shows_it_or_names_its_contradiction() {
+    let have = common::tools::on_path("cadical") && common::tools::on_path("rate");
+    if !common::tools::present(have, "cadical and rate", "run scripts/install-solvers.sh") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = gap_fixture(dir.path());
+    let db_s = db.to_str().unwrap();
+    let batch = dir.path().join("gap.txt");
+    std::fs::write(&batch, GAP_BATCH).unwrap();
+    let batch = batch.to_str().unwrap();
+    let tight = domino::parse_batch(GAP_BATCH).unwrap().remove(2);
+    let o = domino::solve(&tight, &SolveLimits::default()).objective;
+    let certify = |tiles: u32, db: &str| {
+        dancehall(&[
+            "domino",
+            "certify",
+            batch,
+            "--id",
+            "tight-2",
+            "--tiles",
+            &tiles.to_string(),
+            "--db",
+            db,
+        ])
+    };
+    let missing = dir.path().join("none.db");
+    let out = certify(o + 1, missing.to_str().unwrap());
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!missing.exists());
+
+    let out = certify(o + 1, db_s);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout(&out).starts_with(&format!("CERTIFIED: {} tiles on tight-2", o + 1))
+            && stdout(&out).contains(&format!("recorded in {db_s} as certificate 1")),
+        "{}",
+        stdout(&out)
+    );
+    let out = certify(o, db_s);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.starts_with(&format!("dancehall: NOT CERTIFIED: {o} tiles on tight-2"))
+            && err.contains("as certificate 2"),
+        "{err}"
+    );
+
+    let report = dancehall(&["report", "--db", db_s]);
+    let text = stdout(&report);
+    assert!(report.status.success(), "{text}");
+    assert!(text.starts_with("CHECKED"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "`dancehall domino certify`): 1 of 4 instances: tight-2 at most {o} (optimal: {o} \
+             placed)"
+        )),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("tight-2"))
+        .unwrap_or_default();
+    assert!(row.contains(", certified"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&dancehall(&[
+        "report", "--db", db_s, "--format", "json",
+    ])))
+    .unwrap();
+    let x = json["jobs"][0]["gap"]["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["instance"] == "tight-2")
+        .unwrap()
+        .clone();
+    assert_eq!(x["certified_bound"], serde_json::json!(o));
+    assert_eq!(x["certified_placed"], serde_json::json!(o));
+
+    // A certificate that o tiles do not fit, added as it stands: below native's o placed.
+    let wrong = domino::Certificate {
+        instance: "tight-2".into(),
+        instance_sha256: domino::instance_sha256(&tight),
+        tiles: o,
+        verdict: domino::Verdict::Certified,
+        placement: vec![],
+        formula_sha256: "f".into(),
+        solver: None,
+        solver_seconds: None,
+        proof_bytes: Some(1),
+        checker: Some("a broken checker".into()),
+        checker_seconds: Some(0.0),
+        host: "box".into(),
+        dancehall_version: "0".into(),
+    };
+    let rt = runtime();
+    rt.block_on(async {
+        let pool = coordinator::store::open(&db).await.unwrap();
+        coordinator::store::add_certificate(&pool, &wrong, 0)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+    let report = dancehall(&["report", "--db", db_s]);
+    assert_eq!(report.status.code(), Some(1));
+    let text = stdout(&report);
+    assert!(text.starts_with("PROBLEMS"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "tight-2: a certified refutation ({o} tiles do not fit, checked by a broken \
+             checker) is below the verified objective {o}"
+        )),
+        "{text}"
     );
 }

@@ -38,8 +38,10 @@ use crate::job::{
 use crate::scheduler::{ChangeSet, Event, LeaseRecord, ReportRecord, Snapshot};
 use cores::sudoku::bench::PuzzleRun;
 
+mod certificates;
 mod ledger;
 mod summary;
+pub use certificates::{add_certificate, certificates};
 pub use ledger::{ledger, Ledger, LedgerRow, PendingUnit};
 pub use summary::{
     count_units, job_alarms, job_deaths, job_heads, open_read_only, schema_lag, CountResult,

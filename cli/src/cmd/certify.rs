@@ -7,6 +7,14 @@
 //! judged by `cores::domino::verify`: `k` tiles then fit, and the claim is wrong. Both tools
 //! are installed by `scripts/install-solvers.sh`.
 //!
+//! With `--db FILE`, what was found is also recorded in that results database
+//! (`bound_certificates`, a `cores::domino::Certificate`), where the report shows it beside the
+//! benchmark runs on the same instance: a certified refutation, or a verified placement of the
+//! tiles (which contradicts any bound below it). A rejected proof or a time limit proves
+//! nothing and records nothing. The database must exist; `certify` holds its lock from start
+//! to end, as a coordinator does, so one in use by a running coordinator is refused before
+//! anything runs.
+//!
 //! Exit: 0 certified; 1 not certified (the tiles fit, the proof is rejected, or the solver
 //! stopped at its time limit), said first on stderr; 2 bad input or a missing tool.
 
@@ -16,7 +24,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::Context;
-use cores::domino::{self, FitCnf};
+use coordinator::store;
+use cores::domino::{self, Certificate, FitCnf, Placement, Verdict};
 
 use crate::exit::user_error;
 
@@ -45,6 +54,10 @@ pub struct CertifyArgs {
     /// removed at the end).
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Record what was found (a certified refutation, or a verified placement of the tiles)
+    /// in this results database, which must exist; the report shows it.
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
 }
 
 pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
@@ -61,6 +74,8 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
             )));
         }
     }
+    // The database first: one that cannot take the record is refused before anything runs.
+    let db = a.db.as_deref().map(Ledger::open).transpose()?;
     let temp = tempfile::tempdir().context("a temporary folder")?;
     let dir = match &a.keep {
         Some(d) => {
@@ -70,8 +85,8 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
         None => temp.path().to_path_buf(),
     };
     let formula = dir.join(format!("{}.cnf", a.tiles));
-    std::fs::write(&formula, cnf.dimacs())
-        .with_context(|| format!("writing {}", formula.display()))?;
+    let dimacs = cnf.dimacs();
+    std::fs::write(&formula, &dimacs).with_context(|| format!("writing {}", formula.display()))?;
     let what = format!(
         "{} tiles on {} ({} x {}, {} tiles)",
         a.tiles,
@@ -80,11 +95,39 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
         inst.n,
         inst.tiles.len()
     );
+    let mut cert = Certificate {
+        instance: inst.id.clone(),
+        instance_sha256: domino::instance_sha256(&inst),
+        tiles: a.tiles,
+        verdict: Verdict::Certified,
+        placement: Vec::new(),
+        formula_sha256: cores::bench::sha256_hex(&dimacs),
+        solver: None,
+        solver_seconds: None,
+        proof_bytes: None,
+        checker: None,
+        checker_seconds: None,
+        host: worker::bench::host::detect().hostname,
+        dancehall_version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
     let (proof, solved) = match &a.proof {
         Some(p) => (p.clone(), String::from("the proof given")),
         None => {
             let proof = dir.join(format!("{}.drat", a.tiles));
-            let secs = refute(&a, &cnf, &inst, &formula, &proof, &what)?;
+            cert.solver = Some(version(SOLVER));
+            let (secs, placed) = refute(&a, &cnf, &inst, &formula, &proof, &what)?;
+            cert.solver_seconds = Some(secs);
+            if let Some(placement) = placed {
+                // The claim is false: `verify` accepted a placement of the tiles.
+                let n = placement.len();
+                cert.verdict = Verdict::Fits;
+                cert.placement = placement;
+                let recorded = record(db, &cert, &inst)?;
+                anyhow::bail!(
+                    "NOT CERTIFIED: {what} fit: {SOLVER} found a placement of {n} tiles in \
+                     {secs:.1} s, and the verifier accepts it{recorded}"
+                );
+            }
             (proof, format!("{SOLVER} refuted it in {secs:.1} s"))
         }
     };
@@ -111,17 +154,87 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
             out.status
         );
     }
+    cert.proof_bytes = Some(bytes);
+    cert.checker = Some(version(CHECKER));
+    cert.checker_seconds = Some(checked);
+    let recorded = record(db, &cert, &inst)?;
     println!(
         "CERTIFIED: {what} do not fit, so its optimum is at most {}: {solved}, and its DRAT \
-         proof ({bytes} bytes) was verified by {CHECKER} in {checked:.1} s",
+         proof ({bytes} bytes) was verified by {CHECKER} in {checked:.1} s{recorded}",
         a.tiles - 1
     );
     Ok(())
 }
 
-/// Runs the solver on `formula`, writing its proof to `proof`; the seconds it took. An error
-/// when it does not refute the formula: a model (decoded and verified: the tiles fit) or its
-/// time limit.
+/// The results database `certify --db` records into, locked while the command runs.
+struct Ledger {
+    path: PathBuf,
+    _lock: store::DbLock,
+}
+
+impl Ledger {
+    /// Refused, named, when the database does not exist or a coordinator holds it.
+    fn open(path: &Path) -> anyhow::Result<Self> {
+        if !path.exists() {
+            return Err(user_error(format!("{}: no such database", path.display())));
+        }
+        let lock = crate::cluster::lock_database(path, None)?;
+        Ok(Ledger {
+            path: path.to_path_buf(),
+            _lock: lock,
+        })
+    }
+}
+
+/// Records `cert` (checked against `inst` first) in `db`, if any: what to add to the verdict
+/// line (`; recorded in FILE as certificate N`).
+fn record(
+    db: Option<Ledger>,
+    cert: &Certificate,
+    inst: &domino::Instance,
+) -> anyhow::Result<String> {
+    let Some(db) = db else {
+        return Ok(String::new());
+    };
+    cert.check(inst)
+        .map_err(|e| anyhow::anyhow!("the certificate does not hold together: {e}"))?;
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let rt = crate::runtime::current_thread()?;
+    let id = rt.block_on(async {
+        let pool = store::open(&db.path)
+            .await
+            .with_context(|| format!("opening {}", db.path.display()))?;
+        let id = store::add_certificate(&pool, cert, at).await;
+        pool.close().await;
+        id.with_context(|| format!("recording in {}", db.path.display()))
+    })?;
+    Ok(format!(
+        "; recorded in {} as certificate {id}",
+        db.path.display()
+    ))
+}
+
+/// `TOOL VERSION` as the tool prints it (`--version`'s first line), or the tool alone.
+fn version(tool: &str) -> String {
+    let out = Command::new(tool).arg("--version").output();
+    let line = out
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|t| t.lines().next().map(str::trim).map(str::to_owned))
+        .unwrap_or_default();
+    match line.strip_prefix(tool).map(str::trim) {
+        _ if line.is_empty() => tool.to_owned(),
+        Some(v) => format!("{tool} {v}"),
+        None => format!("{tool} {line}"),
+    }
+}
+
+/// Runs the solver on `formula`, writing its proof to `proof`: the seconds it took, and the
+/// placement it found when the tiles fit (decoded and accepted by `verify`). An error when it
+/// neither refutes the formula nor finds a legal placement (its time limit, or a model the
+/// verifier refuses).
 fn refute(
     a: &CertifyArgs,
     cnf: &FitCnf,
@@ -129,7 +242,7 @@ fn refute(
     formula: &Path,
     proof: &Path,
     what: &str,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<(f64, Option<Vec<Placement>>)> {
     let mut cmd = Command::new(SOLVER);
     cmd.arg("-q").arg("--unsat");
     if let Some(t) = a.time_limit {
@@ -140,7 +253,7 @@ fn refute(
     let out = cmd.output().with_context(|| format!("running {SOLVER}"))?;
     let secs = start.elapsed().as_secs_f64();
     match out.status.code() {
-        Some(20) => Ok(secs),
+        Some(20) => Ok((secs, None)),
         Some(10) => {
             let text = String::from_utf8_lossy(&out.stdout);
             let true_lits: HashSet<i32> = text
@@ -151,11 +264,7 @@ fn refute(
                 .collect();
             let placement = cnf.placement(&true_lits);
             match domino::verify(inst, &placement) {
-                Ok(()) => anyhow::bail!(
-                    "NOT CERTIFIED: {what} fit: {SOLVER} found a placement of {} tiles in \
-                     {secs:.1} s, and the verifier accepts it",
-                    placement.len()
-                ),
+                Ok(()) => Ok((secs, Some(placement))),
                 Err(v) => anyhow::bail!(
                     "NOT CERTIFIED: {SOLVER} says {what} fit, but its model decodes to a \
                      placement the verifier refuses ({v})"

@@ -24,6 +24,13 @@
 //!   objective is a contradiction (the report's problems name it): such an instance is listed
 //!   apart, as contradicted, never as closed.
 //!
+//! - a bound certificate (`cores::domino::Certificate`, `dancehall domino certify --db`) on
+//!   an instance of the same content is checked again here and shown beside the instance: a
+//!   certified refutation's bound (the bound column says `certified` when it is at most the
+//!   best bound), a verified placement's size. Neither changes a configuration's figures. A
+//!   certified bound below the best objective, or a placement above the best bound, is a
+//!   contradiction, and a certificate that does not hold together a problem.
+//!
 //! Invariant: a configuration's `summed_gap` is the sum of the `counted_gap` of its runs that
 //! ran; every instance is exactly one of closed, unclosed (listed in `unclosed`) or contradicted.
 
@@ -31,7 +38,7 @@ use cores::label::Label;
 use std::collections::BTreeMap;
 
 use cores::bench::Status;
-use cores::domino::{BoundBy, Difficulty, Instance};
+use cores::domino::{instance_sha256, BoundBy, Certificate, Difficulty, Instance};
 use serde::Serialize;
 
 use super::model::{configs, Run};
@@ -84,6 +91,12 @@ pub struct GapInstance {
     /// contradiction.
     pub gap: Option<i64>,
     pub runs: Vec<GapRun>,
+    /// The smallest bound a certified refutation of its content proves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certified_bound: Option<u32>,
+    /// The largest verified placement a certificate on its content holds (its claim false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certified_placed: Option<u32>,
 }
 
 /// One configuration's current run on one instance.
@@ -121,6 +134,67 @@ impl GapTable {
             .collect()
     }
 
+    /// Takes in the bound certificates on the job's instances (`frozen`, matched by content):
+    /// each instance's certified bound and certified placement. The problems they show:
+    /// a certificate that does not hold together on its instance, a certified bound below the
+    /// best objective, a placement above the best bound.
+    pub fn add_certificates(
+        &mut self,
+        certs: &[Certificate],
+        frozen: &BTreeMap<String, Instance>,
+    ) -> Vec<String> {
+        let by_sha: BTreeMap<String, &Instance> =
+            frozen.values().map(|i| (instance_sha256(i), i)).collect();
+        let mut problems = Vec::new();
+        for c in certs {
+            let Some(inst) = by_sha.get(&c.instance_sha256) else {
+                continue;
+            };
+            if let Err(e) = c.check(inst) {
+                problems.push(format!(
+                    "{}: the certificate of {} tiles does not hold: {e}",
+                    inst.id, c.tiles
+                ));
+                continue;
+            }
+            let Some(x) = self.instances.iter_mut().find(|x| x.instance == inst.id) else {
+                continue;
+            };
+            if let Some(b) = c.bound() {
+                x.certified_bound = Some(x.certified_bound.map_or(b, |o| o.min(b)));
+                if let Some(o) = x.best_objective.filter(|&o| o > b) {
+                    problems.push(format!(
+                        "{}: a certified refutation ({} tiles do not fit, checked by {}) is \
+                         below the verified objective {o}",
+                        x.instance,
+                        c.tiles,
+                        c.checker.as_deref().unwrap_or("?")
+                    ));
+                }
+            }
+            if let Some(p) = c.placed() {
+                x.certified_placed = Some(x.certified_placed.map_or(p, |o| o.max(p)));
+                if let Some(b) = x.best_bound.filter(|&b| b < p) {
+                    problems.push(format!(
+                        "{}: a verified placement of {p} tiles (certify) is above the best \
+                         bound {b} ({})",
+                        x.instance,
+                        bound_source(x)
+                    ));
+                }
+            }
+        }
+        problems
+    }
+
+    /// The instances with a certified bound, in id order.
+    pub fn certified(&self) -> Vec<&GapInstance> {
+        self.instances
+            .iter()
+            .filter(|x| x.certified_bound.is_some())
+            .collect()
+    }
+
     /// How many instances' best bounds each provenance gave, most first (`count` also for
     /// the report's own; `not recorded` for records older than provenances).
     pub fn provenances(&self) -> Vec<(String, usize)> {
@@ -140,13 +214,44 @@ pub fn by_name(by: Option<BoundBy>) -> String {
 }
 
 /// Who proved an instance's best bound and how: `native: cell-search`, `count` (the
-/// report's), `-` without a bound.
+/// report's), `-` without a bound; `, certified` when a certified refutation proves it too.
 pub fn bound_source(x: &GapInstance) -> String {
-    match (&x.bound_config, x.best_bound) {
+    let who = match (&x.bound_config, x.best_bound) {
         (_, None) => "-".into(),
         (Some(c), _) => format!("{c}: {}", by_name(x.bound_by)),
         (None, _) => by_name(x.bound_by),
+    };
+    match (x.certified_bound, x.best_bound) {
+        (Some(c), Some(b)) if c <= b => format!("{who}, certified"),
+        _ => who,
     }
+}
+
+/// The line that lists the certified bounds: `certified (...): 2 of 20 instances: b01-t3 at
+/// most 22 (optimal: 22 placed), b01-t4 at most 21 (...)`; `None` without any.
+pub fn certified_summary(g: &GapTable) -> Option<String> {
+    let each: Vec<String> = g
+        .certified()
+        .iter()
+        .filter_map(|x| {
+            let b = x.certified_bound?;
+            let closed = match x.best_objective {
+                Some(o) if o == b => format!(" (optimal: {o} placed)"),
+                Some(o) => format!(" ({o} placed)"),
+                None => String::new(),
+            };
+            Some(format!("{} at most {b}{closed}", x.instance))
+        })
+        .collect();
+    (!each.is_empty()).then(|| {
+        format!(
+            "certified bounds (a refutation's DRAT proof checked outside the solvers, `dancehall \
+             domino certify`): {} of {} instances: {}",
+            each.len(),
+            g.instances.len(),
+            each.join(", ")
+        )
+    })
 }
 
 /// A run as one cell: `objective/bound gap`, `-` for what it lacks (`21/24 3`, `20/- -`).
@@ -249,6 +354,8 @@ fn instance(id: &str, rs: &[&Run], inst: Option<&Instance>, names: &[String]) ->
         bound_by,
         gap: best_bound.map(|b| i64::from(b) - i64::from(best_objective.unwrap_or(0))),
         runs,
+        certified_bound: None,
+        certified_placed: None,
     }
 }
 
@@ -347,5 +454,97 @@ mod tests {
         assert_eq!(bound_source(e3), "b: solver");
         assert_eq!(cell(&e3.runs[0]), "3/- -");
         assert_eq!(g.cells(x), ["5/- -", "-/- -", "no run"]);
+    }
+
+    /// Certificates on the instance's content show beside it and are checked again; the ones
+    /// that contradict the runs, or do not hold, are problems; a certificate on other content
+    /// (an edited tile) does not apply.
+    #[test]
+    fn certificates_certify_bounds_and_contradict_runs_that_they_refute() {
+        use cores::domino::{Orientation, Placement, Verdict};
+        let e3 = cores::domino::parse_line(E3).unwrap();
+        let frozen: BTreeMap<String, Instance> = [("e3".to_string(), e3.clone())].into();
+        // a placed 1 tile, b proved at most 2 (not the optimum: all 3 fit on 5 x 5).
+        let runs = [
+            run("e3", "a", Status::Feasible, Some(1), None),
+            run("e3", "b", Status::Feasible, None, Some(2)),
+        ];
+        let cert = |tiles: u32, verdict: Verdict, placement: Vec<Placement>| Certificate {
+            instance: "e3".into(),
+            instance_sha256: instance_sha256(&e3),
+            tiles,
+            verdict,
+            placement,
+            formula_sha256: "f".into(),
+            solver: None,
+            solver_seconds: None,
+            proof_bytes: Some(1),
+            checker: Some("rate 0.3.0".into()),
+            checker_seconds: Some(0.1),
+            host: "h".into(),
+            dancehall_version: "0".into(),
+        };
+        let at = |tile, row, col| Placement {
+            tile,
+            row,
+            col,
+            orientation: Orientation::H,
+            mirrored: false,
+        };
+        // Certified: 3 tiles do not fit (at most 2) and 4 (at most 3); the smaller counts.
+        let mut g = gap_table(&runs, &frozen);
+        let proofs = [
+            cert(4, Verdict::Certified, vec![]),
+            cert(3, Verdict::Certified, vec![]),
+        ];
+        assert!(g.add_certificates(&proofs, &frozen).is_empty());
+        let x = &g.instances[0];
+        assert_eq!((x.certified_bound, x.certified_placed), (Some(2), None));
+        assert_eq!(bound_source(x), "b: solver, certified");
+        assert_eq!(
+            certified_summary(&g).unwrap(),
+            "certified bounds (a refutation's DRAT proof checked outside the solvers, \
+             `dancehall domino certify`): 1 of 1 instances: e3 at most 2 (1 placed)"
+        );
+
+        // Three tiles in rows 0, 2 and 4 fit: above b's bound of 2, a contradiction that
+        // names b.
+        let mut g = gap_table(&runs, &frozen);
+        let three = vec![at(0, 0, 0), at(1, 2, 0), at(2, 4, 0)];
+        let problems = g.add_certificates(&[cert(3, Verdict::Fits, three.clone())], &frozen);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("placement of 3 tiles") && problems[0].contains("b: solver"),
+            "{problems:?}"
+        );
+        assert_eq!(g.instances[0].certified_placed, Some(3));
+        assert_eq!(certified_summary(&g), None);
+
+        // A certified bound below what a run placed (a: 1 tile; "1 tile does not fit").
+        let mut g = gap_table(&runs, &frozen);
+        let problems = g.add_certificates(&[cert(1, Verdict::Certified, vec![])], &frozen);
+        assert!(
+            problems.len() == 1 && problems[0].contains("below the verified objective 1"),
+            "{problems:?}"
+        );
+
+        // A placement the verifier refuses (tiles 0 and 1 touch with 0 against 2), and a
+        // certificate of other content, which does not apply.
+        let mut g = gap_table(&runs, &frozen);
+        let touching = vec![at(0, 0, 0), at(1, 1, 0)];
+        let mut elsewhere = cert(3, Verdict::Certified, vec![]);
+        elsewhere.instance_sha256 = "00".into();
+        let problems = g.add_certificates(&[cert(2, Verdict::Fits, touching), elsewhere], &frozen);
+        assert!(
+            problems.len() == 1 && problems[0].contains("does not hold"),
+            "{problems:?}"
+        );
+        assert_eq!(
+            (
+                g.instances[0].certified_bound,
+                g.instances[0].certified_placed
+            ),
+            (None, None)
+        );
     }
 }

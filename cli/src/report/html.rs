@@ -211,6 +211,9 @@ fn gap_section(s: &mut String, job: u64, g: &GapTable) {
          <p class=\"gap\">{}</p>",
         escape(&text::gap_summary(g))
     );
+    if let Some(line) = gap::certified_summary(g) {
+        let _ = writeln!(s, "<p class=\"certified\">{}</p>", escape(&line));
+    }
     if g.all_closed() {
         return;
     }

@@ -436,7 +436,13 @@ pub async fn job_report(pool: &SqlitePool, head: &JobHead) -> anyhow::Result<Job
                     .map_err(|e| anyhow::anyhow!("frozen {}:{}: {}", f.name, e.line, e.problem))?;
                 frozen.extend(batch.into_iter().map(|i| (i.id.clone(), i)));
             }
+            let shas: Vec<String> = frozen.values().map(domino::instance_sha256).collect();
+            let certs = store::certificates(pool, &shas).await?;
             let mut report = bench_report(h, family, &runs, frozen);
+            if let Some(g) = report.gap.as_mut() {
+                let problems = g.add_certificates(&certs, &report.frozen);
+                report.disagreements.extend(problems);
+            }
             report.definitions = definitions(&files, &report.runs)?;
             // A MiniZinc suite's checker is one of its model files (a configuration's own
             // files are frozen under its name, `NAME/FILE`).

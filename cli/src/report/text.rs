@@ -364,6 +364,9 @@ pub fn gap_summary(g: &GapTable) -> String {
 pub fn gap_table(g: &GapTable) -> String {
     let mut s = gap_summary(g);
     s.push('\n');
+    if let Some(line) = gap::certified_summary(g) {
+        let _ = writeln!(s, "{line}");
+    }
     if g.all_closed() {
         return s;
     }

@@ -1555,3 +1555,61 @@ async fn the_mzn_suite_migration_keeps_runs_and_puzzles() {
     .await;
     assert_eq!(count("SELECT COUNT(*) FROM bench_current").await, 2);
 }
+
+/// Bound certificates come back as they were stored, only for the instances asked about,
+/// oldest first; the verdict column takes the two verdicts and nothing else.
+#[tokio::test]
+async fn bound_certificates_round_trip_by_instance_content() {
+    use cores::domino::{Certificate, Verdict as Cert};
+    let (_dir, pool) = temp_db().await;
+    let c = |sha: &str, tiles: u32, verdict: Cert| Certificate {
+        instance: "b01-t3".into(),
+        instance_sha256: sha.into(),
+        tiles,
+        verdict,
+        placement: vec![],
+        formula_sha256: "f".into(),
+        solver: Some("cadical 1.5.3-2".into()),
+        solver_seconds: Some(411.8),
+        proof_bytes: Some(221_900_000),
+        checker: Some("rate 0.3.0".into()),
+        checker_seconds: Some(519.8),
+        host: "h".into(),
+        dancehall_version: "0".into(),
+    };
+    let first = c("aa", 23, Cert::Certified);
+    let second = c("aa", 24, Cert::Certified);
+    let other = c("bb", 23, Cert::Fits);
+    for (i, x) in [&first, &other, &second].into_iter().enumerate() {
+        assert_eq!(
+            add_certificate(&pool, x, 1_000 + i as u64).await.unwrap(),
+            i as u64 + 1
+        );
+    }
+    assert_eq!(
+        certificates(&pool, &["aa".into()]).await.unwrap(),
+        vec![first.clone(), second]
+    );
+    assert_eq!(
+        certificates(&pool, &["bb".into(), "cc".into()])
+            .await
+            .unwrap(),
+        vec![other]
+    );
+    assert!(certificates(&pool, &[]).await.unwrap().is_empty());
+    let refused = sqlx::query(
+        "INSERT INTO bound_certificates
+             (instance_id, instance_sha256, tiles, verdict, record, recorded_at)
+         VALUES ('x', 'aa', 3, 'rejected', '{}', 0)",
+    )
+    .execute(&pool)
+    .await;
+    assert!(refused.is_err(), "{refused:?}");
+    // A record whose columns were edited apart from it is corrupt, named.
+    sqlx::query("UPDATE bound_certificates SET verdict = 'fits' WHERE id = 1")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let e = certificates(&pool, &["aa".into()]).await.unwrap_err();
+    assert!(e.to_string().contains("bound certificate 1"), "{e}");
+}

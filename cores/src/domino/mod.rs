@@ -12,10 +12,12 @@
 //! over legal placements (`construct`, which finds the good placements of tight boards) and,
 //! on small boards where every tile may fit, asks CaDiCaL (`sat`); `table` is the cell
 //! search's transposition table; `fit_cnf` writes CaDiCaL's question as DIMACS, to certify a
-//! bound outside the process.
+//! bound outside the process, and `certificate` is what such a check found (kept in the results
+//! database, shown by the report).
 
 mod bound;
 pub mod brute;
+pub mod certificate;
 mod construct;
 mod cover;
 pub mod export;
@@ -36,6 +38,7 @@ mod tests;
 
 pub use bound::BoundBy;
 pub use brute::brute_force;
+pub use certificate::{instance_sha256, Certificate, CertificateError, Verdict};
 pub use export::{to_clingo, to_dzn};
 pub use fit_cnf::{FitCnf, FitCnfError};
 pub use generate::{generate, generate_with, GenerateOptions, Mix, OptionError};

@@ -68,6 +68,11 @@
 //! `--unsat`, side by side with the crate's CaDiCaL 1.9.5 asking the same question (both
 //! niced, with builds beside them), refuted it in 748 s of wall time (551 s of CPU) against
 //! CaDiCaL's 785 s: 5% less, where closing the board within a 300-s run needs 3 to 4 times.
+//! Nor does another CaDiCaL: Debian's 1.5.3 binary (`--unsat`, on `FitCnf`'s DIMACS) side by
+//! side with the crate's 1.9.5 (`explore_sat_bounds`), both niced, with builds beside them,
+//! refuted b01-t3's 24 and 23 tiles in 53 and 621 s against 51 and 671 s, and b01-t4's 24 and
+//! 23 in 31 and 82 s against 32 and 100 s: within a fifth of each other, where one run each
+//! in two earlier stops (412 s against 1,024 s on b01-t3's 23) had looked 2.5 times apart.
 //!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
