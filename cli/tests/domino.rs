@@ -458,8 +458,8 @@ fn solvers_lists_every_configuration() {
 /// `native_closes_a_tight_seven_by_seven_board_below_its_count_bound`): 13 tiles are refuted
 /// by the `cadical` binary and its DRAT proof verified by `rate`, outside dancehall's process;
 /// 12 tiles are not refuted but placed, the placement verified, and the command exits 1; a
-/// cut-short proof is rejected, exit 1; and a proof checked for another claim is rejected
-/// too. Each failure says so on its first line.
+/// cut-short proof is rejected, exit 1; a proof checked for another claim is rejected too;
+/// and a tool stopped by its limit certifies nothing. Each failure says so on its first line.
 #[test]
 fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() {
     let have = common::tools::on_path("cadical") && common::tools::on_path("rate");
@@ -470,11 +470,25 @@ fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() 
         env!("CARGO_MANIFEST_DIR"),
         "/../bench-specs/domino/suite-tight/batch01.txt"
     );
+    // `domino certify FILE --id ID --tiles K` and more.
+    let certify = |id: &str, tiles: &str, more: &[&str]| {
+        let mut args = vec!["domino", "certify", file, "--id", id, "--tiles", tiles];
+        args.extend_from_slice(more);
+        dancehall(&args)
+    };
+    // Exit 1, and the first line of stderr starts with `first`.
+    let fails = |o: &Output, first: &str| {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
+        assert!(
+            stderr(o).starts_with(&format!("dancehall: {first}")),
+            "{}",
+            stderr(o)
+        );
+        assert!(!stdout(o).contains("CERTIFIED"), "{}", stdout(o));
+    };
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().to_str().unwrap();
-    let o = dancehall(&[
-        "domino", "certify", file, "--id", "b01-t5", "--tiles", "13", "--keep", keep,
-    ]);
+    let o = certify("b01-t5", "13", &["--keep", keep]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
@@ -483,17 +497,13 @@ fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() 
     );
     assert!(out.contains("verified by rate"), "{out}");
     let proof = dir.path().join("13.drat");
+    let proof_s = proof.to_str().unwrap();
     let bytes = std::fs::read(&proof).unwrap();
     assert!(bytes.len() > 1000, "{}", bytes.len());
 
     // One tile fewer fits: no certificate, and the placement is named.
-    let o = dancehall(&["domino", "certify", file, "--id", "b01-t5", "--tiles", "12"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).starts_with("dancehall: NOT CERTIFIED: 12 tiles on b01-t5"),
-        "{}",
-        stderr(&o)
-    );
+    let o = certify("b01-t5", "12", &[]);
+    fails(&o, "NOT CERTIFIED: 12 tiles on b01-t5");
     assert!(
         stderr(&o).contains("the verifier accepts it"),
         "{}",
@@ -503,42 +513,20 @@ fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() 
     // The proof cut in half proves nothing.
     let cut = dir.path().join("cut.drat");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    let o = dancehall(&[
-        "domino",
-        "certify",
-        file,
-        "--id",
-        "b01-t5",
-        "--tiles",
-        "13",
-        "--proof",
-        cut.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).starts_with("dancehall: PROOF REJECTED"),
-        "{}",
-        stderr(&o)
-    );
+    let o = certify("b01-t5", "13", &["--proof", cut.to_str().unwrap()]);
+    fails(&o, "PROOF REJECTED");
     // Nor is 13 tiles' proof one of another board's bound.
-    let o = dancehall(&[
-        "domino",
-        "certify",
-        file,
-        "--id",
-        "b01-t8",
-        "--tiles",
-        "14",
-        "--proof",
-        proof.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).starts_with("dancehall: PROOF REJECTED"),
-        "{}",
-        stderr(&o)
-    );
+    let o = certify("b01-t8", "14", &["--proof", proof_s]);
+    fails(&o, "PROOF REJECTED");
     // A claim of no tile at all is refused as input.
-    let o = dancehall(&["domino", "certify", file, "--id", "b01-t5", "--tiles", "0"]);
+    let o = certify("b01-t5", "0", &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // Limits: the solver is stopped at its time limit (b01-t3's 23 tiles take CaDiCaL
+    // minutes: table in bench-specs/domino/suite-tight/README.md), and a checker in 1 MiB
+    // cannot check anything; neither certifies.
+    let o = certify("b01-t3", "23", &["--time-limit", "1"]);
+    fails(&o, "NOT CERTIFIED: cadical stopped at its time limit");
+    let o = certify("b01-t5", "13", &["--proof", proof_s, "--memory-limit", "1"]);
+    fails(&o, "NOT CERTIFIED: rate");
 }

@@ -1082,6 +1082,8 @@ fn a_certified_bound_is_recorded_and_the_report_shows_it_or_names_its_contradict
         proof_bytes: Some(1),
         checker: Some("a broken checker".into()),
         checker_seconds: Some(0.0),
+        solver_peak_memory_bytes: None,
+        checker_peak_memory_bytes: None,
         host: "box".into(),
         dancehall_version: "0".into(),
     };

@@ -15,17 +15,24 @@
 //! to end, as a coordinator does, so one in use by a running coordinator is refused before
 //! anything runs.
 //!
-//! Exit: 0 certified; 1 not certified (the tiles fit, the proof is rejected, or the solver
-//! stopped at its time limit), said first on stderr; 2 bad input or a missing tool.
+//! Both tools run through the benchmark's process runner (`worker::bench::process`): each in a
+//! process group of its own, stopped at its wall-time limit (`--time-limit` for the solver,
+//! `--check-time-limit` for the checker), under `--memory-limit` as a benchmark run is, and
+//! measured (wall time, peak memory, kept in the record).
+//!
+//! Exit: 0 certified; 1 not certified (the tiles fit, the proof is rejected, a tool stopped at
+//! a limit or ended without a verdict), said first on stderr; 2 bad input or a missing tool.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::Duration;
 
 use anyhow::Context;
 use coordinator::store;
 use cores::domino::{self, Certificate, FitCnf, Placement, Verdict};
+
+use worker::bench::process::{run_process, LineSink, ProcessLimits, ProcessOutcome};
 
 use crate::exit::user_error;
 
@@ -44,9 +51,16 @@ pub struct CertifyArgs {
     /// fewer).
     #[arg(long, value_name = "K")]
     pub tiles: u32,
-    /// Give the solver at most this many seconds (default: no limit).
+    /// Give the solver at most this many seconds of wall time (default: no limit).
     #[arg(long, value_name = "S")]
     pub time_limit: Option<u32>,
+    /// Give the proof checker at most this many seconds of wall time (default: no limit).
+    #[arg(long, value_name = "S")]
+    pub check_time_limit: Option<u32>,
+    /// Memory limit of the solver and of the checker, each, in MiB (the run's cgroup
+    /// `memory.max` where this machine allows it, else `RLIMIT_AS`; default: none).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub memory_limit: Option<u64>,
     /// Check this DRAT proof of the formula instead of running the solver.
     #[arg(long, value_name = "FILE")]
     pub proof: Option<PathBuf>,
@@ -107,6 +121,8 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
         proof_bytes: None,
         checker: None,
         checker_seconds: None,
+        solver_peak_memory_bytes: None,
+        checker_peak_memory_bytes: None,
         host: worker::bench::host::detect().hostname,
         dancehall_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
@@ -115,8 +131,9 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
         None => {
             let proof = dir.join(format!("{}.drat", a.tiles));
             cert.solver = Some(version(SOLVER));
-            let (secs, placed) = refute(&a, &cnf, &inst, &formula, &proof, &what)?;
+            let (secs, peak, placed) = refute(&a, &cnf, &inst, &dir, &formula, &proof, &what)?;
             cert.solver_seconds = Some(secs);
+            cert.solver_peak_memory_bytes = peak;
             if let Some(placement) = placed {
                 // The claim is false: `verify` accepted a placement of the tiles.
                 let n = placement.len();
@@ -134,29 +151,43 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
     let bytes = std::fs::metadata(&proof)
         .with_context(|| format!("reading {}", proof.display()))?
         .len();
-    let start = Instant::now();
-    let out = Command::new(CHECKER)
-        .arg(&formula)
-        .arg(&proof)
-        .output()
-        .with_context(|| format!("running {CHECKER}"))?;
-    let checked = start.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    if !stdout.lines().any(|l| l.trim() == "s VERIFIED") {
-        let verdict = stdout
-            .lines()
-            .find(|l| l.starts_with("s "))
-            .unwrap_or("no verdict");
+    let argv = [CHECKER.to_owned(), path_arg(&formula), path_arg(&proof)];
+    let out = run(&argv, &dir, a.check_time_limit, a.memory_limit)?;
+    let checked = out.wall.as_secs_f64();
+    if let Some(limit) = out.limit {
+        anyhow::bail!(
+            "NOT CERTIFIED: {CHECKER} stopped at its {} limit after {checked:.1} s, before it \
+             had checked the proof of {what}",
+            limit_name(limit)
+        );
+    }
+    let verdict = out.sink.0.iter().find(|l| l.starts_with("s "));
+    let Some(verdict) = verdict else {
+        // No verdict: the checker failed (a crash, a memory limit it met as an allocation
+        // failure), which says nothing of the proof.
+        anyhow::bail!(
+            "NOT CERTIFIED: {CHECKER} ended without a verdict on the proof of {what} ({}{}{})",
+            ended(&out),
+            a.memory_limit
+                .map_or(String::new(), |m| format!("; its memory limit was {m} MiB")),
+            out.stderr_tail
+                .lines()
+                .last()
+                .map_or(String::new(), |l| format!(": {l}"))
+        );
+    };
+    if verdict.trim() != "s VERIFIED" {
         anyhow::bail!(
             "PROOF REJECTED: {CHECKER} did not verify {} as a refutation of {what} ({verdict}; \
              {}); the bound is not certified",
             proof.display(),
-            out.status
+            ended(&out)
         );
     }
     cert.proof_bytes = Some(bytes);
     cert.checker = Some(version(CHECKER));
     cert.checker_seconds = Some(checked);
+    cert.checker_peak_memory_bytes = out.peak_memory;
     let recorded = record(db, &cert, &inst)?;
     println!(
         "CERTIFIED: {what} do not fit, so its optimum is at most {}: {solved}, and its DRAT \
@@ -231,52 +262,115 @@ fn version(tool: &str) -> String {
     }
 }
 
-/// Runs the solver on `formula`, writing its proof to `proof`: the seconds it took, and the
-/// placement it found when the tiles fit (decoded and accepted by `verify`). An error when it
-/// neither refutes the formula nor finds a legal placement (its time limit, or a model the
-/// verifier refuses).
+/// The lines a tool printed that `certify` reads: its verdict (`s ...`) and a model's values
+/// (`v ...`); the rest (comments, statistics) is dropped.
+#[derive(Default)]
+struct Verdicts(Vec<String>);
+
+impl LineSink for Verdicts {
+    fn line(&mut self, line: &str) {
+        if line.starts_with("s ") || line.starts_with("v ") {
+            self.0.push(line.to_owned());
+        }
+    }
+}
+
+/// Runs `argv` in `dir` through the benchmark's process runner (its own process group, killed
+/// at the wall-time limit, the memory limit as a benchmark run's), measured.
+fn run(
+    argv: &[String],
+    dir: &Path,
+    seconds: Option<u32>,
+    mib: Option<u64>,
+) -> anyhow::Result<ProcessOutcome<Verdicts>> {
+    let limits = ProcessLimits {
+        // No limit is a century.
+        wall: Duration::from_secs(seconds.map_or(100 * 365 * 86_400, u64::from)),
+        cpu: None,
+        memory: mib.map(|m| m << 20),
+        grace: Duration::from_secs(2),
+        stop_signal: libc::SIGTERM,
+        stop: None,
+    };
+    run_process(argv, dir, &limits).with_context(|| format!("running {}", argv[0]))
+}
+
+/// How a process ended, for a message: `exit code 1`, `signal 9`.
+fn ended<S>(out: &ProcessOutcome<S>) -> String {
+    match (out.exit_code, out.signal) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => format!("signal {s}"),
+        (None, None) => "no exit status".into(),
+    }
+}
+
+/// A limit as a message names it: `time`, `memory`.
+fn limit_name(t: cores::bench::Termination) -> &'static str {
+    use cores::bench::Termination;
+    match t {
+        Termination::Walltime => "time",
+        Termination::Cputime => "CPU time",
+        Termination::Memory => "memory",
+        other => other.as_str(),
+    }
+}
+
+fn path_arg(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// Runs the solver on `formula`, writing its proof to `proof`: its wall seconds and peak
+/// memory, and the placement it found when the tiles fit (decoded and accepted by `verify`).
+/// An error when it neither refutes the formula nor finds a legal placement (a limit, or a
+/// model the verifier refuses).
 fn refute(
     a: &CertifyArgs,
     cnf: &FitCnf,
     inst: &domino::Instance,
+    dir: &Path,
     formula: &Path,
     proof: &Path,
     what: &str,
-) -> anyhow::Result<(f64, Option<Vec<Placement>>)> {
-    let mut cmd = Command::new(SOLVER);
-    cmd.arg("-q").arg("--unsat");
-    if let Some(t) = a.time_limit {
-        cmd.arg("-t").arg(t.to_string());
-    }
-    cmd.arg(formula).arg(proof);
-    let start = Instant::now();
-    let out = cmd.output().with_context(|| format!("running {SOLVER}"))?;
-    let secs = start.elapsed().as_secs_f64();
-    match out.status.code() {
-        Some(20) => Ok((secs, None)),
-        Some(10) => {
-            let text = String::from_utf8_lossy(&out.stdout);
-            let true_lits: HashSet<i32> = text
-                .lines()
+) -> anyhow::Result<(f64, Option<u64>, Option<Vec<Placement>>)> {
+    let argv = [
+        SOLVER.to_owned(),
+        "-q".into(),
+        "--unsat".into(),
+        path_arg(formula),
+        path_arg(proof),
+    ];
+    let out = run(&argv, dir, a.time_limit, a.memory_limit)?;
+    let secs = out.wall.as_secs_f64();
+    match (out.limit, out.exit_code) {
+        (None, Some(20)) => Ok((secs, out.peak_memory, None)),
+        (None, Some(10)) => {
+            let true_lits: HashSet<i32> = out
+                .sink
+                .0
+                .iter()
                 .filter_map(|l| l.strip_prefix("v "))
                 .flat_map(|l| l.split_whitespace().filter_map(|t| t.parse().ok()))
                 .filter(|&l: &i32| l > 0)
                 .collect();
             let placement = cnf.placement(&true_lits);
             match domino::verify(inst, &placement) {
-                Ok(()) => Ok((secs, Some(placement))),
+                Ok(()) => Ok((secs, out.peak_memory, Some(placement))),
                 Err(v) => anyhow::bail!(
                     "NOT CERTIFIED: {SOLVER} says {what} fit, but its model decodes to a \
                      placement the verifier refuses ({v})"
                 ),
             }
         }
+        (Some(limit), _) => anyhow::bail!(
+            "NOT CERTIFIED: {SOLVER} stopped at its {} limit after {secs:.1} s, having \
+             neither refuted {what} nor placed them",
+            limit_name(limit)
+        ),
         _ => anyhow::bail!(
             "NOT CERTIFIED: {SOLVER} neither refuted {what} nor placed them in {secs:.1} s \
-             ({}{})",
-            out.status,
-            a.time_limit
-                .map_or(String::new(), |t| format!("; its time limit was {t} s"))
+             ({}: {})",
+            ended(&out),
+            out.stderr_tail.lines().last().unwrap_or("")
         ),
     }
 }

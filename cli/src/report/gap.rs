@@ -481,6 +481,8 @@ mod tests {
             proof_bytes: Some(1),
             checker: Some("rate 0.3.0".into()),
             checker_seconds: Some(0.1),
+            solver_peak_memory_bytes: None,
+            checker_peak_memory_bytes: None,
             host: "h".into(),
             dancehall_version: "0".into(),
         };

@@ -1574,6 +1574,8 @@ async fn bound_certificates_round_trip_by_instance_content() {
         proof_bytes: Some(221_900_000),
         checker: Some("rate 0.3.0".into()),
         checker_seconds: Some(519.8),
+        solver_peak_memory_bytes: None,
+        checker_peak_memory_bytes: None,
         host: "h".into(),
         dancehall_version: "0".into(),
     };

@@ -66,6 +66,12 @@ pub struct Certificate {
     pub proof_bytes: Option<u64>,
     pub checker: Option<String>,
     pub checker_seconds: Option<f64>,
+    /// The solver's and the checker's peak memory where the process runner measured it
+    /// (absent in records made before it was measured).
+    #[serde(default)]
+    pub solver_peak_memory_bytes: Option<u64>,
+    #[serde(default)]
+    pub checker_peak_memory_bytes: Option<u64>,
     /// Where it ran.
     pub host: String,
     pub dancehall_version: String,
@@ -170,6 +176,8 @@ mod tests {
             proof_bytes: None,
             checker: None,
             checker_seconds: None,
+            solver_peak_memory_bytes: None,
+            checker_peak_memory_bytes: None,
             host: "h".into(),
             dancehall_version: "0".into(),
         }
