@@ -125,7 +125,16 @@ pub struct Config {
     /// Largest message accepted or sent (default [`proto::client::MAX_MESSAGE_BYTES`]); a
     /// submission bigger than this comes as a stream (`SubmitJobStream`).
     pub max_message_bytes: usize,
+    /// Largest submission, summed over a stream's messages as they arrive (default
+    /// [`MAX_SUBMISSION_BYTES`]): a stream past it is refused as soon as it is, so a client
+    /// cannot make the coordinator hold more than this of a submission it has not finished.
+    pub max_submission_bytes: u64,
 }
+
+/// 1 GiB of encoded submission: the 12 x 12 Sudoku job cut into 2,022,368 units (its
+/// `parts = 32`, `bench-specs/sudoku-12x12-two-band.toml`) is about a third of it, and held
+/// 2.5 GB in the coordinator.
+pub const MAX_SUBMISSION_BYTES: u64 = 1 << 30;
 
 impl Config {
     /// Defaults: `results/dancehall.db`, no TLS, 60 s leases, 15 s heartbeats, a unit held
@@ -146,6 +155,7 @@ impl Config {
             clock: Clock::System,
             connections: ConnLimits::default(),
             max_message_bytes: proto::client::MAX_MESSAGE_BYTES,
+            max_submission_bytes: MAX_SUBMISSION_BYTES,
         }
     }
 }

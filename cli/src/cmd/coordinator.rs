@@ -49,6 +49,11 @@ pub struct CoordinatorArgs {
     /// --failures-limit: workers also die for reasons of their own.
     #[arg(long, value_name = "N", default_value_t = coordinator::scheduler::DEFAULT_DEATHS_LIMIT)]
     pub deaths_limit: u32,
+    /// Refuse a submission larger than this many MiB, summed over a stream's messages as they
+    /// arrive: a client cannot make the coordinator hold more of an unfinished submission.
+    #[arg(long, value_name = "MIB", default_value_t = coordinator::config::MAX_SUBMISSION_BYTES >> 20,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_submission_mib: u64,
 }
 
 pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
@@ -74,6 +79,7 @@ pub fn run(args: CoordinatorArgs) -> anyhow::Result<()> {
     config.connections.max_connections = args.max_connections;
     config.failures_limit = args.failures_limit;
     config.deaths_limit = args.deaths_limit;
+    config.max_submission_bytes = args.max_submission_mib << 20;
     config.tls = match (args.tls_cert, args.tls_key) {
         (Some(cert), Some(key)) => Some(coordinator::TlsConfig { cert, key }),
         _ => None,

@@ -294,15 +294,32 @@ impl JobsService {
 
 /// Joins a submission stream's messages into the one request they cut up: the first whole,
 /// every later one only more `units` or `tasks` (so that nothing else can be said twice, or
-/// differently). A stream that breaks off is an error, and nothing is submitted.
+/// differently). A stream that breaks off is an error, and nothing is submitted; so is one
+/// whose messages come to more than `limit` bytes, refused (RESOURCE_EXHAUSTED) at the
+/// message that passes it, with what was read dropped.
 async fn join_stream(
     stream: &mut tonic::Streaming<pb::SubmitJobRequest>,
+    limit: u64,
 ) -> Result<pb::SubmitJobRequest, Status> {
     let Some(mut whole) = stream.message().await? else {
         return Err(Error::InvalidArgument("the submission stream has no message".into()).into());
     };
+    let mut bytes = prost::Message::encoded_len(&whole) as u64;
     let mut index = 1usize;
+    let over = |bytes: u64, index: usize| {
+        Status::resource_exhausted(format!(
+            "the submission passes the coordinator's limit of {limit} bytes at message \
+             {index} ({bytes} bytes so far); nothing was submitted"
+        ))
+    };
+    if bytes > limit {
+        return Err(over(bytes, 0));
+    }
     while let Some(mut more) = stream.message().await? {
+        bytes += prost::Message::encoded_len(&more) as u64;
+        if bytes > limit {
+            return Err(over(bytes, index));
+        }
         whole.units.append(&mut more.units);
         whole.tasks.append(&mut more.tasks);
         if more != pb::SubmitJobRequest::default() {
@@ -330,7 +347,8 @@ impl pb::jobs_server::Jobs for JobsService {
         &self,
         req: Request<tonic::Streaming<pb::SubmitJobRequest>>,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
-        let whole = join_stream(&mut req.into_inner()).await?;
+        let limit = self.0.config.max_submission_bytes;
+        let whole = join_stream(&mut req.into_inner(), limit).await?;
         self.submit(whole).await
     }
 

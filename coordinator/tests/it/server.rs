@@ -646,7 +646,8 @@ async fn bad_submissions_are_refused_and_nothing_is_written() {
 
 /// A submission bigger than the coordinator's message limit: refused as one message, taken
 /// as a stream (`SubmitJobStream`, cut up by `client::submit_job`) and counted exactly. The
-/// limit is 4 KiB here, where a million 12x12 units make about 170 MB against 256 MiB.
+/// limit is 4 KiB here, where a million 12x12 units make about 170 MB against 256 MiB. A
+/// stream past the coordinator's limit on a whole submission is refused, and nothing held.
 #[tokio::test]
 async fn a_submission_past_the_message_limit_is_streamed_and_counted_exactly() {
     let (_dir, db) = temp_db();
@@ -717,7 +718,7 @@ async fn a_submission_past_the_message_limit_is_streamed_and_counted_exactly() {
     let mut messages = client::submission_messages(
         pb::SubmitJobRequest {
             name: "other".into(),
-            ..req
+            ..req.clone()
         },
         2 << 10,
     );
@@ -735,6 +736,37 @@ async fn a_submission_past_the_message_limit_is_streamed_and_counted_exactly() {
         .into_inner();
     assert_eq!(list.jobs.len(), 1);
     c.stop().await;
+
+    // A coordinator whose submissions may not pass 8 KiB refuses the stream at the message
+    // that passes it, and holds no job.
+    let (_dir2, db2) = temp_db();
+    let small = Coord::start_with(&db2, Clock::System, |config| {
+        config.max_message_bytes = 4 << 10;
+        config.max_submission_bytes = 8 << 10;
+    })
+    .await;
+    let (_, mut jobs) = small.clients(TOKEN).await;
+    let total: usize = client::submission_messages(req.clone(), 2 << 10)
+        .iter()
+        .map(prost::Message::encoded_len)
+        .sum();
+    assert!(total > 8 << 10, "{total}");
+    let e = client::submit_job(&mut jobs, req, 2 << 10)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    assert!(
+        e.message().contains("limit of 8192 bytes at message"),
+        "{}",
+        e.message()
+    );
+    let list = jobs
+        .list_jobs(pb::ListJobsRequest { header: header() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(list.jobs.is_empty(), "{:?}", list.jobs);
+    small.stop().await;
 }
 
 /// Runs openssl (present on the project's machines) to make a CA and a server certificate for
