@@ -26,8 +26,8 @@
 //!
 //! - a bound certificate (`cores::domino::Certificate`, `dancehall domino certify --db`) on
 //!   an instance of the same content is checked again here and shown beside the instance: a
-//!   certified refutation's bound (the bound column says `certified` when it is at most the
-//!   best bound), a verified placement's size. Neither changes a configuration's figures. A
+//!   certified refutation's bound (the bound column says `certified` when it is the best
+//!   bound, `certified: at most C` when it is smaller), a verified placement's size. Neither changes a configuration's figures. A
 //!   certified bound below the best objective, or a placement above the best bound, is a
 //!   contradiction, and a certificate that does not hold together a problem.
 //!
@@ -214,7 +214,8 @@ pub fn by_name(by: Option<BoundBy>) -> String {
 }
 
 /// Who proved an instance's best bound and how: `native: cell-search`, `count` (the
-/// report's), `-` without a bound; `, certified` when a certified refutation proves it too.
+/// report's), `-` without a bound; `, certified` when a certified refutation proves it too,
+/// `; certified: at most C` when one proves a smaller bound than any run.
 pub fn bound_source(x: &GapInstance) -> String {
     let who = match (&x.bound_config, x.best_bound) {
         (_, None) => "-".into(),
@@ -222,7 +223,8 @@ pub fn bound_source(x: &GapInstance) -> String {
         (None, _) => by_name(x.bound_by),
     };
     match (x.certified_bound, x.best_bound) {
-        (Some(c), Some(b)) if c <= b => format!("{who}, certified"),
+        (Some(c), Some(b)) if c == b => format!("{who}, certified"),
+        (Some(c), Some(b)) if c < b => format!("{who}; certified: at most {c}"),
         _ => who,
     }
 }
@@ -507,6 +509,17 @@ mod tests {
             certified_summary(&g).unwrap(),
             "certified bounds (a refutation's DRAT proof checked outside the solvers, \
              `dancehall domino certify`): 1 of 1 instances: e3 at most 2 (1 placed)"
+        );
+
+        // "2 tiles do not fit", below b's bound of 2 and still at a's 1 placed: the smaller
+        // bound is named.
+        let mut g = gap_table(&runs, &frozen);
+        assert!(g
+            .add_certificates(&[cert(2, Verdict::Certified, vec![])], &frozen)
+            .is_empty());
+        assert_eq!(
+            bound_source(&g.instances[0]),
+            "b: solver; certified: at most 1"
         );
 
         // Three tiles in rows 0, 2 and 4 fit: above b's bound of 2, a contradiction that
