@@ -89,7 +89,7 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
         }
     }
     // The database first: one that cannot take the record is refused before anything runs.
-    let db = a.db.as_deref().map(Ledger::open).transpose()?;
+    let db = a.db.as_deref().map(ResultsDb::open).transpose()?;
     let temp = tempfile::tempdir().context("a temporary folder")?;
     let dir = match &a.keep {
         Some(d) => {
@@ -198,19 +198,19 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
 }
 
 /// The results database `certify --db` records into, locked while the command runs.
-struct Ledger {
+struct ResultsDb {
     path: PathBuf,
     _lock: store::DbLock,
 }
 
-impl Ledger {
+impl ResultsDb {
     /// Refused, named, when the database does not exist or a coordinator holds it.
     fn open(path: &Path) -> anyhow::Result<Self> {
         if !path.exists() {
             return Err(user_error(format!("{}: no such database", path.display())));
         }
         let lock = crate::cluster::lock_database(path, None)?;
-        Ok(Ledger {
+        Ok(ResultsDb {
             path: path.to_path_buf(),
             _lock: lock,
         })
@@ -220,7 +220,7 @@ impl Ledger {
 /// Records `cert` (checked against `inst` first) in `db`, if any: what to add to the verdict
 /// line (`; recorded in FILE as certificate N`).
 fn record(
-    db: Option<Ledger>,
+    db: Option<ResultsDb>,
     cert: &Certificate,
     inst: &domino::Instance,
 ) -> anyhow::Result<String> {

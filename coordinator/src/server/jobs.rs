@@ -292,6 +292,18 @@ impl JobsService {
     }
 }
 
+/// RESOURCE_EXHAUSTED when a submission has come to more than `limit` bytes by message
+/// `index` (`Config::max_submission_bytes`).
+fn within(bytes: u64, limit: u64, index: usize) -> Result<(), Status> {
+    if bytes <= limit {
+        return Ok(());
+    }
+    Err(Status::resource_exhausted(format!(
+        "the submission passes the coordinator's limit of {limit} bytes at message {index} \
+         ({bytes} bytes so far); nothing was submitted"
+    )))
+}
+
 /// Joins a submission stream's messages into the one request they cut up: the first whole,
 /// every later one only more `units` or `tasks` (so that nothing else can be said twice, or
 /// differently). A stream that breaks off is an error, and nothing is submitted; so is one
@@ -305,21 +317,11 @@ async fn join_stream(
         return Err(Error::InvalidArgument("the submission stream has no message".into()).into());
     };
     let mut bytes = prost::Message::encoded_len(&whole) as u64;
+    within(bytes, limit, 0)?;
     let mut index = 1usize;
-    let over = |bytes: u64, index: usize| {
-        Status::resource_exhausted(format!(
-            "the submission passes the coordinator's limit of {limit} bytes at message \
-             {index} ({bytes} bytes so far); nothing was submitted"
-        ))
-    };
-    if bytes > limit {
-        return Err(over(bytes, 0));
-    }
     while let Some(mut more) = stream.message().await? {
         bytes += prost::Message::encoded_len(&more) as u64;
-        if bytes > limit {
-            return Err(over(bytes, index));
-        }
+        within(bytes, limit, index)?;
         whole.units.append(&mut more.units);
         whole.tasks.append(&mut more.tasks);
         if more != pb::SubmitJobRequest::default() {
@@ -340,7 +342,10 @@ impl pb::jobs_server::Jobs for JobsService {
         &self,
         req: Request<pb::SubmitJobRequest>,
     ) -> Result<Response<pb::SubmitJobResponse>, Status> {
-        self.submit(req.into_inner()).await
+        let r = req.into_inner();
+        let bytes = prost::Message::encoded_len(&r) as u64;
+        within(bytes, self.0.config.max_submission_bytes, 0)?;
+        self.submit(r).await
     }
 
     async fn submit_job_stream(

@@ -738,14 +738,18 @@ async fn a_submission_past_the_message_limit_is_streamed_and_counted_exactly() {
     c.stop().await;
 
     // A coordinator whose submissions may not pass 8 KiB refuses the stream at the message
-    // that passes it, and holds no job.
+    // that passes it, and holds no job; a single message past it too (its message limit is
+    // larger here).
     let (_dir2, db2) = temp_db();
     let small = Coord::start_with(&db2, Clock::System, |config| {
-        config.max_message_bytes = 4 << 10;
+        config.max_message_bytes = 64 << 10;
         config.max_submission_bytes = 8 << 10;
     })
     .await;
     let (_, mut jobs) = small.clients(TOKEN).await;
+    let e = jobs.submit_job(req.clone()).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    assert!(e.message().contains("at message 0"), "{}", e.message());
     let total: usize = client::submission_messages(req.clone(), 2 << 10)
         .iter()
         .map(prost::Message::encoded_len)
