@@ -27,9 +27,10 @@
 //! - a bound certificate (`cores::domino::Certificate`, `dancehall domino certify --db`) on
 //!   an instance of the same content is checked again here and shown beside the instance: a
 //!   certified refutation's bound (the bound column says `certified` when it is the best
-//!   bound, `certified: at most C` when it is smaller), a verified placement's size. Neither changes a configuration's figures. A
-//!   certified bound below the best objective, or a placement above the best bound, is a
-//!   contradiction, and a certificate that does not hold together a problem.
+//!   bound, `certified: at most C` when it is smaller), a verified placement's size. Neither
+//!   changes a configuration's figures. A certified bound below the best objective, or a
+//!   placement above the best bound, is a contradiction, and a certificate that does not
+//!   hold together a problem.
 //!
 //! Invariant: a configuration's `summed_gap` is the sum of the `counted_gap` of its runs that
 //! ran; every instance is exactly one of closed, unclosed (listed in `unclosed`) or contradicted.
