@@ -13,7 +13,7 @@
 //! tiles (which contradicts any bound below it). A rejected proof or a time limit proves
 //! nothing and records nothing. The database must exist; `certify` holds its lock from start
 //! to end, as a coordinator does, so one in use by a running coordinator is refused before
-//! anything runs.
+//! anything runs, and brings its schema up to date (its migrations), as a coordinator does.
 //!
 //! Both tools run through the benchmark's process runner (`worker::bench::process`): each in a
 //! process group of its own, stopped at its wall-time limit (`--time-limit` for the solver,
