@@ -122,13 +122,6 @@ fn the_10x10_ledger_sums_to_pettersens_total_and_recounts() {
     }
 }
 
-/// The committed partial ledger of an hour of `dancehall run bench-specs/sudoku-12x12-2x6.toml`
-/// (`dancehall ledger --partial --counted`; 16 parts per class): every row is partial and
-/// counted by the two-band core, each part's count is its `fillings`, and class 1 (every
-/// stack `789ABC`: two K6,6, each row a perfect matching of both) has all 16 parts, which
-/// add up to B(C) = L6^2 with L6 = 812,851,200 Latin squares of order 6 (OEIS A002860);
-/// its first two parts recount by hand. The other parts (about 9 core-minutes each) are
-/// recounted in the reference README.
 /// A part of a class recounted by hand (`count sudoku --band-config C --part I/P --json`).
 fn recount_part(box_shape: &str, config: &str, part: &str) -> serde_json::Value {
     let o = dancehall(&[
@@ -146,6 +139,13 @@ fn recount_part(box_shape: &str, config: &str, part: &str) -> serde_json::Value 
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// The committed partial ledger of an hour of `dancehall run bench-specs/sudoku-12x12-2x6.toml`
+/// (`dancehall ledger --partial --counted`; 16 parts per class): every row is partial and
+/// counted by the two-band core, each part's count is its `fillings`, and class 1 (every
+/// stack `789ABC`: two K6,6, each row a perfect matching of both) has all 16 parts, which
+/// add up to B(C) = L6^2 with L6 = 812,851,200 Latin squares of order 6 (OEIS A002860);
+/// its first two parts recount by hand. The other parts (about 9 core-minutes each) are
+/// recounted in the reference README.
 #[test]
 fn the_12x12_partial_ledger_holds_parts_and_its_first_class_is_latin_squares_squared() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(PARTIAL_12X12);

@@ -201,6 +201,16 @@ pub fn lock(path: &Path, address: Option<&str>) -> Result<DbLock> {
     }
 }
 
+/// Whether the database has a table named `name` (an older database may lack a newer one).
+async fn has_table(pool: &SqlitePool, name: &str) -> Result<bool> {
+    let n: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
+            .bind(name)
+            .fetch_one(pool)
+            .await?;
+    Ok(n > 0)
+}
+
 /// Opens (creating it and its directory if needed) the database at `path` and runs the
 /// migrations.
 pub async fn open(path: &Path) -> Result<SqlitePool> {

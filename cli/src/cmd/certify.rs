@@ -25,7 +25,6 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -247,19 +246,12 @@ fn record(
     ))
 }
 
-/// `TOOL VERSION` as the tool prints it (`--version`'s first line), or the tool alone.
+/// `TOOL VERSION`, the version the last word of its `--version` line (the worker's own
+/// detection), or the tool alone.
 fn version(tool: &str) -> String {
-    let out = Command::new(tool).arg("--version").output();
-    let line = out
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|t| t.lines().next().map(str::trim).map(str::to_owned))
-        .unwrap_or_default();
-    match line.strip_prefix(tool).map(str::trim) {
-        _ if line.is_empty() => tool.to_owned(),
-        Some(v) => format!("{tool} {v}"),
-        None => format!("{tool} {line}"),
-    }
+    use worker::bench::config::{first_line, last_word, which};
+    let v = which(tool).and_then(|p| last_word(&first_line(&p, &["--version"])?));
+    v.map_or_else(|| tool.to_owned(), |v| format!("{tool} {v}"))
 }
 
 /// The lines a tool printed that `certify` reads: its verdict (`s ...`) and a model's values

@@ -3,6 +3,7 @@
 //! report. Rows are only ever added.
 
 use cores::domino::{Certificate, Verdict};
+use cores::label::Label;
 use sqlx::{Row, SqlitePool};
 
 use super::{int, Result, StoreError};
@@ -30,12 +31,7 @@ pub async fn add_certificate(pool: &SqlitePool, c: &Certificate, at: Millis) -> 
 /// Every certificate of the instances whose content hashes are `shas`, oldest first. A
 /// database from before certificates (no such table) has none.
 pub async fn certificates(pool: &SqlitePool, shas: &[String]) -> Result<Vec<Certificate>> {
-    let exists: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bound_certificates'",
-    )
-    .fetch_one(pool)
-    .await?;
-    if exists == 0 {
+    if !super::has_table(pool, "bound_certificates").await? {
         return Ok(Vec::new());
     }
     let rows = sqlx::query(

@@ -71,12 +71,7 @@ impl std::fmt::Display for SchemaLag {
 /// The database's applied migrations against this build's (`coordinator/migrations/`). A
 /// database without the migrations table (not one of ours) lacks every migration.
 pub async fn schema_lag(pool: &SqlitePool) -> Result<SchemaLag> {
-    let has_table: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
-    )
-    .fetch_one(pool)
-    .await?;
-    let applied: Vec<i64> = if has_table == 0 {
+    let applied: Vec<i64> = if !super::has_table(pool, "_sqlx_migrations").await? {
         Vec::new()
     } else {
         sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")

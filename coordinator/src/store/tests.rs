@@ -755,7 +755,8 @@ async fn check_list(pool: &SqlitePool, table: &str, column: &str) -> Vec<String>
 
 /// The migrations' CHECK lists of `bench_runs.status` and `bench_puzzles.status` are copies
 /// of `RunStatus::ALL` and `PuzzleStatus::ALL` (SQLite cannot alter them in place): every
-/// status can be stored, and no other.
+/// status can be stored, and no other; so are `bench_runs.family` and
+/// `bound_certificates.verdict`.
 #[tokio::test]
 async fn the_status_checks_list_every_status() {
     use crate::job::RunStatus;
@@ -780,6 +781,13 @@ async fn the_status_checks_list_every_status() {
         cores::bench::Family::ALL
             .iter()
             .map(|f| f.as_str().to_string())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        check_list(&pool, "bound_certificates", "verdict").await,
+        cores::domino::Verdict::ALL
+            .iter()
+            .map(|v| v.as_str().to_string())
             .collect::<Vec<_>>()
     );
 }

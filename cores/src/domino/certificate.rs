@@ -10,37 +10,26 @@
 //!
 //! Invariant: a record names its instance by [`instance_sha256`] of the instance's canonical
 //! JSON line (its id included), so a certificate applies to a benchmark's instance exactly
-//! when their contents are equal, whatever the files' spacing; a `Fits` record's placement is legal on
-//! that instance and has at least `tiles` tiles, a `Certified` record's is empty.
+//! when their contents are equal, whatever the files' spacing; a `Fits` record's placement
+//! is legal on that instance and has at least `tiles` tiles, a `Certified` record's is empty.
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use super::{to_json_line, verify, Instance, Placement};
 use crate::bench::sha256_hex;
 
-/// How the claim "`tiles` tiles do not fit" was settled.
+/// How the claim "`tiles` tiles do not fit" was settled (its names from
+/// [`crate::label::Label`]: `certified`, `fits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Verdict {
     /// A refutation whose DRAT proof the checker verified.
     Certified,
     /// A verified placement of at least `tiles` tiles: the claim is false.
     Fits,
-}
-
-impl Verdict {
-    pub const ALL: [Verdict; 2] = [Verdict::Certified, Verdict::Fits];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Certified => "certified",
-            Verdict::Fits => "fits",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
-    }
 }
 
 /// One settled claim on one instance.
@@ -57,7 +46,8 @@ pub struct Certificate {
     pub placement: Vec<Placement>,
     /// SHA-256 of the formula's DIMACS text (`FitCnf::dimacs`).
     pub formula_sha256: String,
-    /// The solver binary and its version (`cadical 1.5.3-2`); `None` when the proof was given.
+    /// The solver binary and its version as it prints it (`cadical sc2021` for Debian's
+    /// 1.5.3-2); `None` when the proof was given.
     pub solver: Option<String>,
     /// The solver's wall seconds; `None` when the proof was given.
     pub solver_seconds: Option<f64>,
@@ -93,9 +83,12 @@ pub enum CertificateError {
 }
 
 impl Certificate {
-    /// The upper bound it proves: `tiles - 1` when certified.
+    /// The upper bound it proves: `tiles - 1` when certified (none for a claim of 0 tiles,
+    /// which [`Certificate::check`] refuses).
     pub fn bound(&self) -> Option<u32> {
-        (self.verdict == Verdict::Certified).then(|| self.tiles - 1)
+        self.tiles
+            .checked_sub(1)
+            .filter(|_| self.verdict == Verdict::Certified)
     }
 
     /// The lower bound it proves: the placement's size when the tiles fit.
@@ -154,6 +147,7 @@ pub fn instance_sha256(inst: &Instance) -> String {
 mod tests {
     use super::*;
     use crate::domino::{parse_line, Orientation};
+    use crate::label::Label;
 
     /// b01-e3 of the public suite: 3 tiles on 5 x 5.
     const E3: &str = r#"{"id": "e3", "difficulty": "easy", "n": 5, "k": 4,
@@ -246,7 +240,7 @@ mod tests {
         // The record survives its JSON, and the verdicts their names.
         assert_eq!(Certificate::from_json(&proof.to_json()).unwrap(), proof);
         for v in Verdict::ALL {
-            assert_eq!(Verdict::parse(v.as_str()), Some(v));
+            assert_eq!(Verdict::parse(v.as_str()), Some(*v));
         }
         assert_eq!(Verdict::parse("rejected"), None);
     }

@@ -713,7 +713,8 @@ fn detect_minisat() -> Option<String> {
 }
 
 /// The first line of standard output of a successful run.
-fn first_line(program: &Path, args: &[&str]) -> Option<String> {
+/// The first line `program args` prints on success, trimmed (a tool's version line).
+pub fn first_line(program: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
@@ -787,7 +788,8 @@ fn detect_clingo() -> Option<Clingo> {
     }
 }
 
-fn last_word(line: &str) -> Option<String> {
+/// The last word of `line` (the version in `clingo version 5.8.3`).
+pub fn last_word(line: &str) -> Option<String> {
     line.split_whitespace().last().map(str::to_owned)
 }
 
