@@ -228,9 +228,7 @@ fn record(
     };
     cert.check(inst)
         .map_err(|e| anyhow::anyhow!("the certificate does not hold together: {e}"))?;
-    let at = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
+    let at = coordinator::Clock::System.now();
     let rt = crate::runtime::current_thread()?;
     let id = rt.block_on(async {
         let pool = store::open(&db.path)
