@@ -20,6 +20,10 @@ use super::Instance;
 pub enum BoundBy {
     /// Counting alone: no more tiles than the instance has, nor than `n^2 / 3`.
     Count,
+    /// Counting the empty cells that tiles need beside them: a tile whose long sides no
+    /// tile of another type can cover fully has an empty cell (or a tile of its own type)
+    /// beside each side off the border, and each empty cell has four sides (`domino::sides`).
+    Sides,
     /// The native cell-order search (its probe or its Russian-doll levels) ran out of
     /// placements of one more tile.
     CellSearch,

@@ -10,7 +10,9 @@
 //! random tile orders and, where every tile may fit, the tile search's cell-order fill,
 //! improves its incumbent by large-neighbourhood search (`improve`) and by simulated annealing
 //! over legal placements (`construct`, which finds the good placements of tight boards) and,
-//! on small boards where every tile may fit, asks CaDiCaL (`sat`); `table` is the cell
+//! on small boards where every tile may fit, asks CaDiCaL (`sat`), after starting from the
+//! side count's bound (`sides`: the empty cells that tiles whose long sides no other tile can
+//! cover need beside them); `table` is the cell
 //! search's transposition table; `fit_cnf` writes CaDiCaL's question as DIMACS, to certify a
 //! bound outside the process, and `certificate` is what such a check found (kept in the results
 //! database, shown by the report).
@@ -29,6 +31,7 @@ mod model;
 pub mod native;
 mod rds;
 mod sat;
+mod sides;
 pub mod svg;
 mod table;
 pub mod verify;

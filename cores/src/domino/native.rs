@@ -264,7 +264,11 @@ struct Solver<'m, 'a> {
 
 impl<'m, 'a> Solver<'m, 'a> {
     fn new(model: &'m Model<'a>, limits: &'m SolveLimits) -> Self {
-        let ub = BoundBy::count_bound(model.instance);
+        let count = BoundBy::count_bound(model.instance);
+        let (ub, ub_by) = match super::sides::side_bound(model, count) {
+            Some(sides) => (sides, BoundBy::Sides),
+            None => (count, BoundBy::Count),
+        };
         Solver {
             model,
             cells: CellSearch::new(model, limits),
@@ -277,7 +281,7 @@ impl<'m, 'a> Solver<'m, 'a> {
             anneal: Anneal::new(model, seed(model.instance) ^ ANNEAL_SEED),
             annealed: Vec::new(),
             ub,
-            ub_by: BoundBy::Count,
+            ub_by,
             stats: NativeStats::default(),
         }
     }

@@ -74,6 +74,18 @@
 //! 23 in 31 and 82 s against 32 and 100 s: within a fifth of each other, where one run each
 //! in two earlier stops (412 s against 1,024 s on b01-t3's 23) had looked 2.5 times apart.
 //!
+//! Nor does the side count (`sides`) as a constraint of the formula: at least `2 C - B` edges
+//! between a covered and an empty cell, `C` the placed tiles whose long sides other tiles
+//! cannot cover fully (a unary counter over one "exactly one of the two cells covered"
+//! literal per edge and two copies of each such tile's "placed" output). With the rest of
+//! `Variant::NATIVE`, one question at a time, two runs one after the other on one core (the
+//! other core busy): b01-t4 refuted 24 tiles in 62.6 s against 76.2 s (23 open at 120 s in
+//! both), b01-t3 24 in 98.1 s against 94.7 s (23 open at 150 s in both). Not kept in the
+//! formula; as a bound before any search it is `native`'s first
+//! ([`crate::domino::BoundBy::Sides`]). Nor does CaDiCaL's luck: b01-t4's 22 tiles (593 to
+//! 891 s in earlier runs) stayed open at 450 s under two shuffled numberings
+//! ([`Variant::shuffle`] 1 and 2), so no restart portfolio.
+//!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
 //! every model read back (the true `x`) is a legal placement of at least `k` tiles. The

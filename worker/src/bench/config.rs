@@ -712,7 +712,6 @@ fn detect_minisat() -> Option<String> {
     })
 }
 
-/// The first line of standard output of a successful run.
 /// The first line `program args` prints on success, trimmed (a tool's version line).
 pub fn first_line(program: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new(program)

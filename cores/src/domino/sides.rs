@@ -1,0 +1,98 @@
+//! Which tiles cannot have a long side fully covered by other tiles: a count of the empty
+//! cells a placement must have beside its tiles.
+//!
+//! A tile reading `(r0, r1, r2)` has two long sides, each three cells that other tiles must
+//! match cell by cell. Two of those cells side by side belong to one tile or, belonging to two,
+//! must show equal values (they touch). So the three cells are all covered only if
+//! - they show one value (`r0 = r1 = r2`: three tiles may meet there); or
+//! - one tile covers all three: another tile of the same type (equal up to mirroring) lies
+//!   beside it; or
+//! - one tile covers the first two and not the third, so it reads `(x, r0, r1)` from one cell
+//!   before the side, and the third cell, another tile's, touches the second: `r1 = r2`; or
+//! - the same at the other end: `r0 = r1` and another tile reads `(r1, r2, x)`.
+//!
+//! For a type where only the second case can hold ([`costly`]), a long side off the board's
+//! border has an empty cell beside it, or a tile of the same type lying beside it, aligned.
+//! Those tiles form chains, each tile beside the next, and each chain has two long sides with
+//! no tile of the type beside them, one at each end: a costly type with any tile placed has
+//! at least two such sides ([`side_bound`] counts 2 for its first tile placed and 0 for the
+//! others). Call `L` the sum over the placed tiles. A side on the border needs no empty cell;
+//! at most `B` ([`border_tiles`]) tiles lie with a long side on the border, each saving at
+//! most one of its chain's two (a chain of fewer than `n` tiles cannot reach from border to
+//! border): at least `max(L - B, ceil(L / 2))` sides have an empty cell beside them. Every
+//! such (tile cell, empty cell) pair is an edge of its own, and since an empty cell has at
+//! most four sides, they are at most `4 (n^2 - 3 T)` with `T` tiles placed, which bounds `T`:
+//! [`side_bound`], `native`'s first bound when it is below the count bound
+//! (`BoundBy::Sides`). Stated in the SAT formula it did not pay (`sat.rs`).
+//!
+//! Values compare as `model`'s codes: [`PRIVATE`] (a value one tile alone shows) equals
+//! nothing, not even itself.
+
+use super::model::{Model, PRIVATE};
+
+/// Whether two cells of different tiles showing codes `a` and `b` may touch.
+fn matches(a: u8, b: u8) -> bool {
+    a == b && a != PRIVATE
+}
+
+/// Whether no tile of another type can help cover a long side of a tile of type `ty` fully
+/// (only its own type's tiles can, lying beside it aligned).
+fn costly(model: &Model, ty: usize) -> bool {
+    let r = model.types[ty].variants[0].0;
+    if matches(r[0], r[1]) && matches(r[1], r[2]) {
+        return false;
+    }
+    // A tile of another type reading `pair` at its positions `at` and `at + 1`, in either
+    // direction.
+    let reads = |pair: [u8; 2], at: usize| {
+        model.types.iter().enumerate().any(|(other, o)| {
+            other != ty
+                && o.variants
+                    .iter()
+                    .any(|(c, _)| matches(c[at], pair[0]) && matches(c[at + 1], pair[1]))
+        })
+    };
+    let first_two = matches(r[1], r[2]) && reads([r[0], r[1]], 1);
+    let last_two = matches(r[0], r[1]) && reads([r[1], r[2]], 0);
+    !(first_two || last_two)
+}
+
+/// At most this many tiles lie with a long side on the border of an `n x n` board:
+/// `floor(n / 3)` along each of the four sides.
+fn border_tiles(n: usize) -> i64 {
+    4 * (n / 3) as i64
+}
+
+/// The most tiles `T` for which the sides needing an empty cell, `max(L - B, ceil(L / 2))`
+/// with `L` summed over the `T` tiles of least cost, are at most `4 (n^2 - 3 T)`; `None`
+/// when that allows every tile the count bound allows.
+pub(super) fn side_bound(model: &Model, count_bound: u32) -> Option<u32> {
+    // Per tile, the sides it adds to `L` as the first, second, ... tile of its type placed.
+    let mut cost: Vec<i64> = Vec::new();
+    for (ty, t) in model.types.iter().enumerate() {
+        let g = t.members.len();
+        if !costly(model, ty) || g >= model.n {
+            // A chain of `n` tiles may reach from border to border.
+            cost.extend(std::iter::repeat_n(0, g));
+        } else if g == 1 {
+            cost.push(2);
+        } else {
+            cost.push(2);
+            cost.extend(std::iter::repeat_n(0, g - 1));
+        }
+    }
+    cost.sort_unstable();
+    let cells = model.cells as i64;
+    let border = border_tiles(model.n);
+    let mut sides = 0i64;
+    let mut best = 0u32;
+    for (t, c) in (1..=i64::from(count_bound)).zip(&cost) {
+        sides += c;
+        let need = (sides - border).max((sides + 1) / 2);
+        if need > 4 * (cells - 3 * t) {
+            break;
+        }
+        best = t as u32;
+    }
+    (best < count_bound).then_some(best)
+}
