@@ -719,6 +719,11 @@ fn gap_record(instance: &domino::Instance, line: &str, config: &str) -> RunRecor
 /// The gap job (job 1), submitted, leased and reported through the coordinator's scheduler
 /// (which judges every record on the frozen instance) and written by its store.
 fn gap_fixture(dir: &Path) -> PathBuf {
+    gap_fixture_with(dir, |_| {})
+}
+
+/// [`gap_fixture`] with each run record passed through `edit` before it is reported.
+fn gap_fixture_with(dir: &Path, edit: impl Fn(&mut RunRecord)) -> PathBuf {
     use coordinator::job::{
         BenchTask, FileKind, FrozenFile, JobKind, LeaseToken, UnitResult, Verdict,
     };
@@ -783,7 +788,8 @@ fn gap_fixture(dir: &Path) -> PathBuf {
         for g in granted {
             let task = g.unit.task.as_ref().unwrap();
             let inst = instances.iter().find(|i| i.id == task.instance_id).unwrap();
-            let r = gap_record(inst, &task.instance_json, &task.config);
+            let mut r = gap_record(inst, &task.instance_json, &task.config);
+            edit(&mut r);
             now += 10;
             let result = UnitResult {
                 wall_seconds: r.wall_seconds,
@@ -983,18 +989,13 @@ fn the_gap_table_opens_the_report_with_sums_the_unclosed_instances_and_who_prove
 /// anything runs.
 #[test]
 fn a_certified_bound_is_recorded_and_the_report_shows_it_or_names_its_contradiction() {
-    let have = common::tools::on_path("cadical") && common::tools::on_path("rate");
-    if !common::tools::present(have, "cadical and rate", "run scripts/install-solvers.sh") {
+    let Some((dir, db, tight, o)) = certify_fixture() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let db = gap_fixture(dir.path());
+    };
     let db_s = db.to_str().unwrap();
     let batch = dir.path().join("gap.txt");
     std::fs::write(&batch, GAP_BATCH).unwrap();
     let batch = batch.to_str().unwrap();
-    let tight = domino::parse_batch(GAP_BATCH).unwrap().remove(2);
-    let o = domino::solve(&tight, &SolveLimits::default()).objective;
     let certify = |tiles: u32, db: &str| {
         dancehall(&[
             "domino",
@@ -1104,6 +1105,158 @@ fn a_certified_bound_is_recorded_and_the_report_shows_it_or_names_its_contradict
             "tight-2: a certified refutation ({o} tiles do not fit, checked by a broken \
              checker) is below the verified objective {o}"
         )),
+        "{text}"
+    );
+}
+
+/// `dancehall domino certify --job N --db` takes its claims from a benchmark job: every best
+/// bound below its instance's count bound and not yet certified. On the gap job only
+/// tight-2's bound `o` (native's) is below its count bound (b01-e1's and b01-h1's equal
+/// theirs, b01-h2 has none), so the one claim is "o + 1 tiles do not fit". Under a 1-MiB
+/// memory limit the solver cannot run: exit 1, the claim named first, nothing recorded. Then
+/// it is certified and recorded, the report marks the bound certified, and a second call has
+/// nothing left to certify. A job that is not there is refused.
+#[test]
+fn certify_job_certifies_each_uncertified_bound_below_the_count_bound() {
+    let Some((_dir, db, tight, o)) = certify_fixture() else {
+        return;
+    };
+    let db_s = db.to_str().unwrap();
+    let job = |id: &str, more: &[&str]| {
+        let mut args = vec!["domino", "certify", "--job", id, "--db", db_s];
+        args.extend_from_slice(more);
+        dancehall(&args)
+    };
+    let recorded = || {
+        runtime().block_on(async {
+            let pool = coordinator::store::open(&db).await.unwrap();
+            let certs = coordinator::store::certificates(&pool, &[domino::instance_sha256(&tight)])
+                .await
+                .unwrap();
+            pool.close().await;
+            certs.len()
+        })
+    };
+
+    let out = job("9", &[]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no job 9"),
+        "{out:?}"
+    );
+
+    let out = job("1", &["--memory-limit", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.starts_with(&format!(
+            "dancehall: NOT CERTIFIED: 1 of job 1's 1 claims: {} tiles on tight-2",
+            o + 1
+        )),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).starts_with(&format!(
+            "certifying the bounds of job 1 below the count bound (1 of 4 instances): {} tiles \
+             on tight-2\n",
+            o + 1
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(recorded(), 0);
+
+    let out = job("1", &[]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{out:?}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[1].starts_with(&format!("CERTIFIED: {} tiles on tight-2", o + 1))
+            && lines[1].ends_with(&format!("recorded in {db_s} as certificate 1")),
+        "{text}"
+    );
+    assert_eq!(
+        lines[2],
+        "CERTIFIED: every bound of job 1 below the count bound (1 of 4 instances)"
+    );
+    assert_eq!(recorded(), 1);
+    let report = stdout(&dancehall(&["report", "--db", db_s]));
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("tight-2"))
+        .unwrap_or_default();
+    assert!(row.contains(", certified"), "{report}");
+
+    let out = job("1", &[]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).starts_with("nothing to certify in job 1"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(recorded(), 1);
+}
+
+/// What the certify tests start from: the gap job's database in a temporary folder, its
+/// instance tight-2 and that instance's optimum; `None` when `cadical` or `rate` is missing
+/// and skipping is allowed (`DANCEHALL_ALLOW_SKIP=1`; else the test fails, naming them).
+fn certify_fixture() -> Option<(tempfile::TempDir, PathBuf, domino::Instance, u32)> {
+    let have = common::tools::on_path("cadical") && common::tools::on_path("rate");
+    if !common::tools::present(have, "cadical and rate", "run scripts/install-solvers.sh") {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = gap_fixture(dir.path());
+    let tight = domino::parse_batch(GAP_BATCH).unwrap().remove(2);
+    let o = domino::solve(&tight, &SolveLimits::default()).objective;
+    Some((dir, db, tight, o))
+}
+
+/// A bound that `certify --job` refutes is a wrong answer of the run that proved it: the gap
+/// job with native's bound on b01-h1 (13 x 13, 24 tiles, all of which fit) edited to 22 tiles,
+/// as a wrong refutation would make it, so that 23 are claimed not to fit. CaDiCaL places
+/// them (all 24) and the verifier accepts the placement: exit 1, `WRONG BOUND` said first and
+/// naming native, the placement recorded, and the report then fails on it.
+#[test]
+fn certify_job_names_a_refuted_bound_a_wrong_bound_first() {
+    let Some((dir, _, _, _)) = certify_fixture() else {
+        return;
+    };
+    let wrong = dir.path().join("wrong");
+    std::fs::create_dir_all(&wrong).unwrap();
+    let db = gap_fixture_with(&wrong, |r| {
+        if r.instance == "b01-h1" && r.config == "native" {
+            r.set_bound(Some(22));
+            r.set_bound_by(Some(domino::BoundBy::Sat));
+        }
+    });
+    let db_s = db.to_str().unwrap();
+    let out = dancehall(&["domino", "certify", "--job", "1", "--db", db_s]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.starts_with(
+            "dancehall: WRONG BOUND: 23 tiles fit on b01-h1, above the bound 22 that native proved"
+        ),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).contains("NOT CERTIFIED: 23 tiles on b01-h1 (13 x 13, 24 tiles) fit"),
+        "{}",
+        stdout(&out)
+    );
+    let report = dancehall(&["report", "--db", db_s]);
+    assert_eq!(report.status.code(), Some(1));
+    let text = stdout(&report);
+    assert!(text.starts_with("PROBLEMS"), "{text}");
+    // 23 or 24 tiles: CaDiCaL's model places at least the 23 asked.
+    let problem = text
+        .lines()
+        .find(|l| l.contains("b01-h1: a verified placement of "))
+        .unwrap_or_default();
+    assert!(
+        problem.ends_with("tiles (certify) is above the best bound 22 (native: sat)"),
         "{text}"
     );
 }

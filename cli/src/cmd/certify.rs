@@ -15,6 +15,14 @@
 //! to end, as a coordinator does, so one in use by a running coordinator is refused before
 //! anything runs, and brings its schema up to date (its migrations), as a coordinator does.
 //!
+//! With `--job N` (and `--db`), the claims come from a benchmark job of that database: for
+//! each instance whose best bound `B` (the report's gap table, any configuration) is below
+//! its count bound and not yet certified, "`B + 1` tiles do not fit", certified one after the
+//! other and each recorded as it ends, so that an overnight run's bounds are checked the next
+//! morning by one command. Any claim not certified makes the command exit 1, naming them; a
+//! claim whose tiles fit is a wrong bound of the run that proved it, and the command says so
+//! first (`WRONG BOUND`), the placement recorded so that the report fails on it too.
+//!
 //! Both tools run through the benchmark's process runner (`worker::bench::process`): each in a
 //! process group of its own, stopped at its wall-time limit (`--time-limit` for the solver,
 //! `--check-time-limit` for the checker), under `--memory-limit` as a benchmark run is, and
@@ -34,6 +42,7 @@ use cores::domino::{self, Certificate, FitCnf, Placement, Verdict};
 use worker::bench::process::{run_process, LineSink, ProcessLimits, ProcessOutcome};
 
 use crate::exit::user_error;
+use crate::report::gap::{GapInstance, GapTable};
 
 /// The solver that writes the proof, and the checker that replays it.
 const SOLVER: &str = "cadical";
@@ -42,15 +51,28 @@ const CHECKER: &str = "rate";
 #[derive(clap::Args, Debug)]
 pub struct CertifyArgs {
     /// A batch file: one JSON instance per line.
-    pub file: PathBuf,
+    #[arg(required_unless_present = "job", conflicts_with = "job")]
+    pub file: Option<PathBuf>,
     /// The instance (needed when the file holds more than one).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "job")]
     pub id: Option<String>,
     /// The claim to certify: this many tiles do not fit (so the optimum is at most one
     /// fewer).
-    #[arg(long, value_name = "K")]
-    pub tiles: u32,
-    /// Give the solver at most this many seconds of wall time (default: no limit).
+    #[arg(
+        long,
+        value_name = "K",
+        required_unless_present = "job",
+        conflicts_with = "job"
+    )]
+    pub tiles: Option<u32>,
+    /// Certify the bounds of this benchmark job of --db instead: for each instance whose
+    /// best bound B (of any configuration) is below its count bound min(tiles, n^2/3) and
+    /// not yet certified, the claim "B + 1 tiles do not fit", one after the other, each
+    /// recorded as it ends.
+    #[arg(long, value_name = "N", requires = "db")]
+    pub job: Option<u64>,
+    /// Give the solver at most this many seconds of wall time (default: no limit); with
+    /// --job, each claim's solver.
     #[arg(long, value_name = "S")]
     pub time_limit: Option<u32>,
     /// Give the proof checker at most this many seconds of wall time (default: no limit).
@@ -61,10 +83,10 @@ pub struct CertifyArgs {
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
     pub memory_limit: Option<u64>,
     /// Check this DRAT proof of the formula instead of running the solver.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "job")]
     pub proof: Option<PathBuf>,
     /// Keep the formula (K.cnf) and the proof (K.drat) in DIR (default: a temporary folder,
-    /// removed at the end).
+    /// removed at the end); with --job, ID-K.cnf and ID-K.drat.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
     /// Record what was found (a certified refutation, or a verified placement of the tiles)
@@ -73,12 +95,43 @@ pub struct CertifyArgs {
     pub db: Option<PathBuf>,
 }
 
+/// One claim and what came of it: the verdict line.
+enum Outcome {
+    Certified(String),
+    /// Neither certified nor refuted: a limit, a rejected proof, a tool without a verdict.
+    NotCertified(String),
+    /// The claim is false: a verified placement of the tiles.
+    Fits(String),
+}
+
 pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
-    let inst = super::domino::one_instance(&a.file, a.id.as_deref())?;
-    let cnf = FitCnf::new(&inst, a.tiles)
-        .map_err(|e| user_error(format!("{}: {}: {e}", a.file.display(), inst.id)))?;
+    let Some(job) = a.job else {
+        let file = a.file.as_deref().expect("clap: FILE without --job");
+        let tiles = a.tiles.expect("clap: --tiles without --job");
+        let inst = super::domino::one_instance(file, a.id.as_deref())?;
+        let cnf = FitCnf::new(&inst, tiles)
+            .map_err(|e| user_error(format!("{}: {}: {e}", file.display(), inst.id)))?;
+        tools_present(a.proof.is_none())?;
+        // The database first: one that cannot take the record is refused before anything runs.
+        let db = a.db.as_deref().map(ResultsDb::open).transpose()?;
+        let stem = tiles.to_string();
+        return match claim(&a, &inst, tiles, &cnf, &stem, db.as_ref())? {
+            Outcome::Certified(line) => {
+                println!("{line}");
+                Ok(())
+            }
+            Outcome::NotCertified(why) | Outcome::Fits(why) => Err(anyhow::anyhow!(why)),
+        };
+    };
+    tools_present(true)?;
+    let db = ResultsDb::open(a.db.as_deref().expect("clap: --job requires --db"))?;
+    certify_job(&a, job, &db)
+}
+
+/// Refused, named, when a tool is not on `PATH` (the solver only when it is to run).
+fn tools_present(solver: bool) -> anyhow::Result<()> {
     for tool in [SOLVER, CHECKER] {
-        if a.proof.is_some() && tool == SOLVER {
+        if tool == SOLVER && !solver {
             continue;
         }
         if worker::bench::config::which(tool).is_none() {
@@ -87,8 +140,120 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
             )));
         }
     }
-    // The database first: one that cannot take the record is refused before anything runs.
-    let db = a.db.as_deref().map(ResultsDb::open).transpose()?;
+    Ok(())
+}
+
+/// `certify --job`: every bound of the job's instances below the count bound and not yet
+/// certified, one claim after the other, each recorded as it ends; an error naming the claims
+/// that were not certified.
+fn certify_job(a: &CertifyArgs, job: u64, db: &ResultsDb) -> anyhow::Result<()> {
+    let rt = crate::runtime::current_thread()?;
+    let report = rt.block_on(crate::report::load(&db.path, &[job]))?;
+    drop(rt);
+    let not_domino = || {
+        user_error(format!(
+            "{}: job {job} is not a domino benchmark: it has no bound to certify",
+            db.path.display()
+        ))
+    };
+    let Some(crate::report::model::JobReport::Benchmark(bench)) = report.jobs.first() else {
+        return Err(not_domino());
+    };
+    let gap = bench.gap.as_ref().ok_or_else(not_domino)?;
+    let claims = job_claims(gap);
+    if claims.is_empty() {
+        println!(
+            "nothing to certify in job {job}: every best bound is its instance's count bound \
+             or certified already"
+        );
+        return Ok(());
+    }
+    let instances = gap.instances.len();
+    println!(
+        "certifying the bounds of job {job} below the count bound ({} of {instances} \
+         instances): {}",
+        claims.len(),
+        claims
+            .iter()
+            .map(|(x, k)| format!("{k} tiles on {}", x.instance))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (mut failed, mut wrong) = (Vec::new(), Vec::new());
+    for (x, tiles) in &claims {
+        let id = x.instance.as_str();
+        let inst = &bench.frozen[id];
+        let cnf = FitCnf::new(inst, *tiles)
+            .with_context(|| format!("job {job}'s frozen instance {id}"))?;
+        match claim(a, inst, *tiles, &cnf, &format!("{id}-{tiles}"), Some(db))? {
+            Outcome::Certified(line) => println!("{line}"),
+            Outcome::NotCertified(why) => {
+                println!("{why}");
+                failed.push(format!("{tiles} tiles on {id}"));
+            }
+            Outcome::Fits(why) => {
+                println!("{why}");
+                wrong.push(format!(
+                    "{tiles} tiles fit on {id}, above the bound {} that {} proved",
+                    tiles - 1,
+                    x.bound_config.as_deref().unwrap_or("a run")
+                ));
+            }
+        }
+    }
+    let failed = (!failed.is_empty()).then(|| {
+        format!(
+            "NOT CERTIFIED: {} of job {job}'s {} claims: {}",
+            failed.len(),
+            claims.len(),
+            failed.join(", ")
+        )
+    });
+    if !wrong.is_empty() {
+        // A refuted bound is a wrong answer of the run that proved it: said first.
+        anyhow::bail!(
+            "WRONG BOUND: {} (recorded; the report lists it among its problems){}",
+            wrong.join("; "),
+            failed.map_or(String::new(), |f| format!("; {f}"))
+        );
+    }
+    if let Some(failed) = failed {
+        anyhow::bail!(failed);
+    }
+    println!(
+        "CERTIFIED: every bound of job {job} below the count bound ({} of {instances} instances)",
+        claims.len()
+    );
+    Ok(())
+}
+
+/// The claims `certify --job` asks, `(instance, K)`: "K tiles do not fit" with `K` one more
+/// than the best bound, where that bound is below the count bound (which needs no proof) and
+/// no certificate proves it already.
+fn job_claims(gap: &GapTable) -> Vec<(&GapInstance, u32)> {
+    gap.instances
+        .iter()
+        .filter_map(|x| {
+            let (bound, count) = (x.best_bound?, x.count_bound?);
+            let open = bound < count && x.certified_bound.is_none_or(|c| c > bound);
+            open.then_some((x, bound + 1))
+        })
+        .collect()
+}
+
+/// Certifies "`tiles` tiles do not fit on `inst`", `cnf` being that formula (written with its
+/// proof as `stem.cnf` and `stem.drat` in the working folder), and records what was found in
+/// `db` if any. An error only when the command cannot go on (a file that cannot be written, a
+/// database that cannot take the record).
+fn claim(
+    a: &CertifyArgs,
+    inst: &domino::Instance,
+    tiles: u32,
+    cnf: &FitCnf,
+    stem: &str,
+    db: Option<&ResultsDb>,
+) -> anyhow::Result<Outcome> {
+    use Outcome::{Certified, Fits, NotCertified};
     let temp = tempfile::tempdir().context("a temporary folder")?;
     let dir = match &a.keep {
         Some(d) => {
@@ -97,12 +262,11 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
         }
         None => temp.path().to_path_buf(),
     };
-    let formula = dir.join(format!("{}.cnf", a.tiles));
+    let formula = dir.join(format!("{stem}.cnf"));
     let dimacs = cnf.dimacs();
     std::fs::write(&formula, &dimacs).with_context(|| format!("writing {}", formula.display()))?;
     let what = format!(
-        "{} tiles on {} ({} x {}, {} tiles)",
-        a.tiles,
+        "{tiles} tiles on {} ({} x {}, {} tiles)",
         inst.id,
         inst.n,
         inst.n,
@@ -110,8 +274,8 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
     );
     let mut cert = Certificate {
         instance: inst.id.clone(),
-        instance_sha256: domino::instance_sha256(&inst),
-        tiles: a.tiles,
+        instance_sha256: domino::instance_sha256(inst),
+        tiles,
         verdict: Verdict::Certified,
         placement: Vec::new(),
         formula_sha256: cores::bench::sha256_hex(&dimacs),
@@ -128,9 +292,13 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
     let (proof, solved) = match &a.proof {
         Some(p) => (p.clone(), String::from("the proof given")),
         None => {
-            let proof = dir.join(format!("{}.drat", a.tiles));
+            let proof = dir.join(format!("{stem}.drat"));
             cert.solver = Some(version(SOLVER));
-            let (secs, peak, placed) = refute(&a, &cnf, &inst, &dir, &formula, &proof, &what)?;
+            let refuted = refute(a, cnf, inst, &dir, &formula, &proof, &what)?;
+            let (secs, peak, placed) = match refuted {
+                Ok(r) => r,
+                Err(why) => return Ok(NotCertified(why)),
+            };
             cert.solver_seconds = Some(secs);
             cert.solver_peak_memory_bytes = peak;
             if let Some(placement) = placed {
@@ -138,11 +306,11 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
                 let n = placement.len();
                 cert.verdict = Verdict::Fits;
                 cert.placement = placement;
-                let recorded = record(db, &cert, &inst)?;
-                anyhow::bail!(
+                let recorded = record(db, &cert, inst)?;
+                return Ok(Fits(format!(
                     "NOT CERTIFIED: {what} fit: {SOLVER} found a placement of {n} tiles in \
                      {secs:.1} s, and the verifier accepts it{recorded}"
-                );
+                )));
             }
             (proof, format!("{SOLVER} refuted it in {secs:.1} s"))
         }
@@ -154,17 +322,17 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
     let out = run(&argv, &dir, a.check_time_limit, a.memory_limit)?;
     let checked = out.wall.as_secs_f64();
     if let Some(limit) = out.limit {
-        anyhow::bail!(
+        return Ok(NotCertified(format!(
             "NOT CERTIFIED: {CHECKER} stopped at its {} limit after {checked:.1} s, before it \
              had checked the proof of {what}",
             limit_name(limit)
-        );
+        )));
     }
     let verdict = out.sink.0.iter().find(|l| l.starts_with("s "));
     let Some(verdict) = verdict else {
         // No verdict: the checker failed (a crash, a memory limit it met as an allocation
         // failure), which says nothing of the proof.
-        anyhow::bail!(
+        return Ok(NotCertified(format!(
             "NOT CERTIFIED: {CHECKER} ended without a verdict on the proof of {what} ({}{}{})",
             ended(&out),
             a.memory_limit
@@ -173,27 +341,26 @@ pub fn certify(a: CertifyArgs) -> anyhow::Result<()> {
                 .lines()
                 .last()
                 .map_or(String::new(), |l| format!(": {l}"))
-        );
+        )));
     };
     if verdict.trim() != "s VERIFIED" {
-        anyhow::bail!(
+        return Ok(NotCertified(format!(
             "PROOF REJECTED: {CHECKER} did not verify {} as a refutation of {what} ({verdict}; \
              {}); the bound is not certified",
             proof.display(),
             ended(&out)
-        );
+        )));
     }
     cert.proof_bytes = Some(bytes);
     cert.checker = Some(version(CHECKER));
     cert.checker_seconds = Some(checked);
     cert.checker_peak_memory_bytes = out.peak_memory;
-    let recorded = record(db, &cert, &inst)?;
-    println!(
+    let recorded = record(db, &cert, inst)?;
+    Ok(Certified(format!(
         "CERTIFIED: {what} do not fit, so its optimum is at most {}: {solved}, and its DRAT \
          proof ({bytes} bytes) was verified by {CHECKER} in {checked:.1} s{recorded}",
-        a.tiles - 1
-    );
-    Ok(())
+        tiles - 1
+    )))
 }
 
 /// The results database `certify --db` records into, locked while the command runs.
@@ -219,7 +386,7 @@ impl ResultsDb {
 /// Records `cert` (checked against `inst` first) in `db`, if any: what to add to the verdict
 /// line (`; recorded in FILE as certificate N`).
 fn record(
-    db: Option<ResultsDb>,
+    db: Option<&ResultsDb>,
     cert: &Certificate,
     inst: &domino::Instance,
 ) -> anyhow::Result<String> {
@@ -309,10 +476,14 @@ fn path_arg(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// What a refutation measured: wall seconds, peak memory, and the placement found when the
+/// tiles fit instead.
+type Refuted = (f64, Option<u64>, Option<Vec<Placement>>);
+
 /// Runs the solver on `formula`, writing its proof to `proof`: its wall seconds and peak
-/// memory, and the placement it found when the tiles fit (decoded and accepted by `verify`).
-/// An error when it neither refutes the formula nor finds a legal placement (a limit, or a
-/// model the verifier refuses).
+/// memory, and the placement it found when the tiles fit (decoded and accepted by `verify`);
+/// the verdict line, not certified, when it neither refutes the formula nor finds a legal
+/// placement (a limit, or a model the verifier refuses).
 fn refute(
     a: &CertifyArgs,
     cnf: &FitCnf,
@@ -321,7 +492,7 @@ fn refute(
     formula: &Path,
     proof: &Path,
     what: &str,
-) -> anyhow::Result<(f64, Option<u64>, Option<Vec<Placement>>)> {
+) -> anyhow::Result<Result<Refuted, String>> {
     let argv = [
         SOLVER.to_owned(),
         "-q".into(),
@@ -332,7 +503,7 @@ fn refute(
     let out = run(&argv, dir, a.time_limit, a.memory_limit)?;
     let secs = out.wall.as_secs_f64();
     match (out.limit, out.exit_code) {
-        (None, Some(20)) => Ok((secs, out.peak_memory, None)),
+        (None, Some(20)) => Ok(Ok((secs, out.peak_memory, None))),
         (None, Some(10)) => {
             let true_lits: HashSet<i32> = out
                 .sink
@@ -343,24 +514,24 @@ fn refute(
                 .filter(|&l: &i32| l > 0)
                 .collect();
             let placement = cnf.placement(&true_lits);
-            match domino::verify(inst, &placement) {
+            Ok(match domino::verify(inst, &placement) {
                 Ok(()) => Ok((secs, out.peak_memory, Some(placement))),
-                Err(v) => anyhow::bail!(
+                Err(v) => Err(format!(
                     "NOT CERTIFIED: {SOLVER} says {what} fit, but its model decodes to a \
                      placement the verifier refuses ({v})"
-                ),
-            }
+                )),
+            })
         }
-        (Some(limit), _) => anyhow::bail!(
+        (Some(limit), _) => Ok(Err(format!(
             "NOT CERTIFIED: {SOLVER} stopped at its {} limit after {secs:.1} s, having \
              neither refuted {what} nor placed them",
             limit_name(limit)
-        ),
-        _ => anyhow::bail!(
+        ))),
+        _ => Ok(Err(format!(
             "NOT CERTIFIED: {SOLVER} neither refuted {what} nor placed them in {secs:.1} s \
              ({}: {})",
             ended(&out),
             out.stderr_tail.lines().last().unwrap_or("")
-        ),
+        ))),
     }
 }

@@ -36,7 +36,8 @@ pub enum DominoCmd {
     /// formula native asks CaDiCaL in process, refuted by the `cadical` binary with a DRAT
     /// proof that the independent checker `rate` verifies (both installed by
     /// scripts/install-solvers.sh). A model found instead is decoded and verified: the tiles
-    /// fit, and the command says so and exits 1, as it does for a rejected proof.
+    /// fit, and the command says so and exits 1, as it does for a rejected proof. With --job N
+    /// --db FILE, every uncertified bound of that benchmark job below the count bound.
     Certify(super::certify::CertifyArgs),
     /// List the solver configurations and whether this machine has them.
     Solvers(SolversArgs),

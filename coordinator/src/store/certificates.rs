@@ -34,17 +34,19 @@ pub async fn certificates(pool: &SqlitePool, shas: &[String]) -> Result<Vec<Cert
     if !super::has_table(pool, "bound_certificates").await? {
         return Ok(Vec::new());
     }
+    // The hashes as one JSON array, read back by SQLite's `json_each`: one statement whatever
+    // their number, by the (instance_sha256, tiles) index.
+    let wanted = serde_json::to_string(shas).expect("strings serialise");
     let rows = sqlx::query(
-        "SELECT id, instance_sha256, verdict, record FROM bound_certificates ORDER BY id",
+        "SELECT id, instance_sha256, verdict, record FROM bound_certificates
+         WHERE instance_sha256 IN (SELECT value FROM json_each(?)) ORDER BY id",
     )
+    .bind(wanted)
     .fetch_all(pool)
     .await?;
     let mut out = Vec::new();
     for r in rows {
         let sha: String = r.try_get("instance_sha256")?;
-        if !shas.contains(&sha) {
-            continue;
-        }
         let id: i64 = r.try_get("id")?;
         let corrupt = |why: String| StoreError::Corrupt(format!("bound certificate {id}: {why}"));
         let c = Certificate::from_json(r.try_get("record")?).map_err(|e| corrupt(e.to_string()))?;
