@@ -86,6 +86,15 @@
 //! 891 s in earlier runs) stayed open at 450 s under two shuffled numberings
 //! ([`Variant::shuffle`] 1 and 2), so no restart portfolio.
 //!
+//! Nor does splitting the question into cubes (the by-hand `explore_sat_cubes`: exactly `j`
+//! empty cells in a set of cells, each `j` asked of a fresh CaDiCaL): it would let two cores
+//! share one refutation, but the cubes' sum is above the whole question's time, so on a
+//! benchmark's two busy cores it loses. b01-t4's 23 tiles, with the rest of
+//! `Variant::NATIVE`, side by side on two cores: the whole question 117.7 s; split on the top
+//! 4 rows' empty cells, 146.4 s in all (the 13 cubes 0.1 to 31.2 s); on the border ring's,
+//! 185.6 s for the first 4 cubes of 13; on the cells within 2 of the border, 145.9 s for the
+//! first 9 of 13.
+//!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
 //! every model read back (the true `x`) is a legal placement of at least `k` tiles. The
@@ -348,7 +357,7 @@ impl FitQuery {
                 name: variant.config,
                 why: e.msg,
             })?;
-        let Formula { cnf, spots } = Formula::build(model, k, variant);
+        let Formula { cnf, spots, .. } = Formula::build(model, k, variant);
         for c in cnf.clauses {
             solver.add_clause(c);
         }
@@ -364,6 +373,9 @@ impl FitQuery {
 pub(super) struct Formula {
     cnf: Cnf,
     spots: Vec<(i32, Placed)>,
+    /// Per cell, its "covered" variable.
+    #[cfg_attr(not(test), allow(dead_code))]
+    cov: Vec<i32>,
 }
 
 impl Formula {
@@ -602,7 +614,7 @@ impl Formula {
                 *x = map(*x);
             }
         }
-        Formula { cnf: f, spots }
+        Formula { cnf: f, spots, cov }
     }
 
     /// The formula in DIMACS CNF, for another solver.
@@ -625,6 +637,43 @@ impl Formula {
             .filter(|(x, _)| true_lits.contains(x))
             .map(|&(_, p)| p)
             .collect()
+    }
+}
+
+#[cfg(test)]
+impl Formula {
+    /// Adds: exactly `j` of `cells` are empty (a cube of a split of the question).
+    pub(super) fn with_empty_in(&mut self, cells: &[usize], j: usize) {
+        let lits: Vec<i32> = cells.iter().map(|&c| -self.cov[c]).collect();
+        let out = self.cnf.counter(&lits, j + 1);
+        if j > 0 {
+            match out.get(j - 1) {
+                Some(&o) => self.cnf.add(vec![o]),
+                None => self.cnf.add(Vec::new()),
+            }
+        }
+        if let Some(&o) = out.get(j) {
+            self.cnf.add(vec![-o]);
+        }
+    }
+}
+
+#[cfg(test)]
+impl FitQuery {
+    /// CaDiCaL on `formula`, in configuration `config`.
+    pub(super) fn from_formula(formula: Formula, limits: &SolveLimits, config: &str) -> Self {
+        let mut solver: cadical::Solver<Poll> =
+            cadical::Solver::with_config(config).expect("a CaDiCaL configuration");
+        for c in formula.cnf.clauses {
+            solver.add_clause(c);
+        }
+        solver.set_callbacks(Some(Poll {
+            limits: limits.clone(),
+        }));
+        FitQuery {
+            solver,
+            spots: formula.spots,
+        }
     }
 }
 

@@ -823,6 +823,19 @@ fn bench_fill() {
 }
 
 /// How far CaDiCaL alone brings the bound down (by hand, release build):
+/// The by-hand explorations' instances: those of the batch file `DOMINO_FILE` whose id
+/// contains `DOMINO_FILTER` (every one without it).
+fn explored_instances() -> Vec<Instance> {
+    let path = std::env::var("DOMINO_FILE").expect("DOMINO_FILE");
+    let filter = std::env::var("DOMINO_FILTER").unwrap_or_default();
+    let text = std::fs::read_to_string(&path).unwrap();
+    parse_batch(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|i| i.id.contains(&filter))
+        .collect()
+}
+
 /// `DOMINO_FILE=batch.txt DOMINO_SECS=20 cargo test --release -p cores --lib
 /// domino::tests::explore_sat -- --ignored --nocapture`: for each instance, "do k tiles fit?"
 /// from the count bound (or `DOMINO_K`) down, each question with `DOMINO_SECS` of wall time,
@@ -830,14 +843,8 @@ fn bench_fill() {
 #[test]
 #[ignore]
 fn explore_sat_bounds() {
-    let path = std::env::var("DOMINO_FILE").expect("DOMINO_FILE");
     let secs: f64 = env_or("DOMINO_SECS", 20.0);
-    let filter = std::env::var("DOMINO_FILTER").unwrap_or_default();
-    let text = std::fs::read_to_string(&path).unwrap();
-    for inst in parse_batch(&text).unwrap() {
-        if !inst.id.contains(&filter) {
-            continue;
-        }
+    for inst in explored_instances() {
         let model = model::Model::new(&inst).unwrap();
         let mut k = env_or("DOMINO_K", BoundBy::count_bound(&inst));
         let top = k;
@@ -873,6 +880,66 @@ fn explore_sat_bounds() {
             }
             k -= 1;
         }
+    }
+}
+
+/// By hand: the question "do `DOMINO_K` tiles fit?" split into cubes, each asked of a fresh
+/// CaDiCaL: exactly `j` empty cells in the top `DOMINO_ROWS` rows (default half the board)
+/// or within `DOMINO_RING` of the border, for every `j` up to the empty cells the question
+/// leaves; prints each cube's time and the sum, to compare with the whole question
+/// (`explore_sat_bounds`).
+#[test]
+#[ignore]
+fn explore_sat_cubes() {
+    let secs: f64 = env_or("DOMINO_SECS", 20.0);
+    for inst in explored_instances() {
+        let model = model::Model::new(&inst).unwrap();
+        let k: u32 = env_or("DOMINO_K", BoundBy::count_bound(&inst));
+        let n = inst.n as usize;
+        let rows: usize = env_or("DOMINO_ROWS", n / 2);
+        // DOMINO_RING=d: the cells within d of the border instead (a set every symmetry of
+        // the square keeps).
+        let ring: usize = env_or("DOMINO_RING", 0);
+        let what = if ring > 0 {
+            format!("within {ring} of the border")
+        } else {
+            format!("in the top {rows} rows")
+        };
+        let top: Vec<usize> = if ring > 0 {
+            (0..n * n)
+                .filter(|&c| {
+                    let (r, q) = (c / n, c % n);
+                    r.min(q).min(n - 1 - r).min(n - 1 - q) < ring
+                })
+                .collect()
+        } else {
+            (0..rows * n).collect()
+        };
+        let empty = n * n - 3 * k as usize;
+        let mut total = 0.0;
+        let mut open = 0;
+        for j in 0..=empty.min(top.len()) {
+            let start = Instant::now();
+            let limits = SolveLimits {
+                deadline: Some(start + Duration::from_secs_f64(secs)),
+                stop: None,
+            };
+            let mut f = sat::Formula::build(&model, k, sat::Variant::NATIVE);
+            f.with_empty_in(&top, j);
+            let a = sat::FitQuery::from_formula(f, &limits, "unsat").solve(None);
+            let t = start.elapsed().as_secs_f64();
+            total += t;
+            let answer = match a {
+                sat::Answer::Fits(_) => "fits",
+                sat::Answer::DoesNotFit => "refuted",
+                sat::Answer::Budget | sat::Answer::Limit => {
+                    open += 1;
+                    "open"
+                }
+            };
+            println!("{} ask {k}, {j} empty {what}: {answer} {t:.2}s", inst.id);
+        }
+        println!("{} ask {k}: {open} cubes open, {total:.2}s in all", inst.id);
     }
 }
 
