@@ -91,31 +91,51 @@ fn each_search_alone_finds_the_brute_force_optimum() {
 #[test]
 fn the_sat_question_agrees_with_brute_force() {
     use super::model::Model;
-    use super::sat::{Answer, FitQuery};
-    let mut rng = ChaCha8Rng::seed_from_u64(0xD3);
+    use super::sat::{Answer, FitQuery, Variant};
     let limits = SolveLimits::default();
-    let mut refuted = 0;
-    for id in 0..80 {
-        let inst = small_instance(&mut rng, id);
-        let optimum = brute_force(&inst).len() as u32;
-        let model = Model::new(&inst).expect("few values");
-        if optimum > 0 {
-            match FitQuery::new(&model, optimum, &limits).solve(None) {
-                Answer::Fits(found) => {
-                    assert!(found.len() as u32 >= optimum, "{inst:?}");
-                    let placement = super::native::placements(&model, &found);
-                    verify(&inst, &placement).unwrap_or_else(|v| panic!("sat {inst:?}: {v}"));
+    // As `native` asks (the counts' "at most" by totalizers), and with sequential counters.
+    for totalizer in [Variant::NATIVE.totalizer, !Variant::NATIVE.totalizer] {
+        let variant = Variant {
+            totalizer,
+            ..Variant::NATIVE
+        };
+        let ask = |model: &Model, k: u32| {
+            FitQuery::with(model, k, &limits, variant)
+                .expect("CaDiCaL has NATIVE's configuration")
+                .solve(None)
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(0xD3);
+        let mut refuted = 0;
+        for id in 0..80 {
+            let inst = small_instance(&mut rng, id);
+            let optimum = brute_force(&inst).len() as u32;
+            let model = Model::new(&inst).expect("few values");
+            if optimum > 0 {
+                match ask(&model, optimum) {
+                    Answer::Fits(found) => {
+                        assert!(found.len() as u32 >= optimum, "{inst:?}");
+                        let placement = super::native::placements(&model, &found);
+                        verify(&inst, &placement).unwrap_or_else(|v| panic!("sat {inst:?}: {v}"));
+                    }
+                    other => panic!("{inst:?}: {other:?} at the optimum {optimum}"),
                 }
-                other => panic!("{inst:?}: {other:?} at the optimum {optimum}"),
             }
+            assert_eq!(ask(&model, optimum + 1), Answer::DoesNotFit, "{inst:?}");
+            refuted += usize::from(
+                optimum < inst.tiles.len() as u32 && 3 * (optimum + 1) <= inst.n * inst.n,
+            );
         }
-        let above = FitQuery::new(&model, optimum + 1, &limits).solve(None);
-        assert_eq!(above, Answer::DoesNotFit, "{inst:?}");
-        refuted +=
-            usize::from(optimum < inst.tiles.len() as u32 && 3 * (optimum + 1) <= inst.n * inst.n);
+        // Refutations that neither the tile count nor the area gives occur.
+        assert!(refuted > 8, "{totalizer}: {refuted}");
     }
-    // Refutations that neither the tile count nor the area gives occur.
-    assert!(refuted > 8, "{refuted}");
+    // The `FitQuery::new` that native calls is NATIVE.
+    let inst = small_instance(&mut ChaCha8Rng::seed_from_u64(0xD3), 0);
+    let model = Model::new(&inst).expect("few values");
+    let optimum = brute_force(&inst).len() as u32;
+    assert_eq!(
+        FitQuery::new(&model, optimum + 1, &limits).solve(None),
+        Answer::DoesNotFit
+    );
 }
 
 /// The question written as DIMACS (`FitCnf`, for certifying a bound outside the process)
@@ -595,6 +615,7 @@ fn variant_from_env() -> super::sat::Variant {
         },
         cover_count: std::env::var("DOMINO_COVER").is_ok(),
         lex_leader: std::env::var("DOMINO_LEX").is_ok(),
+        totalizer: std::env::var("DOMINO_TOTALIZER").is_ok(),
         shuffle: std::env::var("DOMINO_SHUFFLE")
             .ok()
             .and_then(|s| s.parse().ok())
