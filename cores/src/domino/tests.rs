@@ -947,7 +947,8 @@ fn explore_sat_cubes() {
             };
             let mut f = sat::Formula::build(&model, k, sat::Variant::NATIVE);
             f.with_empty_in(&top, j);
-            let a = sat::FitQuery::from_formula(f, &limits, "unsat").solve(None);
+            let a =
+                sat::FitQuery::from_formula(f, &limits, sat::Variant::NATIVE.config).solve(None);
             let t = start.elapsed().as_secs_f64();
             total += t;
             let answer = match a {
