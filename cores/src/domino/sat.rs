@@ -407,19 +407,30 @@ impl FitQuery {
         limits: &SolveLimits,
         variant: Variant,
     ) -> Result<Self, SatError> {
-        let mut solver: cadical::Solver<Poll> = cadical::Solver::with_config(variant.config)
-            .map_err(|e| SatError::Config {
+        let solver: cadical::Solver<Poll> =
+            cadical::Solver::with_config(variant.config).map_err(|e| SatError::Config {
                 name: variant.config,
                 why: e.msg,
             })?;
-        let Formula { cnf, spots, .. } = Formula::build(model, k, variant);
-        for c in cnf.clauses {
+        Ok(Self::load(
+            solver,
+            Formula::build(model, k, variant),
+            limits,
+        ))
+    }
+
+    /// `formula` given to `solver`, which stops at `limits`.
+    fn load(mut solver: cadical::Solver<Poll>, formula: Formula, limits: &SolveLimits) -> Self {
+        for c in formula.cnf.clauses {
             solver.add_clause(c);
         }
         solver.set_callbacks(Some(Poll {
             limits: limits.clone(),
         }));
-        Ok(FitQuery { solver, spots })
+        FitQuery {
+            solver,
+            spots: formula.spots,
+        }
     }
 }
 
@@ -721,18 +732,8 @@ impl Formula {
 impl FitQuery {
     /// CaDiCaL on `formula`, in configuration `config`.
     pub(super) fn from_formula(formula: Formula, limits: &SolveLimits, config: &str) -> Self {
-        let mut solver: cadical::Solver<Poll> =
-            cadical::Solver::with_config(config).expect("a CaDiCaL configuration");
-        for c in formula.cnf.clauses {
-            solver.add_clause(c);
-        }
-        solver.set_callbacks(Some(Poll {
-            limits: limits.clone(),
-        }));
-        FitQuery {
-            solver,
-            spots: formula.spots,
-        }
+        let solver = cadical::Solver::with_config(config).expect("a CaDiCaL configuration");
+        Self::load(solver, formula, limits)
     }
 }
 
