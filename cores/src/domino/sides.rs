@@ -74,11 +74,8 @@ pub(super) fn side_bound(model: &Model, count_bound: u32) -> Option<u32> {
         if !costly(model, ty) || g >= model.n {
             // A chain of `n` tiles may reach from border to border.
             cost.extend(std::iter::repeat_n(0, g));
-        } else if g == 1 {
-            cost.push(2);
         } else {
-            cost.push(2);
-            cost.extend(std::iter::repeat_n(0, g - 1));
+            cost.extend((0..g).map(|i| if i == 0 { 2 } else { 0 }));
         }
     }
     cost.sort_unstable();
