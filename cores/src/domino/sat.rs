@@ -104,6 +104,16 @@
 //! 40.3 s against 57.5 s. Native alone at 20 s on the tight suite, side by side: 4 proven
 //! against 3, summed gap 116 against 118 (b02-t1 closed, b01-t4's bound 24 against 25).
 //!
+//! Nor do contacts stated along a tile's long sides: per spot and long side, two cells side by
+//! side beside it showing unequal codes (the tile's codes there) are covered only by one tile
+//! lying along both, reading those codes (clauses over the witnessing spots), and a cell
+//! beside a [`PRIVATE`] code stays empty. Sound, and checked against brute force on small
+//! boards, but with the rest of `Variant::NATIVE` (totalizers), one question at a time, side
+//! by side on two cores (`explore_sat_bounds`): b01-t4's 23 tiles refuted in 55.6 s against
+//! 93.8 s, b01-t7's 31 in 24.0 s against 35.3 s, but b01-t3's 24 in 45.5 s against 38.3 s,
+//! b01-t7's 30 in 134.4 s against 117.3 s, b01-t9's 31 and b01-t2's 30 within 3% of each
+//! other; the next question open at 150 to 250 s on every board in both. Not kept.
+//!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
 //! every model read back (the true `x`) is a legal placement of at least `k` tiles. The
