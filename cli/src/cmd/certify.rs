@@ -294,13 +294,14 @@ fn claim(
         None => {
             let proof = dir.join(format!("{stem}.drat"));
             cert.solver = Some(version(SOLVER));
-            let refuted = refute(a, cnf, inst, &dir, &formula, &proof, &what)?;
-            let (secs, peak, placed) = match refuted {
-                Ok(r) => r,
-                Err(why) => return Ok(NotCertified(why)),
+            let (ran, placed) = match refute(a, cnf, inst, &dir, &formula, &proof, &what)? {
+                SolverAnswer::Refuted(ran) => (ran, None),
+                SolverAnswer::Fits(ran, placement) => (ran, Some(placement)),
+                SolverAnswer::NoVerdict(why) => return Ok(NotCertified(why)),
             };
+            let secs = ran.seconds;
             cert.solver_seconds = Some(secs);
-            cert.solver_peak_memory_bytes = peak;
+            cert.solver_peak_memory_bytes = ran.peak_memory;
             if let Some(placement) = placed {
                 // The claim is false: `verify` accepted a placement of the tiles.
                 let n = placement.len();
@@ -476,14 +477,26 @@ fn path_arg(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// What a refutation measured: wall seconds, peak memory, and the placement found when the
-/// tiles fit instead.
-type Refuted = (f64, Option<u64>, Option<Vec<Placement>>);
+/// What the solver's run measured.
+struct SolverRun {
+    /// Wall seconds.
+    seconds: f64,
+    peak_memory: Option<u64>,
+}
 
-/// Runs the solver on `formula`, writing its proof to `proof`: its wall seconds and peak
-/// memory, and the placement it found when the tiles fit (decoded and accepted by `verify`);
-/// the verdict line, not certified, when it neither refutes the formula nor finds a legal
-/// placement (a limit, or a model the verifier refuses).
+/// What the solver said of "`k` tiles do not fit".
+enum SolverAnswer {
+    /// Refuted, its proof written.
+    Refuted(SolverRun),
+    /// The tiles fit: its model decoded to this placement, which `verify` accepts.
+    Fits(SolverRun, Vec<Placement>),
+    /// Neither (a limit, no verdict, a model the verifier refuses): the verdict line, not
+    /// certified.
+    NoVerdict(String),
+}
+
+/// Runs the solver on `formula`, writing its proof to `proof`; an error only when it cannot
+/// be run.
 fn refute(
     a: &CertifyArgs,
     cnf: &FitCnf,
@@ -492,7 +505,7 @@ fn refute(
     formula: &Path,
     proof: &Path,
     what: &str,
-) -> anyhow::Result<Result<Refuted, String>> {
+) -> anyhow::Result<SolverAnswer> {
     let argv = [
         SOLVER.to_owned(),
         "-q".into(),
@@ -502,8 +515,12 @@ fn refute(
     ];
     let out = run(&argv, dir, a.time_limit, a.memory_limit)?;
     let secs = out.wall.as_secs_f64();
-    match (out.limit, out.exit_code) {
-        (None, Some(20)) => Ok(Ok((secs, out.peak_memory, None))),
+    let ran = SolverRun {
+        seconds: secs,
+        peak_memory: out.peak_memory,
+    };
+    Ok(match (out.limit, out.exit_code) {
+        (None, Some(20)) => SolverAnswer::Refuted(ran),
         (None, Some(10)) => {
             let true_lits: HashSet<i32> = out
                 .sink
@@ -514,24 +531,24 @@ fn refute(
                 .filter(|&l: &i32| l > 0)
                 .collect();
             let placement = cnf.placement(&true_lits);
-            Ok(match domino::verify(inst, &placement) {
-                Ok(()) => Ok((secs, out.peak_memory, Some(placement))),
-                Err(v) => Err(format!(
+            match domino::verify(inst, &placement) {
+                Ok(()) => SolverAnswer::Fits(ran, placement),
+                Err(v) => SolverAnswer::NoVerdict(format!(
                     "NOT CERTIFIED: {SOLVER} says {what} fit, but its model decodes to a \
                      placement the verifier refuses ({v})"
                 )),
-            })
+            }
         }
-        (Some(limit), _) => Ok(Err(format!(
+        (Some(limit), _) => SolverAnswer::NoVerdict(format!(
             "NOT CERTIFIED: {SOLVER} stopped at its {} limit after {secs:.1} s, having \
              neither refuted {what} nor placed them",
             limit_name(limit)
-        ))),
-        _ => Ok(Err(format!(
+        )),
+        _ => SolverAnswer::NoVerdict(format!(
             "NOT CERTIFIED: {SOLVER} neither refuted {what} nor placed them in {secs:.1} s \
              ({}: {})",
             ended(&out),
             out.stderr_tail.lines().last().unwrap_or("")
-        ))),
-    }
+        )),
+    })
 }

@@ -25,6 +25,16 @@
 //! [`side_bound`], `native`'s first bound when it is below the count bound
 //! (`BoundBy::Sides`). Stated in the SAT formula it did not pay (`sat.rs`).
 //!
+//! An LP relaxation was measured and not kept: one variable in `[0, 1]` per placement of a
+//! tile type at a spot, at most one placement over each cell, at most the type's count of
+//! tiles, and for each ordered pair of adjacent cells `(a, b)` and code `v`, the placements
+//! showing `v` at `a` without covering `b` plus those covering `b` without `a` and showing
+//! there anything that does not match `v`, at most one. Solved by HiGHS 1.16 on the first 13
+//! instances of `bench-specs/domino/suite-tight/` (b01-t1 to b02-t3, the rest not run), its
+//! optimum was the count bound on every one (b01-t3 27, b01-t5 15, b01-t2 33, b01-t6 48,
+//! b02-t2 54, ...): never below what counting gives, above the sides bound where that one
+//! applies (b01-t1 39 against 37).
+//!
 //! Values compare as `model`'s codes: [`PRIVATE`] (a value one tile alone shows) equals
 //! nothing, not even itself.
 
