@@ -19,6 +19,10 @@ use super::Instance;
 #[strum(serialize_all = "kebab-case")]
 pub enum BoundBy {
     /// Counting alone: no more tiles than the instance has, nor than `n^2 / 3`.
+    ///
+    /// This and [`BoundBy::Sides`] are recomputed by the bound checker
+    /// (`domino::verify_bound`) when a run is judged: a bound below the argument's figure is
+    /// wrong.
     Count,
     /// Counting the empty cells that tiles need beside them: a tile whose long sides no
     /// tile of another type can cover fully has an empty cell (or a tile of its own type)

@@ -1,10 +1,11 @@
 //! The domino placement benchmark of seed 001: place as many three-cell valued tiles as
 //! possible on an n x n board so that touching cells of different tiles carry equal values.
 //!
-//! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker;
+//! `instance` holds the data types and the JSON-lines reader; `verify` the independent checker
+//! of placements and `verify_bound` that of the bounds by counting and by the side count;
 //! `generate` the seeded instance generator (seed 001's mix, and tight instances); `export` the MiniZinc and clingo writers; `svg` the
 //! picture; `brute` a plain exhaustive reference for tests (what runs claim is judged above
-//! the families, in `crate::bench::judge::domino`, with `verify`); `native` the exact optimiser, which
+//! the families, in `crate::bench::judge::domino`, with `verify` and `verify_bound`); `native` the exact optimiser, which
 //! drives two searches over the instance in search form (`model`): the Russian-doll cell-order
 //! search (`rds`) and the tile-order search (`cover`), restarts the cell search's probe in
 //! random tile orders and, where every tile may fit, the tile search's cell-order fill,
@@ -35,6 +36,7 @@ mod sides;
 pub mod svg;
 mod table;
 pub mod verify;
+pub mod verify_bound;
 
 #[cfg(test)]
 mod tests;
@@ -52,3 +54,4 @@ pub use instance::{
 pub use native::{solve, NativeStats, SolveLimits, SolveOutcome, SolveStatus};
 pub use svg::to_svg;
 pub use verify::{verify, Violation};
+pub use verify_bound::argued_bound;

@@ -6,14 +6,16 @@
 //! Invariants:
 //! - after [`judge`], a record claiming `optimal` or `feasible` has a placement that
 //!   [`crate::domino::verify()`] accepts, an objective equal to its size and no bound below it (an
-//!   `optimal` record's bound is its objective); a record that fails any of these is `wrong`;
+//!   `optimal` record's bound is its objective), and a bound it says counting or the side
+//!   count gives (`bound_by`) no lower than the independent bound checker's figure for that
+//!   argument ([`crate::domino::argued_bound`]); a record that fails any of these is `wrong`;
 //! - [`cross_check`] takes only verified placements as evidence: a proven bound below another
 //!   configuration's verified placement refutes that bound, so of two different claimed optima
 //!   the smaller is refuted. `wrong` records are neither evidence nor checked.
 
 use crate::bench::conflict::Conflict;
 use crate::bench::record::{RunRecord, Status};
-use crate::domino::{verify, Instance};
+use crate::domino::{argued_bound, verify, Instance};
 
 /// Why `record`'s claim does not hold on `instance` (`None`: it holds, or it claims nothing).
 pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
@@ -48,7 +50,17 @@ pub fn fault(instance: &Instance, record: &RunRecord) -> Option<String> {
         None if record.status == Status::Optimal => {
             Some("claims optimality without a bound".into())
         }
-        _ => None,
+        Some(b) => {
+            let by = record.bound_by()?;
+            let argued = argued_bound(instance, by)?;
+            (b < argued).then(|| {
+                format!(
+                    "claims bound {b} by {by}, which gives {argued} (recomputed by the bound \
+                     checker): a bound that argument does not prove"
+                )
+            })
+        }
+        None => None,
     }
 }
 
@@ -99,7 +111,7 @@ pub fn cross_check<'r>(records: impl IntoIterator<Item = &'r RunRecord>) -> Vec<
 mod tests {
     use super::*;
     use crate::bench::HostInfo;
-    use crate::domino::{parse_line, Orientation, Placement};
+    use crate::domino::{parse_line, BoundBy, Orientation, Placement};
 
     /// A 3x3 board with two tiles: rows 0 and 2 hold both; rows 0 and 1 clash (seed 001, 1A).
     const INSTANCE: &str =
@@ -172,6 +184,35 @@ mod tests {
         }
         let mut timeout = record("c", Status::Timeout, None, Some(0));
         assert_eq!(judge(&inst, &mut timeout, "w"), None);
+    }
+
+    /// On the 3 x 3 board both tiles fit (rows 0 and 2), so neither counting (2 tiles) nor
+    /// the side count gives the bound 1; a search may claim it (the cross-check then refutes
+    /// it against the other configurations' placements), an argument that gives 2 may not.
+    #[test]
+    fn a_bound_below_what_its_argument_gives_is_wrong() {
+        let inst = parse_line(INSTANCE).unwrap();
+        for (by, wrong) in [
+            (BoundBy::Count, true),
+            (BoundBy::Sides, true),
+            (BoundBy::Sat, false),
+            (BoundBy::CellSearch, false),
+        ] {
+            let mut r = record("a", Status::Feasible, Some(1), Some(1));
+            r.set_placement(vec![at(0, 0)]);
+            r.set_bound_by(Some(by));
+            let why = judge(&inst, &mut r, "w");
+            assert_eq!(why.is_some(), wrong, "{by}: {why:?}");
+            if let Some(why) = why {
+                assert!(why.contains(&format!("by {by}, which gives 2")), "{why}");
+                assert_eq!(r.status, Status::Wrong);
+            }
+            // The argument's own figure stands.
+            let mut r = record("a", Status::Feasible, Some(1), Some(2));
+            r.set_placement(vec![at(0, 0)]);
+            r.set_bound_by(Some(by));
+            assert_eq!(judge(&inst, &mut r, "w"), None, "{by}");
+        }
     }
 
     #[test]
