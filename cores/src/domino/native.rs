@@ -126,7 +126,10 @@ const SAT_MIN_CONFLICTS: u64 = 1_000;
 /// `turn / ANNEAL_SHARE` moves, resumed from where it stopped. A larger share (1M moves
 /// first, `turn` a turn) slowed the proofs of the public medium boards by 50% (15.2 s to
 /// 22.4 s in all); this one does not (13.3 s), and places 291 tiles on the tight set in 5 s
-/// (294 with the larger share, 209 without the annealing).
+/// (294 with the larger share, 209 without the annealing). On the tight suite's largest
+/// boards more annealing does not pay either: alone for 120 s (`bench_construct`) it placed
+/// 32, 42, 49 and 50 tiles on b01-t1, b01-t10, b02-t7 and b02-t9, where native's 300-s runs
+/// (`results/reference/domino-tight-native-300s-totalizers/`) placed 31, 42, 50 and 49.
 const ANNEAL_FIRST: u64 = 100_000;
 const ANNEAL_SHARE: u64 = 4;
 
