@@ -114,6 +114,14 @@
 //! b01-t7's 30 in 134.4 s against 117.3 s, b01-t9's 31 and b01-t2's 30 within 3% of each
 //! other; the next question open at 150 to 250 s on every board in both. Not kept.
 //!
+//! Nor do CaDiCaL's options beside "unsat": Debian's 1.5.3 binary on `FitCnf`'s DIMACS
+//! (`Variant::NATIVE`), two runs side by side, niced, wall seconds for b01-t3's 24 tiles and
+//! b01-t4's 23: `--unsat` 34.8 and 87.5; with `--chrono=0` 26.2 and 89.4, `--probe=0` 42.4
+//! and 81.7, `--subsume=0` 38.4 and 82.9, `--vivify=0` 40.2 and 87.6, `--reluctant=0` 35.6
+//! and 89.0, `--restartint=10` 37.1 and 109.9, `--elim=0` 49.1 and 111.2, `--bumpreason=0`
+//! 49.7 and 107.8; the default configuration 51.3 and 133.8. None is 1.5 times faster on
+//! both.
+//!
 //! Invariant: every legal placement of at least `k` tiles extends to a model (set every
 //! variable to what the placement makes it), so `Unsat` proves that `k` tiles do not fit;
 //! every model read back (the true `x`) is a legal placement of at least `k` tiles. The
