@@ -20,11 +20,12 @@
 //!   empty cell, of which an empty cell has at most four: with `T` tiles placed and `L`
 //!   uncovered sides, `max(L - B, ceil(L / 2)) <= 4 (n^2 - 3 T)`.
 //!
-//! Invariant: [`argued_bound`] is never below the bound that its argument proves, so a claim
-//! below it is not what that argument gives: either a search proved it (and the record should
-//! say so) or it is wrong. A checker stronger than the solver's own argument (here: more tiles
-//! found costly, where `sides` gives up on a case) only makes its figure lower, never a
-//! correct claim fail.
+//! Invariant: [`argued_bound`] is an upper bound on the optimum (checked against brute force
+//! on small boards), so a claim at or above it is a true bound, and a claim below it is not
+//! what that argument gives: either a search proved it (and the record should say so) or it
+//! is wrong. A checker stronger than the solver's own argument (here: more tiles found
+//! costly, where `sides` gives up on a case) only makes its figure lower, never a correct
+//! claim fail.
 
 use std::collections::BTreeMap;
 
@@ -113,6 +114,11 @@ impl Laid {
         }
     }
 
+    /// Whether it covers the cell `(-1, col)`, beside the side that [`side_coverable`] tries.
+    fn covers(&self, col: i32) -> bool {
+        self.cells.iter().any(|&(r, c, _)| r == -1 && c == col)
+    }
+
     /// Whether two tiles can lie so on one board: no shared cell, and equal values wherever
     /// their cells are orthogonal neighbours.
     fn fits_with(&self, other: &Laid) -> bool {
@@ -153,29 +159,26 @@ fn side_coverable(instance: &Instance, tile: usize) -> bool {
         }
     }
     options.retain(|o| o.fits_with(&base));
-    let covers = |o: &Laid, col: i32| o.cells.iter().any(|&(r, c, _)| r == -1 && c == col);
-    // Depth-first: the leftmost uncovered cell of the side gets each option covering it.
-    fn extend(
-        options: &[Laid],
-        chosen: &mut Vec<Laid>,
-        covers: &dyn Fn(&Laid, i32) -> bool,
-    ) -> bool {
-        let Some(col) = (0..3).find(|&c| !chosen.iter().any(|o| covers(o, c))) else {
-            let aligned = chosen.len() == 1 && (0..3).all(|c| covers(&chosen[0], c));
-            return !aligned;
-        };
-        for o in options.iter().filter(|o| covers(o, col)) {
-            if chosen.iter().all(|c| c.fits_with(o)) {
-                chosen.push(*o);
-                if extend(options, chosen, covers) {
-                    return true;
-                }
-                chosen.pop();
+    extend(&options, &mut Vec::with_capacity(3))
+}
+
+/// Depth-first: the leftmost cell of the side that `chosen` leaves uncovered gets each option
+/// covering it; true once all three are covered other than by one aligned tile.
+fn extend(options: &[Laid], chosen: &mut Vec<Laid>) -> bool {
+    let Some(col) = (0..3).find(|&c| !chosen.iter().any(|o| o.covers(c))) else {
+        let aligned = chosen.len() == 1 && (0..3).all(|c| chosen[0].covers(c));
+        return !aligned;
+    };
+    for o in options.iter().filter(|o| o.covers(col)) {
+        if chosen.iter().all(|c| c.fits_with(o)) {
+            chosen.push(*o);
+            if extend(options, chosen) {
+                return true;
             }
+            chosen.pop();
         }
-        false
     }
-    extend(&options, &mut Vec::with_capacity(3), &covers)
+    false
 }
 
 #[cfg(test)]
