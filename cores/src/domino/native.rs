@@ -51,6 +51,17 @@
 //! what brings the bound below the count (the cell search's levels do not get there within
 //! minutes), and a placement of `ub` tiles it finds is a proof.
 //!
+//! Asking CaDiCaL the other way as well on tight boards, "do `best + 1` tiles fit?" (`best`
+//! the incumbent's size; the same formula in CaDiCaL's default configuration, as many
+//! conflicts per turn as the question at `ub`), was measured and not kept: on b01-t1 to b01-t8
+//! of `bench-specs/domino/suite-tight/` at 300 s it placed nothing on any of them, the two
+//! questions split the SAT time (140 to 197 s a run, about 75 s each) and the objectives were
+//! those of the run without it but one (b01-t6: 38, one fewer). With all the time, CaDiCaL
+//! (Debian's `cadical -q`, on the DIMACS that `dancehall domino certify --keep` writes) does
+//! find more than the 300-s runs place: 32 tiles on b01-t1 in 99 s, 26 on b01-t2 in 279 s
+//! (native: 31 and 25), while 28 on b01-t7 stayed open at 1 800 s. Part of the tight
+//! suite's gap is on the placement side.
+//!
 //! Once the turns are long (the instance is hard), each turn also spends a share on
 //! improving the incumbent by large-neighbourhood moves (`improve`), so that a run stopped by
 //! its deadline returns a good placement, not only a good bound. Every pruning rule is a proven
