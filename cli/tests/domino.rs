@@ -501,14 +501,25 @@ fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() 
     let bytes = std::fs::read(&proof).unwrap();
     assert!(bytes.len() > 1000, "{}", bytes.len());
 
-    // One tile fewer fits: no certificate, and the placement is named.
-    let o = certify("b01-t5", "12", &[]);
-    fails(&o, "NOT CERTIFIED: 12 tiles on b01-t5");
-    assert!(
-        stderr(&o).contains("the verifier accepts it"),
-        "{}",
-        stderr(&o)
-    );
+    // One tile fewer fits: no certificate, and the placement is named, with the
+    // configuration CaDiCaL found it in (`--unsat` unless told; `--sat` to find models).
+    for (more, solver) in [
+        (&[][..], "cadical --unsat"),
+        (&["--solver-config", "sat"][..], "cadical --sat"),
+    ] {
+        let o = certify("b01-t5", "12", more);
+        fails(&o, "NOT CERTIFIED: 12 tiles on b01-t5");
+        let found = format!("{solver} found a placement of 12 tiles");
+        assert!(stderr(&o).contains(&found), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("the verifier accepts it"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // A configuration CaDiCaL lacks is bad input.
+    let o = certify("b01-t5", "12", &["--solver-config", "fast"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
     // The proof cut in half proves nothing.
     let cut = dir.path().join("cut.drat");
