@@ -1259,4 +1259,15 @@ fn certify_job_names_a_refuted_bound_a_wrong_bound_first() {
         problem.ends_with("tiles (certify) is above the best bound 22 (native: sat)"),
         "{text}"
     );
+    // And the placement is listed beside the gap table, against the runs' figures.
+    let listed = text
+        .lines()
+        .find(|l| l.starts_with("verified placements ("))
+        .unwrap_or_default();
+    assert!(
+        listed.contains("1 of ")
+            && listed.contains(": b01-h1 2")
+            && listed.ends_with("; bound 22)"),
+        "{text}"
+    );
 }

@@ -27,7 +27,8 @@
 //! - a bound certificate (`cores::domino::Certificate`, `dancehall domino certify --db`) on
 //!   an instance of the same content is checked again here and shown beside the instance: a
 //!   certified refutation's bound (the bound column says `certified` when it is the best
-//!   bound, `certified: at most C` when it is smaller), a verified placement's size. Neither
+//!   bound, `certified: at most C` when it is smaller), a verified placement's size (a line
+//!   of its own, [`placed_summary`]). Neither
 //!   changes a configuration's figures. A certified bound below the best objective, or a
 //!   placement above the best bound, is a contradiction, and a certificate that does not
 //!   hold together a problem.
@@ -250,6 +251,35 @@ pub fn certified_summary(g: &GapTable) -> Option<String> {
         format!(
             "certified bounds (a refutation's DRAT proof checked outside the solvers, `dancehall \
              domino certify`): {} of {} instances: {}",
+            each.len(),
+            g.instances.len(),
+            each.join(", ")
+        )
+    })
+}
+
+/// The line that lists the verified placements of certificates whose claim was false:
+/// `verified placements (...): 2 of 20 instances: b01-t1 32 tiles (runs: 31; bound 37), ...`;
+/// `None` without any.
+pub fn placed_summary(g: &GapTable) -> Option<String> {
+    let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
+    let each: Vec<String> = g
+        .instances
+        .iter()
+        .filter_map(|x| {
+            let p = x.certified_placed?;
+            Some(format!(
+                "{} {p} tiles (runs: {}; bound {})",
+                x.instance,
+                opt(x.best_objective),
+                opt(x.best_bound)
+            ))
+        })
+        .collect();
+    (!each.is_empty()).then(|| {
+        format!(
+            "verified placements (a solver's model that `dancehall domino certify` decoded and \
+             the verifier accepted; no configuration's run): {} of {} instances: {}",
             each.len(),
             g.instances.len(),
             each.join(", ")
@@ -506,6 +536,7 @@ mod tests {
         let x = &g.instances[0];
         assert_eq!((x.certified_bound, x.certified_placed), (Some(2), None));
         assert_eq!(bound_source(x), "b: solver, certified");
+        assert_eq!(placed_summary(&g), None);
         assert_eq!(
             certified_summary(&g).unwrap(),
             "certified bounds (a refutation's DRAT proof checked outside the solvers, \
@@ -535,6 +566,12 @@ mod tests {
         );
         assert_eq!(g.instances[0].certified_placed, Some(3));
         assert_eq!(certified_summary(&g), None);
+        assert_eq!(
+            placed_summary(&g).unwrap(),
+            "verified placements (a solver's model that `dancehall domino certify` decoded and \
+             the verifier accepted; no configuration's run): 1 of 1 instances: e3 3 tiles \
+             (runs: 1; bound 2)"
+        );
 
         // A certified bound below what a run placed (a: 1 tile; "1 tile does not fit").
         let mut g = gap_table(&runs, &frozen);

@@ -214,6 +214,9 @@ fn gap_section(s: &mut String, job: u64, g: &GapTable) {
     if let Some(line) = gap::certified_summary(g) {
         let _ = writeln!(s, "<p class=\"certified\">{}</p>", escape(&line));
     }
+    if let Some(line) = gap::placed_summary(g) {
+        let _ = writeln!(s, "<p class=\"certified\">{}</p>", escape(&line));
+    }
     if g.all_closed() {
         return;
     }

@@ -367,6 +367,9 @@ pub fn gap_table(g: &GapTable) -> String {
     if let Some(line) = gap::certified_summary(g) {
         let _ = writeln!(s, "{line}");
     }
+    if let Some(line) = gap::placed_summary(g) {
+        let _ = writeln!(s, "{line}");
+    }
     if g.all_closed() {
         return s;
     }
