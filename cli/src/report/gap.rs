@@ -247,22 +247,18 @@ pub fn certified_summary(g: &GapTable) -> Option<String> {
             Some(format!("{} at most {b}{closed}", x.instance))
         })
         .collect();
-    (!each.is_empty()).then(|| {
-        format!(
-            "certified bounds (a refutation's DRAT proof checked outside the solvers, `dancehall \
-             domino certify`): {} of {} instances: {}",
-            each.len(),
-            g.instances.len(),
-            each.join(", ")
-        )
-    })
+    listed(
+        "certified bounds (a refutation's DRAT proof checked outside the solvers, `dancehall \
+         domino certify`)",
+        &each,
+        g.instances.len(),
+    )
 }
 
 /// The line that lists the verified placements of certificates whose claim was false:
 /// `verified placements (...): 2 of 20 instances: b01-t1 32 tiles (runs: 31; bound 37), ...`;
 /// `None` without any.
 pub fn placed_summary(g: &GapTable) -> Option<String> {
-    let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
     let each: Vec<String> = g
         .instances
         .iter()
@@ -271,20 +267,34 @@ pub fn placed_summary(g: &GapTable) -> Option<String> {
             Some(format!(
                 "{} {p} tiles (runs: {}; bound {})",
                 x.instance,
-                opt(x.best_objective),
-                opt(x.best_bound)
+                dash(x.best_objective),
+                dash(x.best_bound)
             ))
         })
         .collect();
+    listed(
+        "verified placements (a solver's model that `dancehall domino certify` decoded and the \
+         verifier accepted; no configuration's run)",
+        &each,
+        g.instances.len(),
+    )
+}
+
+/// `heading: N of T instances: a, b, ...` for the `N` entries `each` of `T` instances;
+/// `None` without any.
+fn listed(heading: &str, each: &[String], instances: usize) -> Option<String> {
     (!each.is_empty()).then(|| {
         format!(
-            "verified placements (a solver's model that `dancehall domino certify` decoded and \
-             the verifier accepted; no configuration's run): {} of {} instances: {}",
+            "{heading}: {} of {instances} instances: {}",
             each.len(),
-            g.instances.len(),
             each.join(", ")
         )
     })
+}
+
+/// A figure as the tables write it, `-` without one.
+fn dash(v: Option<u32>) -> String {
+    v.map_or("-".to_owned(), |v| v.to_string())
 }
 
 /// A run as one cell: `objective/bound gap`, `-` for what it lacks (`21/24 3`, `20/- -`).
@@ -292,8 +302,7 @@ pub fn cell(r: &GapRun) -> String {
     if r.status == Status::Unavailable {
         return "unavailable".into();
     }
-    let opt = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
-    format!("{}/{} {}", opt(r.objective), opt(r.bound), opt(r.gap))
+    format!("{}/{} {}", dash(r.objective), dash(r.bound), dash(r.gap))
 }
 
 /// The heading that says how the table counts.
