@@ -495,6 +495,7 @@ fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() 
         out.starts_with("CERTIFIED: 13 tiles on b01-t5 (7 x 7, 15 tiles) do not fit, so its optimum is at most 12"),
         "{out}"
     );
+    assert!(out.contains("cadical --unsat refuted it in"), "{out}");
     assert!(out.contains("verified by rate"), "{out}");
     let proof = dir.path().join("13.drat");
     let proof_s = proof.to_str().unwrap();
@@ -537,7 +538,10 @@ fn a_native_bound_is_certified_by_a_checked_drat_proof_and_a_false_one_is_not() 
     // minutes: table in bench-specs/domino/suite-tight/README.md), and a checker in 1 MiB
     // cannot check anything; neither certifies.
     let o = certify("b01-t3", "23", &["--time-limit", "1"]);
-    fails(&o, "NOT CERTIFIED: cadical stopped at its time limit");
+    fails(
+        &o,
+        "NOT CERTIFIED: cadical --unsat stopped at its time limit",
+    );
     let o = certify("b01-t5", "13", &["--proof", proof_s, "--memory-limit", "1"]);
     fails(&o, "NOT CERTIFIED: rate");
 }

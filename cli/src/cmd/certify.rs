@@ -351,7 +351,13 @@ fn claim(
                     a.solver_config.named(SOLVER.to_owned())
                 )));
             }
-            (proof, format!("{SOLVER} refuted it in {secs:.1} s"))
+            (
+                proof,
+                format!(
+                    "{} refuted it in {secs:.1} s",
+                    a.solver_config.named(SOLVER.to_owned())
+                ),
+            )
         }
     };
     let bytes = std::fs::metadata(&proof)
@@ -552,6 +558,7 @@ fn refute(
         .collect();
     let out = run(&argv, dir, a.time_limit, a.memory_limit)?;
     let secs = out.wall.as_secs_f64();
+    let solver = a.solver_config.named(SOLVER.to_owned());
     let ran = SolverRun {
         seconds: secs,
         peak_memory: out.peak_memory,
@@ -571,18 +578,18 @@ fn refute(
             match domino::verify(inst, &placement) {
                 Ok(()) => SolverAnswer::Fits(ran, placement),
                 Err(v) => SolverAnswer::NoVerdict(format!(
-                    "NOT CERTIFIED: {SOLVER} says {what} fit, but its model decodes to a \
+                    "NOT CERTIFIED: {solver} says {what} fit, but its model decodes to a \
                      placement the verifier refuses ({v})"
                 )),
             }
         }
         (Some(limit), _) => SolverAnswer::NoVerdict(format!(
-            "NOT CERTIFIED: {SOLVER} stopped at its {} limit after {secs:.1} s, having \
+            "NOT CERTIFIED: {solver} stopped at its {} limit after {secs:.1} s, having \
              neither refuted {what} nor placed them",
             limit_name(limit)
         )),
         _ => SolverAnswer::NoVerdict(format!(
-            "NOT CERTIFIED: {SOLVER} neither refuted {what} nor placed them in {secs:.1} s \
+            "NOT CERTIFIED: {solver} neither refuted {what} nor placed them in {secs:.1} s \
              ({}: {})",
             ended(&out),
             out.stderr_tail.lines().last().unwrap_or("")
