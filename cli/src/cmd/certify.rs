@@ -331,6 +331,7 @@ fn claim(
         None => {
             let proof = dir.join(format!("{stem}.drat"));
             cert.solver = Some(a.solver_config.named(version(SOLVER)));
+            let solver = a.solver_config.named(SOLVER.to_owned());
             let (ran, placed) = match refute(a, cnf, inst, &dir, &formula, &proof, &what)? {
                 SolverAnswer::Refuted(ran) => (ran, None),
                 SolverAnswer::Fits(ran, placement) => (ran, Some(placement)),
@@ -348,16 +349,10 @@ fn claim(
                 return Ok(Fits(format!(
                     "NOT CERTIFIED: {what} fit: {} found a placement of {n} tiles in \
                      {secs:.1} s, and the verifier accepts it{recorded}",
-                    a.solver_config.named(SOLVER.to_owned())
+                    solver
                 )));
             }
-            (
-                proof,
-                format!(
-                    "{} refuted it in {secs:.1} s",
-                    a.solver_config.named(SOLVER.to_owned())
-                ),
-            )
+            (proof, format!("{solver} refuted it in {secs:.1} s"))
         }
     };
     let bytes = std::fs::metadata(&proof)

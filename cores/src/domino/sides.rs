@@ -35,22 +35,22 @@
 //! b02-t2 54, ...): never below what counting gives, above the sides bound where that one
 //! applies (b01-t1 39 against 37).
 //!
-//! Nor does charging the empty cells by where they lie beside a side, measured on the same
-//! suite (a by-hand prototype, all 20 instances) and not kept. An empty cell is beside the
-//! middle of at most two long sides (of the tiles centred above and below it, or left and
-//! right of it: a tile centred above it and one centred beside it would share a cell), and
-//! is then beside no other long side. Charge each side that is not fully covered 1 to the
-//! empty cell beside its middle, else 1/2 to each of the two beside its ends, else 1 to its
-//! one empty cell, at an end. That last case needs the other two cells covered, showing the
-//! side's two values there: equal values, or one tile reading them. Each empty cell then
-//! takes at most 2, plus 1/2 for each side charged 1 there. So a side of a type for which
-//! the last case cannot happen needs half an empty cell, where the side count gives every
-//! side a quarter (an empty cell has four sides); the other sides still need a quarter.
-//! The bound is then never below the side count on any of the 20 boards. Only 0 to 5 costly types per
-//! board are of that kind: most have a tile reading one of their value pairs. Even if every
-//! empty cell served at most two sides (not proven), the largest boards would stay open:
-//! b02-t9 56 and b02-t7 56 against 49 and 50 tiles placed, b01-t10 47 against 42, b02-t3 52
-//! against 47: no count of the empty cells beside sides, at two sides a cell, closes them.
+//! Nor does charging the empty cells by where they lie beside a side, measured on the same suite (a
+//! by-hand prototype, all 20 instances) and not kept. An empty cell is beside the middle of at most
+//! two long sides (of the tiles centred above and below it, or left and right of it: a tile centred
+//! above it and one centred beside it would share a cell), and when it is beside two middles it is
+//! beside no other long side. Charge each side that is not fully covered 1 to the empty cell beside
+//! its middle, else 1/2 to each of the two beside its ends, else 1 to its one empty cell, at an
+//! end. That last case needs the other two cells covered, showing the side's two values there:
+//! equal values, or one tile reading them. Each empty cell then takes at most 2, plus 1/2 for each
+//! side charged 1 there. So a side of a type for which the last case cannot happen needs half an
+//! empty cell, where the side count gives every side a quarter (an empty cell has four sides); the
+//! other sides still need a quarter. The bound is then never below the side count on any of the 20
+//! boards. Only 0 to 5 costly types per board are of that kind: most have a tile reading one of
+//! their value pairs. Even if every empty cell served at most two sides (not proven), the largest
+//! boards would stay open: b02-t9 56 and b02-t7 56 against 49 and 50 tiles placed, b01-t10 47
+//! against 42, b02-t3 52 against 47: no count of the empty cells beside sides, at two sides a cell,
+//! closes them.
 //!
 //! Values compare as `model`'s codes: [`PRIVATE`] (a value one tile alone shows) equals
 //! nothing, not even itself.
