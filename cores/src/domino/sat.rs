@@ -94,7 +94,11 @@
 //! `Variant::NATIVE`, side by side on two cores: the whole question 117.7 s; split on the top
 //! 4 rows' empty cells, 146.4 s in all (the 13 cubes 0.1 to 31.2 s); on the border ring's,
 //! 185.6 s for the first 4 cubes of 13; on the cells within 2 of the border, 145.9 s for the
-//! first 9 of 13.
+//! first 9 of 13. Nor on the tiles placed of the types without two equal neighbouring values
+//! (exactly `j` of them, each `j` a cube; such a type's long sides only its own type can
+//! cover): side by side on two cores, b01-t3's 24 tiles, 39.0 s as one question, took 45.5,
+//! 37.9 and 37.0 s for the first three of its four cubes (13 to 15 of its 16 such tiles), and
+//! b01-t4's 23 tiles, 108.3 s as one question, 71.8 s for the first of five.
 //!
 //! What the counts are stated by matters (the measurements above stated them by sequential
 //! counters): totalizers ([`Variant::totalizer`], `Variant::NATIVE`

@@ -52,6 +52,16 @@
 //! against 42, b02-t3 52 against 47: no count of the empty cells beside sides, at two sides a cell,
 //! closes them.
 //!
+//! What a bound must use besides the board's shape: the number of tiles of each type. With every
+//! tile of the suite's b01-t3 (9 x 9, optimum 22), b01-t4 (9 x 9, 21) and b01-t5 (7 x 7, 12)
+//! three times over, CaDiCaL (`sat`'s formula, by hand) places 25, 24 and 14 tiles and refutes
+//! one more within 5, 32 and 1 s. With only the types that have two equal neighbouring values
+//! (the only ones whose long sides other types may cover) three times over, 25 on b01-t3 and
+//! 13 on b01-t5 fit, and 24 on b01-t4 does not. So the optima depend on how many tiles of each
+//! type there are, of those fillers above all: an argument from the tiles' shapes and values
+//! alone, as if any type could be placed again and again, stays at least 2 or 3 tiles above
+//! them.
+//!
 //! Values compare as `model`'s codes: [`PRIVATE`] (a value one tile alone shows) equals
 //! nothing, not even itself.
 
